@@ -1,0 +1,25 @@
+# The project's two commands: `make test` and `make demo`.
+# Both first install what a fresh Debian machine lacks (libgdal-dev, pkg-config).
+
+GO ?= go
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: test demo deps data bench
+
+deps:
+	@pkg-config --exists gdal 2>/dev/null || { \
+		echo "installing libgdal-dev and pkg-config"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libgdal-dev pkg-config >/dev/null; }
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test ./...
+
+demo: deps
+	$(GO) run ./cmd/pvsbake info data/demo-hills.tif
+
+# Regenerate the demo terrains in data/ (heightmap tests check they match).
+data: deps
+	$(GO) run ./cmd/pvsbake synth --kind hills --size 256 --cell-size 10 --relief 300 --seed 1 -o data/demo-hills.tif
+	$(GO) run ./cmd/pvsbake synth --kind urban --size 256 --cell-size 2 --relief 60 --seed 1 -o data/demo-urban.tif

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"frontiersets/internal/cli"
+)
+
+// demInfo is the JSON object `pvsbake info` prints.
+type demInfo struct {
+	Path    string  `json:"path"`
+	Driver  string  `json:"driver"`
+	Width   int     `json:"width"`  // cells
+	Height  int     `json:"height"` // cells
+	Window  string  `json:"window"` // col,row,width,height in the source raster
+	DxM     float64 `json:"dx_m"`   // metres between columns
+	DyM     float64 `json:"dy_m"`   // metres between rows
+	Spacing string  `json:"spacing"`
+	CRS     string  `json:"crs"` // "EPSG:4326", a CRS name, or "" when none
+	MinM    float64 `json:"min_m"`
+	MaxM    float64 `json:"max_m"`
+	Nodata  int     `json:"nodata"` // cells without data
+	ZScale  float64 `json:"z_scale"`
+}
+
+func runInfo(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("info", "pvsbake info DEM [--window col,row,w,h] [--cell-size M] [--z-scale F]", stderr)
+	var dem cli.DEMFlags
+	dem.Register(fs)
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return cli.Usagef("info takes one DEM, got %d arguments", len(pos))
+	}
+	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+	if err != nil {
+		return err
+	}
+	lo, hi := g.MinMax()
+	out := demInfo{
+		Path: pos[0], Driver: g.Driver, Width: g.Width, Height: g.Height, Window: g.Window.String(),
+		DxM: round(g.Dx, 6), DyM: round(g.Dy, 6), Spacing: string(g.Spacing), CRS: g.CRSName,
+		MinM: round(lo, 3), MaxM: round(hi, 3), Nodata: g.NodataCount, ZScale: g.ZScale,
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// round rounds v to d decimals, for readable JSON.
+func round(v float64, d int) float64 {
+	p := math.Pow(10, float64(d))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,47 @@
+// Command pvsbake bakes a DEM into a store of potentially visible sets (PVS).
+//
+//	pvsbake info DEM [--window col,row,w,h]     describe a DEM as JSON
+//	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
+//
+// Run `pvsbake COMMAND -h` for each command's flags. Exit status: 0 on
+// success, 1 on failure, 2 on a usage error.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"frontiersets/internal/cli"
+)
+
+const usage = `usage: pvsbake COMMAND [flags]
+
+commands:
+  info DEM      print a DEM's size, cell spacing (metres), CRS, height range, nodata count as JSON
+  synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
+
+Run 'pvsbake COMMAND -h' for a command's flags.`
+
+func main() {
+	os.Exit(cli.Report("pvsbake", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// run executes one pvsbake command; errors are returned for main to print.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return cli.Usagef("no command given")
+	}
+	switch args[0] {
+	case "info":
+		return runInfo(args[1:], stdout, stderr)
+	case "synth":
+		return runSynth(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(stderr, usage)
+	return cli.Usagef("unknown command %q", args[0])
+}

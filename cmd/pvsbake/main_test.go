@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"frontiersets/internal/cli"
+)
+
+func runCmd(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = cli.Report("pvsbake", run(args, &o, &e), &e)
+	return o.String(), e.String(), code
+}
+
+func TestInfoRealDEMs(t *testing.T) {
+	tests := []struct {
+		path   string
+		args   []string
+		w, h   int
+		dx, dy float64
+	}{
+		{"../../../shared/data/annarbor-dsm-2ft.tif", nil, 786, 868, 0.6096, 0.6096},
+		{"../../../shared/data/N44W072.hgt", nil, 1201, 1201, 66.27, 92.60},
+		{"../../../shared/data/N44W072.hgt", []string{"--window", "100,200,316,316"}, 316, 316, 65.9, 92.6},
+	}
+	for _, tc := range tests {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			if _, err := os.Stat(tc.path); err != nil {
+				t.Skipf("shared data absent: %v", err)
+			}
+			out, errOut, code := runCmd(append([]string{"info", tc.path}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var got demInfo
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			if got.Width != tc.w || got.Height != tc.h || !near(got.DxM, tc.dx) || !near(got.DyM, tc.dy) {
+				t.Errorf("got %+v", got)
+			}
+		})
+	}
+}
+
+func near(a, b float64) bool { return a > b*0.99 && a < b*1.01 }
+
+func TestInfoDemo(t *testing.T) {
+	out, errOut, code := runCmd("info", "../../data/demo-hills.tif")
+	if code != 0 || !strings.Contains(out, `"crs": "EPSG:32619"`) || errOut != "" {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestErrorsAndExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	notRaster := filepath.Join(dir, "x.txt")
+	os.WriteFile(notRaster, []byte("hello"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "no command"},
+		{"unknown command", []string{"bake-a-cake"}, 2, "unknown command"},
+		{"no DEM", []string{"info"}, 2, "one DEM"},
+		{"bad flag", []string{"info", "x", "--frobnicate"}, 2, "frobnicate"},
+		{"bad window", []string{"info", notRaster, "--window", "1,2"}, 2, "--window"},
+		{"missing file", []string{"info", filepath.Join(dir, "none.tif")}, 1, "none.tif: no such file"},
+		{"not a raster", []string{"info", notRaster}, 1, "x.txt: not a raster"},
+		{"window outside", []string{"info", "../../data/demo-hills.tif", "--window", "200,200,100,100"}, 1, "window outside"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d (want %d), stderr:\n%s", code, tc.code, errOut)
+			}
+			if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+				t.Errorf("stack trace on stderr:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestSynthWritesTerrain(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "u.tif")
+	if _, errOut, code := runCmd("synth", "--kind", "urban", "--size", "40", "--cell-size", "2", "-o", p); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, errOut, code := runCmd("info", p)
+	if code != 0 || !strings.Contains(out, `"dx_m": 2`) || !strings.Contains(out, `"width": 40`) {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}

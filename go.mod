@@ -1,0 +1,3 @@
+module frontiersets
+
+go 1.26.8

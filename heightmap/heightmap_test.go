@@ -1,0 +1,365 @@
+package heightmap
+
+import (
+	"encoding/binary"
+	"errors"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const dataDir = "../../shared/data"
+
+// realDEM returns the path of a shared real DEM, skipping the test when the
+// shared data folder is absent.
+func realDEM(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(dataDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real DEM %s not found (%v): the shared data folder is absent", p, err)
+	}
+	return p
+}
+
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+func TestLoadRealDEMs(t *testing.T) {
+	tests := []struct {
+		file    string
+		w, h    int
+		dx, dy  float64
+		lo, hi  float64
+		crs     string
+		spacing Spacing
+	}{
+		{"N44W072.hgt", 1201, 1201, 66.0, 92.6, 115, 1908, "EPSG:4326", SpacingGeographic},
+		{"annarbor-dsm-2ft.tif", 786, 868, 0.6096, 0.6096, 254, 300.34, "EPSG:2253", SpacingProjected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			g, err := Load(realDEM(t, tc.file), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Width != tc.w || g.Height != tc.h || len(g.Elev) != tc.w*tc.h {
+				t.Errorf("size %d×%d (%d cells), want %d×%d", g.Width, g.Height, len(g.Elev), tc.w, tc.h)
+			}
+			if !within(g.Dx, tc.dx, 0.01) || !within(g.Dy, tc.dy, 0.01) {
+				t.Errorf("spacing %.4f × %.4f m, want %.4f × %.4f within 1%%", g.Dx, g.Dy, tc.dx, tc.dy)
+			}
+			lo, hi := g.MinMax()
+			if math.Abs(lo-tc.lo) > 0.5 || math.Abs(hi-tc.hi) > 0.5 {
+				t.Errorf("heights %.2f–%.2f m, want %.2f–%.2f", lo, hi, tc.lo, tc.hi)
+			}
+			if g.CRSName != tc.crs || g.Spacing != tc.spacing {
+				t.Errorf("CRS %q spacing %q, want %q %q", g.CRSName, g.Spacing, tc.crs, tc.spacing)
+			}
+		})
+	}
+}
+
+// TestWindowMatchesFullRead checks that a window holds the same cells as a
+// full read, and that its geotransform moved to the window's corner.
+func TestWindowMatchesFullRead(t *testing.T) {
+	for _, file := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
+		t.Run(file, func(t *testing.T) {
+			p := realDEM(t, file)
+			full, err := Load(p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := Window{Col: 123, Row: 77, Width: 64, Height: 50}
+			win, err := Load(p, Options{Window: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range w.Height {
+				for c := range w.Width {
+					if a, b := win.Elev[win.Index(c, r)], full.Elev[full.Index(w.Col+c, w.Row+r)]; a != b {
+						t.Fatalf("cell (%d,%d): window %v, full %v", c, r, a, b)
+					}
+				}
+			}
+			gt, ft := win.GeoTransform, full.GeoTransform
+			if x := ft[0] + 123*ft[1]; math.Abs(gt[0]-x) > 1e-9*math.Abs(x)+1e-12 {
+				t.Errorf("window origin x %v, want %v", gt[0], x)
+			}
+			if y := ft[3] + 77*ft[5]; math.Abs(gt[3]-y) > 1e-9*math.Abs(y)+1e-12 {
+				t.Errorf("window origin y %v, want %v", gt[3], y)
+			}
+		})
+	}
+}
+
+// TestGeographicSpacingFollowsLatitude: a window further north has narrower
+// columns in metres.
+func TestGeographicSpacingFollowsLatitude(t *testing.T) {
+	p := realDEM(t, "N44W072.hgt")
+	north, err := Load(p, Options{Window: Window{0, 0, 10, 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	south, err := Load(p, Options{Window: Window{0, 1191, 10, 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cos(45°)/cos(44°) ≈ 0.983
+	if r := north.Dx / south.Dx; !within(r, math.Cos(45*math.Pi/180)/math.Cos(44*math.Pi/180), 0.002) {
+		t.Errorf("north/south column width ratio %.5f", r)
+	}
+}
+
+func TestMetresPerDegree(t *testing.T) {
+	lon, lat := metresPerDegree(0, 6378137, 298.257223563)
+	if !within(lon, 111319.49, 1e-6) || !within(lat, 110574.27, 1e-5) {
+		t.Errorf("equator: %.2f, %.2f m per degree", lon, lat)
+	}
+	lon, lat = metresPerDegree(60, 6371000, 0) // sphere
+	if !within(lon, 6371000*math.Pi/180/2, 1e-9) || !within(lat, 6371000*math.Pi/180, 1e-9) {
+		t.Errorf("sphere at 60°: %.2f, %.2f m per degree", lon, lat)
+	}
+}
+
+// TestASCIIGridWithNodata loads an ESRI ASCII grid (no CRS) with a nodata
+// cell: the cell is counted, marked and filled from its neighbours, and the
+// spacing is assumed (or taken from CellSize).
+func TestASCIIGridWithNodata(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "dem.asc")
+	const asc = `ncols 4
+nrows 3
+xllcorner 0
+yllcorner 0
+cellsize 5
+NODATA_value -9999
+10 10 10 10
+10 -9999 20 10
+10 10 10 10
+`
+	if err := os.WriteFile(p, []byte(asc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Width != 4 || g.Height != 3 || g.NodataCount != 1 || !g.IsNodata(g.Index(1, 1)) || g.IsNodata(g.Index(2, 1)) {
+		t.Fatalf("size %d×%d nodata %d", g.Width, g.Height, g.NodataCount)
+	}
+	if g.Spacing != SpacingAssumed || g.Dx != 5 || g.Dy != 5 {
+		t.Errorf("spacing %v %g×%g, want assumed 5×5", g.Spacing, g.Dx, g.Dy)
+	}
+	if v := g.Elev[g.Index(1, 1)]; v != 90.0/8 { // mean of seven 10s and one 20
+		t.Errorf("filled void = %v, want %v", v, 90.0/8)
+	}
+	if lo, hi := g.MinMax(); lo != 10 || hi != 20 {
+		t.Errorf("min/max %v/%v ignores nodata wrongly", lo, hi)
+	}
+	g, err = Load(p, Options{CellSize: 2, ZScale: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Spacing != SpacingCellSize || g.Dx != 2 || g.Elev[0] != 5 {
+		t.Errorf("cell size/z scale not applied: %v %g %v", g.Spacing, g.Dx, g.Elev[0])
+	}
+}
+
+func TestFillNodata(t *testing.T) {
+	// A 5×5 void in a 9×9 plane at 7 m fills with 7 m everywhere.
+	g := &Grid{Width: 9, Height: 9, Elev: make([]float32, 81), Nodata: make([]bool, 81)}
+	for i := range g.Elev {
+		g.Elev[i] = 7
+		c, r := i%9, i/9
+		if c >= 2 && c < 7 && r >= 2 && r < 7 {
+			g.Nodata[i] = true
+			g.Elev[i] = -32768
+			g.NodataCount++
+		}
+	}
+	FillNodata(g)
+	for i, v := range g.Elev {
+		if v != 7 {
+			t.Fatalf("cell %d = %v after fill", i, v)
+		}
+	}
+	// A void between a low and a high side takes values between them.
+	g = &Grid{Width: 5, Height: 1, Elev: []float32{0, -1, -1, -1, 100}, Nodata: []bool{false, true, true, true, false}, NodataCount: 3}
+	FillNodata(g)
+	for i := 1; i < 4; i++ {
+		if !(g.Elev[i] >= 0 && g.Elev[i] <= 100) {
+			t.Errorf("cell %d filled with %v, outside 0…100", i, g.Elev[i])
+		}
+	}
+}
+
+func TestPNG16WithCellSize(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "height.png")
+	img := image.NewGray16(image.Rect(0, 0, 6, 4))
+	for y := range 4 {
+		for x := range 6 {
+			img.Pix[2*(y*6+x)] = byte(y)
+			img.Pix[2*(y*6+x)+1] = byte(x) // big-endian 16-bit: y*256 + x
+		}
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	g, err := Load(p, Options{CellSize: 1.5, ZScale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Width != 6 || g.Height != 4 || g.Dx != 1.5 || g.Spacing != SpacingCellSize {
+		t.Fatalf("%d×%d dx %g %v", g.Width, g.Height, g.Dx, g.Spacing)
+	}
+	if got, want := g.Elev[g.Index(5, 3)], float32((3*256+5)*0.01); math.Abs(float64(got-want)) > 1e-4 {
+		t.Errorf("cell (5,3) = %v m, want %v", got, want)
+	}
+}
+
+func TestRaw16(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, w, h int, order binary.ByteOrder) string {
+		b := make([]byte, 2*w*h)
+		for i := range w * h {
+			order.PutUint16(b[2*i:], uint16(1000+i))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sq := write("square.r16", 8, 8, binary.LittleEndian)
+	g, err := Load(sq, Options{CellSize: 2, Window: Window{2, 3, 4, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Width != 4 || g.Height != 2 || g.Elev[0] != 1000+3*8+2 || g.Elev[7] != 1000+4*8+5 || g.Dx != 2 {
+		t.Errorf("square window: %d×%d %v dx %g", g.Width, g.Height, g.Elev, g.Dx)
+	}
+	rect := write("rect.raw", 5, 3, binary.BigEndian)
+	g, err = Load(rect, Options{RawWidth: 5, RawHeight: 3, RawBigEndian: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Elev[14] != 1014 || g.Spacing != SpacingAssumed {
+		t.Errorf("big-endian rect: %v %v", g.Elev, g.Spacing)
+	}
+	if _, err := Load(rect, Options{}); err == nil || !strings.Contains(err.Error(), "--raw-size") {
+		t.Errorf("non-square RAW without size: %v", err)
+	}
+	if _, err := Load(rect, Options{RawWidth: 4, RawHeight: 3}); err == nil {
+		t.Error("wrong RAW size accepted")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("not a raster at all\n"), 0o644)
+	empty := filepath.Join(dir, "empty.raw")
+	os.WriteFile(empty, nil, 0o644)
+	voids := filepath.Join(dir, "voids.asc")
+	os.WriteFile(voids, []byte("ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -1\n-1 -1\n"), 0o644)
+	hgt := filepath.Join(dataDir, "N44W072.hgt")
+	tests := []struct {
+		name string
+		path string
+		opt  Options
+		want error
+		text string
+	}{
+		{"missing", filepath.Join(dir, "nope.tif"), Options{}, nil, "no such file"},
+		{"not a raster", text, Options{}, ErrNotRaster, "not recognized"},
+		{"empty", empty, Options{}, ErrEmpty, ""},
+		{"all nodata", voids, Options{}, ErrAllNodata, ""},
+		{"window outside", hgt, Options{Window: Window{1200, 0, 2, 2}}, ErrWindow, "1201×1201"},
+		{"negative cell size", hgt, Options{CellSize: -1}, nil, "cell size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path == hgt {
+				realDEM(t, "N44W072.hgt")
+			}
+			_, err := Load(tc.path, tc.opt)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("error %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), tc.path) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q should be one line naming %s and %q", err, tc.path, tc.text)
+			}
+		})
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	if w, err := ParseWindow("1,2,30,40"); err != nil || w != (Window{1, 2, 30, 40}) {
+		t.Errorf("got %v, %v", w, err)
+	}
+	for _, bad := range []string{"", "1,2,3", "1,2,3,4,5", "a,b,c,d", "-1,0,5,5", "0,0,0,5"} {
+		if _, err := ParseWindow(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestWriteRoundTrip writes a mask and an elevation GeoTIFF on a real
+// window's georeferencing and reads them back.
+func TestWriteRoundTrip(t *testing.T) {
+	g, err := Load(realDEM(t, "annarbor-dsm-2ft.tif"), Options{Window: Window{10, 20, 33, 17}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mask := make([]byte, g.Width*g.Height)
+	for i := range mask {
+		mask[i] = byte(i % 3)
+	}
+	mp := filepath.Join(dir, "mask.tif")
+	if err := WriteMask(mp, g.Georef, g.Width, g.Height, mask); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(mp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GeoTransform != g.GeoTransform || m.CRSName != g.CRSName || m.Dx != g.Dx {
+		t.Errorf("georeferencing changed: %v %q vs %v %q", m.GeoTransform, m.CRSName, g.GeoTransform, g.CRSName)
+	}
+	for i, v := range m.Elev {
+		if byte(v) != mask[i] {
+			t.Fatalf("mask cell %d = %v, want %d", i, v, mask[i])
+		}
+	}
+	g.Nodata = make([]bool, len(g.Elev))
+	g.Nodata[5], g.NodataCount = true, 1
+	ep := filepath.Join(dir, "elev.tif")
+	if err := WriteElevation(ep, g); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(ep, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.NodataCount != 1 || !e.IsNodata(5) || e.Elev[6] != g.Elev[6] {
+		t.Errorf("elevation round trip: nodata %d, cell 6 %v vs %v", e.NodataCount, e.Elev[6], g.Elev[6])
+	}
+	if err := WriteMask(filepath.Join(dir, "missing-dir", "m.tif"), g.Georef, g.Width, g.Height, mask); err == nil {
+		t.Error("writing into a missing folder succeeded")
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(matches) != 0 {
+		t.Errorf("temporary files left behind: %v", matches)
+	}
+}

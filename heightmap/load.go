@@ -1,0 +1,208 @@
+package heightmap
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Options controls how Load reads a DEM. The zero Options reads the whole
+// raster with units taken from the file.
+type Options struct {
+	// Window to read, in cells of the source raster; zero means all of it.
+	// Only the window's rows are read.
+	Window Window
+	// CellSize, in metres per cell, sets Dx = Dy. It is required in spirit
+	// for rasters without a CRS (RAW files, plain PNGs, ESRI ASCII grids
+	// without .prj); when given it overrides the spacing the CRS implies.
+	CellSize float64
+	// ZScale is metres per stored height unit. Zero means automatic: 1, or
+	// the foot's length when the band's unit type says feet.
+	ZScale float64
+	// RawWidth and RawHeight give the size of a headerless RAW file (.raw,
+	// .r16); zero infers a square from the file size.
+	RawWidth, RawHeight int
+	// RawBigEndian reads RAW samples as big-endian; the default is
+	// little-endian, as terrain editors export them.
+	RawBigEndian bool
+}
+
+// Load reads a DEM into a Grid in metres.
+//
+// Horizontal spacing (Dx, Dy, metres): Options.CellSize when given; else for
+// a projected CRS the pixel size times the CRS's linear unit (a 2 ft pixel is
+// 0.6096 m); for a geographic CRS the length of the pixel's angular size on
+// the CRS's ellipsoid at the window's centre latitude, separately along the
+// parallel (Dx) and the meridian (Dy); with no CRS the pixel size is taken as
+// metres and Spacing is SpacingAssumed, which callers should warn about.
+//
+// Heights: value × band scale + band offset, times ZScale. Nodata cells (the
+// band's nodata value, NaN, ±Inf) are marked and filled (FillNodata).
+//
+// Files ending in .raw or .r16 are read as headerless unsigned 16-bit RAW
+// heightmaps (see Options.RawWidth); everything else through GDAL.
+//
+// Errors wrap ErrNotRaster, ErrEmpty, ErrWindow or ErrAllNodata, or the
+// operating system's or GDAL's message; they read "heightmap: <path>: ...".
+func Load(path string, opt Options) (*Grid, error) {
+	g, err := load(path, opt)
+	if err != nil {
+		return nil, fmt.Errorf("heightmap: %s: %w", path, err)
+	}
+	return g, nil
+}
+
+func load(path string, opt Options) (*Grid, error) {
+	if opt.CellSize < 0 || math.IsNaN(opt.CellSize) || math.IsInf(opt.CellSize, 0) {
+		return nil, fmt.Errorf("cell size %v m is not a positive length", opt.CellSize)
+	}
+	if opt.ZScale < 0 || math.IsNaN(opt.ZScale) || math.IsInf(opt.ZScale, 0) {
+		return nil, fmt.Errorf("z scale %v is not a positive factor", opt.ZScale)
+	}
+	if _, err := os.Stat(path); err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("no such file")
+		}
+		return nil, err
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".raw" || ext == ".r16" {
+		return loadRaw(path, opt)
+	}
+	info, win, data, err := gdalRead(path, opt.Window)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grid{
+		Width: win.Width, Height: win.Height, Elev: data,
+		Source: path, Window: win, SourceSize: [2]int{info.width, info.height},
+		Driver: info.driver,
+	}
+	if info.hasGeoTransform {
+		g.HasGeoTransform = true
+		g.GeoTransform = windowGeoTransform(info.geoTransform, win)
+	}
+	if info.crs != nil {
+		g.CRS = info.crs.wkt
+		g.CRSName = info.crs.name
+	}
+	if err := setSpacing(g, info, opt); err != nil {
+		return nil, err
+	}
+	zscale := opt.ZScale
+	if zscale == 0 {
+		zscale = unitMetres(info.unitType)
+	}
+	g.ZScale = zscale
+	var ndv *float64
+	if info.hasNodata {
+		ndv = &info.nodata
+	}
+	if err := finish(g, ndv, info.scale*zscale, info.offset*zscale); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// windowGeoTransform moves a geotransform's origin to the window's top-left.
+func windowGeoTransform(gt [6]float64, w Window) [6]float64 {
+	c, r := float64(w.Col), float64(w.Row)
+	gt[0] += c*gt[1] + r*gt[2]
+	gt[3] += c*gt[4] + r*gt[5]
+	return gt
+}
+
+// setSpacing derives g.Dx, g.Dy (metres) as documented on Load.
+func setSpacing(g *Grid, info rasterInfo, opt Options) error {
+	gt := g.GeoTransform // the window's
+	px := math.Hypot(gt[1], gt[4]) // CRS units per column step
+	py := math.Hypot(gt[2], gt[5]) // CRS units per row step
+	switch {
+	case opt.CellSize > 0:
+		g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
+	case !info.hasGeoTransform:
+		g.Dx, g.Dy, g.Spacing = 1, 1, SpacingAssumed
+	case info.crs != nil && info.crs.geographic:
+		lat := gt[3] + float64(g.Width)/2*gt[4] + float64(g.Height)/2*gt[5]
+		lat *= info.crs.angularUnit * 180 / math.Pi // to degrees
+		if math.Abs(lat) > 90 {
+			return fmt.Errorf("geographic raster whose centre latitude %.3f° is off the globe", lat)
+		}
+		mx, my := metresPerDegree(lat, info.crs.semiMajor, info.crs.invFlattening)
+		deg := info.crs.angularUnit * 180 / math.Pi
+		g.Dx, g.Dy, g.Spacing = px*deg*mx, py*deg*my, SpacingGeographic
+	case info.crs != nil && info.crs.projected:
+		g.Dx, g.Dy, g.Spacing = px*info.crs.linearUnit, py*info.crs.linearUnit, SpacingProjected
+	default:
+		g.Dx, g.Dy, g.Spacing = px, py, SpacingAssumed
+	}
+	if !(g.Dx > 0) || !(g.Dy > 0) || math.IsInf(g.Dx, 0) || math.IsInf(g.Dy, 0) {
+		return fmt.Errorf("cell spacing %g × %g m is not positive; give --cell-size", g.Dx, g.Dy)
+	}
+	return nil
+}
+
+// metresPerDegree returns the length in metres of one degree of longitude
+// (along the parallel) and of latitude (along the meridian) at latitude
+// latDeg on the ellipsoid of semi-major axis a (metres) and inverse
+// flattening invf (0 for a sphere). WGS 84 is used when a is not positive.
+func metresPerDegree(latDeg, a, invf float64) (lon, lat float64) {
+	if !(a > 0) {
+		a, invf = 6378137, 298.257223563
+	}
+	e2 := 0.0
+	if invf > 0 {
+		f := 1 / invf
+		e2 = f * (2 - f)
+	}
+	phi := latDeg * math.Pi / 180
+	s := math.Sin(phi)
+	w := math.Sqrt(1 - e2*s*s)
+	n := a / w                      // prime vertical radius of curvature
+	m := a * (1 - e2) / (w * w * w) // meridional radius of curvature
+	return n * math.Cos(phi) * math.Pi / 180, m * math.Pi / 180
+}
+
+// unitMetres returns metres per unit for a band unit type GDAL reports; 1
+// for metres, empty or unknown units.
+func unitMetres(unit string) float64 {
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "ft", "foot", "feet", "international foot":
+		return 0.3048
+	case "us survey foot", "ftus", "us-ft", "foot_us":
+		return 1200.0 / 3937.0
+	}
+	return 1
+}
+
+// finish converts raw samples in g.Elev to metres (v·scale + offset), marks
+// the nodata cells (value nodata when non-nil, NaN, ±Inf) and fills them.
+func finish(g *Grid, nodata *float64, scale, offset float64) error {
+	var ndv float32
+	hasND := nodata != nil && !math.IsNaN(*nodata)
+	if hasND {
+		ndv = float32(*nodata)
+	}
+	count := 0
+	for i, v := range g.Elev {
+		if (hasND && v == ndv) || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			if g.Nodata == nil {
+				g.Nodata = make([]bool, len(g.Elev))
+			}
+			g.Nodata[i] = true
+			count++
+			continue
+		}
+		g.Elev[i] = float32(float64(v)*scale + offset)
+	}
+	g.NodataCount = count
+	if count == len(g.Elev) {
+		return ErrAllNodata
+	}
+	if count > 0 {
+		FillNodata(g)
+	}
+	return nil
+}

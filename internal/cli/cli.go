@@ -1,0 +1,140 @@
+// Package cli holds what the project's commands share: usage errors and their
+// exit codes, and the flags that say how to load a DEM.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"frontiersets/heightmap"
+)
+
+// UsageError is a mistake in a command's arguments; commands exit 2 on it.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a *UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+
+// ExitCode maps run's error to a process exit code: 0 for nil, 2 for usage
+// errors (including -h), 1 for anything else.
+func ExitCode(err error) int {
+	var u *UsageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u), errors.Is(err, flag.ErrHelp):
+		return 2
+	}
+	return 1
+}
+
+// Report prints err for the user as "prog: message" (nothing for -h, whose
+// usage text the flag set printed already) and returns the exit code.
+func Report(prog string, err error, stderr io.Writer) int {
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	}
+	return ExitCode(err)
+}
+
+// NewFlagSet returns a flag set that reports errors instead of exiting and
+// prints its usage (with the synopsis line) to stderr.
+func NewFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// Parse parses args with fs, allowing flags after positional arguments
+// (`pvsbake info DEM --window …`), and returns the positional arguments.
+// Parse errors come back as *UsageError.
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &UsageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// DEMFlags are the flags that say how to read a DEM (heightmap.Options).
+type DEMFlags struct {
+	window   string
+	cellSize float64
+	zScale   float64
+	rawSize  string
+	rawBig   bool
+}
+
+// Register adds --window, --cell-size, --z-scale, --raw-size and
+// --raw-big-endian to fs.
+func (d *DEMFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&d.window, "window", "", "read only `col,row,width,height` cells of the DEM")
+	fs.Float64Var(&d.cellSize, "cell-size", 0, "cell size in `metres` (for rasters without a CRS: RAW, plain PNG; overrides the CRS)")
+	fs.Float64Var(&d.zScale, "z-scale", 0, "metres per height `unit` (default 1, or 0.3048 when the band says feet)")
+	fs.StringVar(&d.rawSize, "raw-size", "", "`WIDTHxHEIGHT` of a headerless 16-bit .raw/.r16 heightmap (default: a square from the file size)")
+	fs.BoolVar(&d.rawBig, "raw-big-endian", false, "read .raw/.r16 samples as big-endian (default little-endian)")
+}
+
+// Options converts the flags into heightmap.Options; mistakes are usage errors.
+func (d *DEMFlags) Options() (heightmap.Options, error) {
+	var o heightmap.Options
+	if d.window != "" {
+		w, err := heightmap.ParseWindow(d.window)
+		if err != nil {
+			return o, &UsageError{"--window: " + err.Error()}
+		}
+		o.Window = w
+	}
+	if d.cellSize < 0 {
+		return o, Usagef("--cell-size %g: want a positive length in metres", d.cellSize)
+	}
+	if d.zScale < 0 {
+		return o, Usagef("--z-scale %g: want a positive factor", d.zScale)
+	}
+	o.CellSize, o.ZScale, o.RawBigEndian = d.cellSize, d.zScale, d.rawBig
+	if d.rawSize != "" {
+		var extra string
+		n, _ := fmt.Sscanf(strings.ReplaceAll(d.rawSize, "×", "x")+" ", "%dx%d%s", &o.RawWidth, &o.RawHeight, &extra)
+		if n != 2 || o.RawWidth <= 0 || o.RawHeight <= 0 {
+			return o, Usagef("--raw-size %q: want WIDTHxHEIGHT in cells", d.rawSize)
+		}
+	}
+	return o, nil
+}
+
+// LoadDEM loads path with the flags' options and warns on stderr when the
+// cell spacing had to be assumed.
+func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid, error) {
+	opt, err := d.Options()
+	if err != nil {
+		return nil, err
+	}
+	g, err := heightmap.Load(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if g.Spacing == heightmap.SpacingAssumed {
+		fmt.Fprintf(stderr, "%s: warning: %s has no usable CRS; its pixel size (%g × %g) is taken as metres (give --cell-size)\n",
+			prog, path, g.Dx, g.Dy)
+	}
+	return g, nil
+}
