@@ -116,7 +116,7 @@ func windowGeoTransform(gt [6]float64, w Window) [6]float64 {
 
 // setSpacing derives g.Dx, g.Dy (metres) as documented on Load.
 func setSpacing(g *Grid, info rasterInfo, opt Options) error {
-	gt := g.GeoTransform // the window's
+	gt := g.GeoTransform           // the window's
 	px := math.Hypot(gt[1], gt[4]) // CRS units per column step
 	py := math.Hypot(gt[2], gt[5]) // CRS units per row step
 	switch {

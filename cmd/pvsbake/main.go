@@ -1,6 +1,7 @@
 // Command pvsbake bakes a DEM into a store of potentially visible sets (PVS).
 //
 //	pvsbake info DEM [--window col,row,w,h]     describe a DEM as JSON
+//	pvsbake viewshed DEM --at col,row -o out.tif  one observer's visibility
 //	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
 //
 // Run `pvsbake COMMAND -h` for each command's flags. Exit status: 0 on
@@ -19,6 +20,7 @@ const usage = `usage: pvsbake COMMAND [flags]
 
 commands:
   info DEM      print a DEM's size, cell spacing (metres), CRS, height range, nodata count as JSON
+  viewshed DEM  write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)
   synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
 
 Run 'pvsbake COMMAND -h' for a command's flags.`
@@ -36,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "info":
 		return runInfo(args[1:], stdout, stderr)
+	case "viewshed":
+		return runViewshed(args[1:], stdout, stderr)
 	case "synth":
 		return runSynth(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

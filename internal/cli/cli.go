@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"frontiersets/heightmap"
+	"frontiersets/horizon"
 )
 
 // UsageError is a mistake in a command's arguments; commands exit 2 on it.
@@ -137,4 +138,52 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 			prog, path, g.Dx, g.Dy)
 	}
 	return g, nil
+}
+
+// VisFlags are the visibility parameters of §3.1 (horizon.Params).
+type VisFlags struct {
+	p horizon.Params
+}
+
+// Register adds --sectors, --observer-height, --target-height,
+// --max-distance, --curvature and --refraction to fs, with the defaults of
+// horizon.DefaultParams.
+func (v *VisFlags) Register(fs *flag.FlagSet) {
+	d := horizon.DefaultParams()
+	fs.IntVar(&v.p.Sectors, "sectors", d.Sectors, "number of azimuth `sectors` S")
+	fs.Float64Var(&v.p.ObserverHeight, "observer-height", d.ObserverHeight, "observer's eye above the ground, `metres`")
+	fs.Float64Var(&v.p.TargetHeight, "target-height", d.TargetHeight, "target's top above the ground (player height τ), `metres`")
+	fs.Float64Var(&v.p.MaxDistance, "max-distance", 0, "hide cells farther than this many `metres` (0: no limit)")
+	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
+	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
+}
+
+// Params returns the parameters; their validation is horizon.New's.
+func (v *VisFlags) Params() horizon.Params { return v.p }
+
+// ParseCell parses "col,row" (cells).
+func ParseCell(flagName, s string) (col, row int, err error) {
+	var extra string
+	n, _ := fmt.Sscanf(s+" ", "%d,%d%s", &col, &row, &extra)
+	if n != 2 {
+		return 0, 0, Usagef("--%s %q: want col,row in cells", flagName, s)
+	}
+	return col, row, nil
+}
+
+// CheckStandable returns an error when (col,row) is outside g or on a
+// nodata cell: a player cannot stand there.
+func CheckStandable(what string, g *heightmap.Grid, col, row int) error {
+	if !g.In(col, row) {
+		return fmt.Errorf("%s (%d,%d) is outside the %d×%d grid", what, col, row, g.Width, g.Height)
+	}
+	if g.IsNodata(g.Index(col, row)) {
+		return fmt.Errorf("%s (%d,%d) is on a nodata cell; pick a cell with data", what, col, row)
+	}
+	return nil
+}
+
+// Terrain returns g as the horizon package's terrain (sharing Elev).
+func Terrain(g *heightmap.Grid) horizon.Terrain {
+	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/cli"
+	"frontiersets/internal/render"
+)
+
+const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--png out.png]"
+
+// runViewshed writes one observer's visibility (§3.1) as a byte GeoTIFF on
+// the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
+// --at is in cells of the loaded grid (of the window when one is given).
+func runViewshed(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("viewshed", viewshedSynopsis, stderr)
+	var dem cli.DEMFlags
+	var vis cli.VisFlags
+	dem.Register(fs)
+	vis.Register(fs)
+	at := fs.String("at", "", "observer's cell `col,row` (in the window when --window is given)")
+	out := fs.String("o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
+	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *at == "" || *out == "" {
+		fs.Usage()
+		return cli.Usagef("viewshed takes one DEM and needs --at col,row and -o out.tif")
+	}
+	col, row, err := cli.ParseCell("at", *at)
+	if err != nil {
+		return err
+	}
+	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+	if err != nil {
+		return err
+	}
+	if err := cli.CheckStandable("observer", g, col, row); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	m, err := horizon.New(cli.Terrain(g), vis.Params())
+	if err != nil {
+		return err
+	}
+	bm, err := m.NewWorker().Viewshed(col, row, horizon.Bitmap{})
+	if err != nil {
+		return err
+	}
+	mask := make([]byte, g.Width*g.Height)
+	for r := range g.Height {
+		for c := range g.Width {
+			if bm.Visible(c, r) {
+				mask[r*g.Width+c] = 255
+			}
+		}
+	}
+	if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask); err != nil {
+		return err
+	}
+	n := bm.CountVisible()
+	fmt.Fprintf(stdout, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
+	if *pngOut != "" {
+		img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
+		for i, v := range mask {
+			if v == 0 {
+				render.Tint(img, i%g.Width, i/g.Width, color.RGBA{30, 60, 200, 255}, 0.45)
+			}
+		}
+		render.Marker(img, col, row, 3, color.RGBA{220, 30, 30, 255})
+		if err := render.WritePNG(*pngOut, img); err != nil {
+			return fmt.Errorf("write %s: %w", *pngOut, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *pngOut)
+	}
+	return nil
+}

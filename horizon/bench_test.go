@@ -1,0 +1,63 @@
+package horizon
+
+import (
+	"testing"
+
+	"frontiersets/heightmap"
+)
+
+// benchTerrains are the thesis-sized windows of the two real terrains.
+var benchTerrains = []struct {
+	name string
+	win  heightmap.Window
+}{
+	{"N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 316, Height: 316}},
+	{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 143, Row: 184, Width: 500, Height: 500}},
+}
+
+// BenchmarkViewshed measures one observer's viewshed at S = 1024, observers
+// spread over the grid; it reports observers/s and ns per midline step.
+func BenchmarkViewshed(b *testing.B) {
+	for _, bt := range benchTerrains {
+		b.Run(bt.name, func(b *testing.B) {
+			ter := loadWindow(b, bt.name, bt.win)
+			m, err := New(ter, DefaultParams())
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := m.NewWorker()
+			bm := NewBitmap(ter.Width, ter.Height)
+			steps := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				c, r := (i*7919)%ter.Width, (i*104729)%ter.Height
+				bm, _ = w.Viewshed(c, r, bm)
+				for k := range m.p.Sectors {
+					steps += int(w.last[k]) - int(m.lineStart[k])
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
+		})
+	}
+}
+
+// BenchmarkViewshedNaive is the baseline: the exact line-of-sight reference
+// from one observer, on a 64² window (it is quadratic per target).
+func BenchmarkViewshedNaive(b *testing.B) {
+	ter := loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 64, Height: 64})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		exactBitmap(ter, (i*7)%64, (i*13)%64, 1.8, 1.8)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
+}
+
+func BenchmarkNew(b *testing.B) {
+	ter := loadWindow(b, "N44W072.hgt", benchTerrains[0].win)
+	b.ReportAllocs()
+	for b.Loop() {
+		New(ter, DefaultParams())
+	}
+}
