@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"frontiersets/heightmap"
+	"frontiersets/internal/losref"
 )
 
 // benchTerrains are the thesis-sized windows of the two real terrains.
@@ -49,7 +50,7 @@ func BenchmarkViewshedNaive(b *testing.B) {
 	ter := loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 64, Height: 64})
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		exactBitmap(ter, (i*7)%64, (i*13)%64, 1.8, 1.8)
+		losref.Viewshed(losref.Grid{Width: ter.Width, Height: ter.Height, Elev: ter.Elev}, (i*7)%64, (i*13)%64, 1.8, 1.8)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
 }

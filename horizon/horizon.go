@@ -96,8 +96,11 @@ type Model struct {
 	stepDist    []float32 // distance in metres
 	stepDrop    []float32 // Earth-curvature drop in metres (nil when off)
 
-	offProf    []int32   // profile slot whose running maximum decides the cell
-	offSector  []uint16  // sector of the cell (S for cells beyond MaxDistance)
+	// Each cell is judged against the two midlines that bracket its azimuth
+	// (its own sector's and the nearer neighbour's): profile slots and
+	// sectors of both. Sector S marks cells beyond MaxDistance.
+	offProf    [2][]int32
+	offSector  [2][]uint16
 	offInvDist []float32 // 1 / distance in metres (0 at the observer and beyond MaxDistance)
 	offDrop    []float32 // Earth-curvature drop in metres (nil when off)
 }
@@ -222,16 +225,18 @@ func (m *Model) buildLines() {
 	m.lineStart[S] = int32(len(m.stepDC))
 }
 
-// buildOffsets assigns every offset from the observer its sector (by the
-// metric azimuth of the offset), its distance, and the profile slot that
-// decides it: the last midline step of its sector that is at least
-// marginSteps steps closer to the observer than the cell.
+// buildOffsets assigns every offset from the observer its distance and, for
+// the two sector midlines that bracket its metric azimuth, the profile slot
+// that decides it: the last midline step at least marginSteps steps closer
+// to the observer than the cell.
 func (m *Model) buildOffsets() {
 	S, W, H := m.p.Sectors, m.t.Width, m.t.Height
 	lim := m.maxDist()
 	n := (2*W - 1) * (2*H - 1)
-	m.offProf = make([]int32, n)
-	m.offSector = make([]uint16, n)
+	for i := range 2 {
+		m.offProf[i] = make([]int32, n)
+		m.offSector[i] = make([]uint16, n)
+	}
 	m.offInvDist = make([]float32, n)
 	if m.p.EarthCurvature {
 		m.offDrop = make([]float32, n)
@@ -242,33 +247,48 @@ func (m *Model) buildOffsets() {
 			x, y := float64(dc)*m.t.Dx, float64(dr)*m.t.Dy
 			d := math.Hypot(x, y)
 			if d > lim {
-				m.offSector[o] = uint16(S) // slot 0: +Inf, hidden
+				m.offSector[0][o], m.offSector[1][o] = uint16(S), uint16(S) // slot 0: +Inf, hidden
 				continue
 			}
 			az := math.Atan2(x, -y)
 			if az < 0 {
 				az += 2 * math.Pi
 			}
-			k := min(int(az/(2*math.Pi)*float64(S)), S-1)
-			m.offSector[o] = uint16(k)
-			start, end := int(m.lineStart[k]), int(m.lineStart[k+1])
-			if d == 0 {
-				m.offProf[o] = int32(start) // the observer's own slot: -Inf, visible
-				continue
+			u := az / (2 * math.Pi) * float64(S) // in sectors; midline k at k+0.5
+			k := min(int(u), S-1)
+			k2 := (k + 1) % S
+			if u-float64(k) < 0.5 {
+				k2 = (k + S - 1) % S
 			}
-			m.offInvDist[o] = float32(1 / d)
+			if d > 0 {
+				m.offInvDist[o] = float32(1 / d)
+			}
 			if m.offDrop != nil {
 				m.offDrop[o] = m.drop(d)
 			}
-			step := min(m.t.Dx, m.t.Dy) // one step's length along this midline
-			if end-start > 1 {
-				step = float64(m.stepDist[start+1])
+			for i, sec := range [2]int{k, k2} {
+				m.offSector[i][o] = uint16(sec)
+				m.offProf[i][o] = m.profileSlot(sec, d)
 			}
-			cut := float32(d - marginSteps*step)
-			j := sort.Search(end-start, func(j int) bool { return m.stepDist[start+j] > cut }) - 1
-			m.offProf[o] = int32(start + max(j, 0))
 		}
 	}
+}
+
+// profileSlot returns the step of sector k's midline whose running maximum
+// decides a cell at distance d metres: the last step at least marginSteps
+// steps closer than d (the observer's own step, of slope -Inf, when none).
+func (m *Model) profileSlot(k int, d float64) int32 {
+	start, end := int(m.lineStart[k]), int(m.lineStart[k+1])
+	if d == 0 {
+		return int32(start)
+	}
+	step := min(m.t.Dx, m.t.Dy) // one step's length along this midline
+	if end-start > 1 {
+		step = float64(m.stepDist[start+1])
+	}
+	cut := float32(d - marginSteps*step)
+	j := sort.Search(end-start, func(j int) bool { return m.stepDist[start+j] > cut }) - 1
+	return int32(start + max(j, 0))
 }
 
 func sign(v float64) int {

@@ -9,9 +9,13 @@ import (
 	"testing"
 
 	"frontiersets/heightmap"
+	"frontiersets/internal/losref"
 )
 
-var fullFidelity = flag.Bool("fidelity", false, "measure fidelity on the full benchmark windows (slow)")
+var (
+	fullFidelity = flag.Bool("fidelity", false, "measure fidelity for S = 256, 1024, 4096 on larger windows (slow)")
+	fidelitySize = flag.Int("fidelity.size", 160, "window side in cells with -fidelity")
+)
 
 func plane(w, h int, dx float64) Terrain {
 	return Terrain{Width: w, Height: h, Elev: make([]float32, w*h), Dx: dx, Dy: dx}
@@ -236,7 +240,7 @@ func TestFidelity(t *testing.T) {
 	size, observers := 64, 12
 	sectors := []int{1024}
 	if *fullFidelity {
-		size, observers = 160, 40
+		size, observers = *fidelitySize, 40
 		sectors = []int{256, 1024, 4096}
 	}
 	for _, tc := range []struct {
@@ -250,11 +254,12 @@ func TestFidelity(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 7))
 		type obs struct{ c, r int }
 		var pts []obs
-		var ref []Bitmap
+		var ref [][]bool
+		lg := losref.Grid{Width: ter.Width, Height: ter.Height, Elev: ter.Elev}
 		for range observers {
 			o := obs{rng.IntN(size), rng.IntN(size)}
 			pts = append(pts, o)
-			ref = append(ref, exactBitmap(ter, o.c, o.r, 1.8, 1.8))
+			ref = append(ref, losref.Viewshed(lg, o.c, o.r, 1.8, 1.8))
 		}
 		for _, s := range sectors {
 			p := DefaultParams()
@@ -264,11 +269,11 @@ func TestFidelity(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := m.NewWorker()
-			var f fidelity
+			var f losref.Fidelity
 			bms := make([]Bitmap, len(pts))
 			for i, o := range pts {
 				bms[i], _ = w.Viewshed(o.c, o.r, Bitmap{})
-				f.add(bms[i], ref[i])
+				f.Add(bitmapVisible(bms[i]), ref[i])
 			}
 			asym, pairs := 0, 0
 			for i := range pts {
@@ -284,10 +289,15 @@ func TestFidelity(t *testing.T) {
 				}
 			}
 			t.Logf("%s %d² S=%d: truly visible %.1f%%, misses %.2f%% of visible, false visible %.2f%% of hidden, asymmetric pairs %d/%d",
-				tc.name, size, s, 100*float64(f.visible)/float64(f.visible+f.hidden), 100*f.missRate(), 100*f.extraRate(), asym, pairs)
-			if s == 1024 && f.missRate() > 0.02 {
-				t.Errorf("%s S=1024: misses %.2f%% of truly visible cells, target ≤ 2%%", tc.name, 100*f.missRate())
+				tc.name, size, s, 100*float64(f.Visible)/float64(f.Visible+f.Hidden), 100*f.MissRate(), 100*f.ExtraRate(), asym, pairs)
+			if s == 1024 && f.MissRate() > 0.02 {
+				t.Errorf("%s S=1024: misses %.2f%% of truly visible cells, target ≤ 2%%", tc.name, 100*f.MissRate())
 			}
 		}
 	}
+}
+
+// bitmapVisible adapts a Bitmap to losref.Fidelity.Add.
+func bitmapVisible(b Bitmap) func(int) bool {
+	return func(i int) bool { return b.Words[i>>6]>>(uint(i)&63)&1 != 0 }
 }

@@ -108,7 +108,8 @@ func (w *Worker) walk(col, row int) {
 }
 
 // classify sets one bit per cell: visible when the target's top is at or
-// above the running maximum slope of its sector's midline at its distance.
+// above the running maximum slope, at its distance, of either of the two
+// midlines that bracket its azimuth (hidden only when both hide it).
 func (w *Worker) classify(col, row int, words []uint64) {
 	m := w.m
 	W, H := m.t.Width, m.t.Height
@@ -120,8 +121,8 @@ func (w *Worker) classify(col, row int, words []uint64) {
 	i := 0
 	for r := range H {
 		o := (r-row+H-1)*stride + (W - 1 - col)
-		offProf := m.offProf[o : o+W]
-		offSector := m.offSector[o : o+W]
+		prof0, prof1 := m.offProf[0][o:o+W], m.offProf[1][o:o+W]
+		sec0, sec1 := m.offSector[0][o:o+W], m.offSector[1][o:o+W]
 		offInv := m.offInvDist[o : o+W]
 		zs := elev[r*W : r*W+W]
 		var drops []float32
@@ -129,15 +130,18 @@ func (w *Worker) classify(col, row int, words []uint64) {
 			drops = m.offDrop[o : o+W]
 		}
 		for c := range W {
-			p := offProf[c]
-			if l := last[offSector[c]]; p > l {
-				p = l
+			p0, p1 := prof0[c], prof1[c]
+			if l := last[sec0[c]]; p0 > l {
+				p0 = l
+			}
+			if l := last[sec1[c]]; p1 > l {
+				p1 = l
 			}
 			z := zs[c] + tau
 			if drops != nil {
 				z -= drops[c]
 			}
-			if z*offInv[c] >= prof[p] {
+			if z*offInv[c] >= min(prof[p0], prof[p1]) {
 				word |= 1 << (uint(i) & 63)
 			}
 			i++
