@@ -1,0 +1,104 @@
+package quadpvs
+
+import (
+	"fmt"
+
+	"frontiersets/horizon"
+)
+
+// Encoder turns per-point visibility bitmaps into predictive quadtrees
+// (§3.2): leaves from the bitmap, then from the finest level to the root a
+// quad whose terrain children are all visible (or all hidden) takes their
+// status, others are Unknown. It keeps a status pyramid as scratch, so one
+// Encoder per goroutine encodes without allocating; it is not safe for
+// concurrent use.
+type Encoder struct {
+	g     Geometry
+	level [][]Status // level[l]: status of each quad of level l, row-major over QuadsAcross(l)
+	cur   []quadPos
+	next  []quadPos
+}
+
+// NewEncoder returns an Encoder for terrains of geometry g.
+func NewEncoder(g Geometry) *Encoder {
+	e := &Encoder{g: g, level: make([][]Status, g.Levels())}
+	for l := range e.level {
+		c, r := g.QuadsAcross(l)
+		e.level[l] = make([]Status, c*r)
+	}
+	return e
+}
+
+// Encode builds the tree of bm into dst (reusing its memory) in time linear
+// in the cells. bm must have the geometry's size.
+func (e *Encoder) Encode(bm horizon.Bitmap, dst *Tree) error {
+	g := e.g
+	if bm.Width != g.Width || bm.Height != g.Height {
+		return fmt.Errorf("quadpvs: bitmap of %d×%d cells for a %d×%d geometry", bm.Width, bm.Height, g.Width, g.Height)
+	}
+	cells := e.level[0]
+	for i := range cells {
+		cells[i] = Status(bm.Words[i>>6] >> (uint(i) & 63) & 1)
+	}
+	e.pyramid()
+	e.emit(dst)
+	return nil
+}
+
+// pyramid fills levels 1…K from level 0.
+func (e *Encoder) pyramid() {
+	g := e.g
+	for l := 1; l < g.Levels(); l++ {
+		cc, cr := g.QuadsAcross(l - 1)
+		pc, pr := g.QuadsAcross(l)
+		child, parent := e.level[l-1], e.level[l]
+		for y := range pr {
+			y0, y1 := 2*y, min(2*y+1, cr-1)
+			for x := range pc {
+				x0, x1 := 2*x, min(2*x+1, cc-1)
+				// Children past the terrain's edge repeat an inside one: a
+				// don't-care that never breaks agreement.
+				a, b := child[y0*cc+x0], child[y0*cc+x1]
+				c, d := child[y1*cc+x0], child[y1*cc+x1]
+				s := Unknown
+				if a == b && a == c && a == d && a != Unknown {
+					s = a
+				}
+				parent[y*pc+x] = s
+			}
+		}
+	}
+}
+
+// emit writes the pyramid breadth-first into dst.
+func (e *Encoder) emit(dst *Tree) {
+	g := e.g
+	w := newWriter(dst)
+	root := e.level[g.K][0]
+	w.put(root)
+	e.cur = e.cur[:0]
+	if root == Unknown {
+		e.cur = append(e.cur, quadPos{})
+	}
+	for l := g.K - 1; len(e.cur) > 0; l-- {
+		cc, cr := g.QuadsAcross(l)
+		st := e.level[l]
+		e.next = e.next[:0]
+		for _, p := range e.cur {
+			for k := range 4 {
+				x, y := 2*p.x+k&1, 2*p.y+k>>1
+				if x >= cc || y >= cr {
+					w.put(Outside)
+					continue
+				}
+				s := st[y*cc+x]
+				w.put(s)
+				if s == Unknown {
+					e.next = append(e.next, quadPos{g.K - l, x, y})
+				}
+			}
+		}
+		e.cur, e.next = e.next, e.cur
+	}
+	w.finish()
+}

@@ -1,0 +1,81 @@
+package quadpvs
+
+import "frontiersets/horizon"
+
+// QuadStatus returns the status of the quad of level l (side 2^l cells) at
+// column qx, row qy among that level's quads, in the tree t of geometry g:
+// the leaf status of the first leaf on the path from the root, or Unknown
+// when the quad's own node is Unknown. Cost: one step per level above l.
+// The quad must intersect the terrain.
+func (t *Tree) QuadStatus(g Geometry, l, qx, qy int) Status {
+	depth := g.K - l
+	i := 0
+	for d := 0; ; d++ {
+		c := t.code(i)
+		if c != Unknown || d == depth {
+			return c
+		}
+		shift := uint(depth - d - 1)
+		i = t.childBase(i) + int(qy>>shift&1)<<1 + int(qx>>shift&1)
+	}
+}
+
+// CellStatus returns Visible or Hidden for cell (col,row) of the terrain.
+func (t *Tree) CellStatus(g Geometry, col, row int) Status {
+	return t.QuadStatus(g, 0, col, row)
+}
+
+// Walker visits trees breadth-first with each node's quad; it keeps the
+// position queue as scratch. It is not safe for concurrent use.
+type Walker struct {
+	pos []quadPos
+}
+
+// walk calls fn for every code of t in breadth-first order with its quad.
+func (w *Walker) walk(g Geometry, t *Tree, fn func(s Status, p quadPos)) {
+	w.pos = append(w.pos[:0], quadPos{})
+	for i := 0; i < t.n; i++ {
+		p := w.pos[i]
+		s := t.code(i)
+		if s == Unknown {
+			w.pos = append(w.pos, p.child(0), p.child(1), p.child(2), p.child(3))
+		}
+		fn(s, p)
+	}
+}
+
+// HiddenCells returns the number of terrain cells t marks hidden.
+func (w *Walker) HiddenCells(g Geometry, t *Tree) int {
+	n := 0
+	w.walk(g, t, func(s Status, p quadPos) {
+		if s == Hidden {
+			n += g.cellsIn(p)
+		}
+	})
+	return n
+}
+
+// Bitmap expands t into a bitmap of g's size (set bit = visible), reusing
+// dst's words when it has that size.
+func (w *Walker) Bitmap(g Geometry, t *Tree, dst horizon.Bitmap) horizon.Bitmap {
+	if dst.Width != g.Width || dst.Height != g.Height || len(dst.Words) != (g.Width*g.Height+63)/64 {
+		dst = horizon.NewBitmap(g.Width, g.Height)
+	} else {
+		clear(dst.Words)
+	}
+	w.walk(g, t, func(s Status, p quadPos) {
+		if s != Visible {
+			return
+		}
+		sh := g.K - p.depth
+		x0, y0 := p.x<<sh, p.y<<sh
+		x1, y1 := min(x0+1<<sh, g.Width), min(y0+1<<sh, g.Height)
+		for r := y0; r < y1; r++ {
+			for c := x0; c < x1; c++ {
+				i := r*g.Width + c
+				dst.Words[i>>6] |= 1 << (uint(i) & 63)
+			}
+		}
+	})
+	return dst
+}

@@ -1,0 +1,217 @@
+// Package quadpvs stores potentially visible sets (PVS) as Wilson predictive
+// quadtrees (thesis §3.2), merges them losslessly or lossily (§3.3), and
+// builds the hierarchical PVS of a terrain's quad decomposition (§3.2,
+// Figure 3.3).
+//
+// # Geometry
+//
+// A PVS covers a Width×Height terrain padded to the square of side 2^K
+// (K = ceil(log2(max(Width, Height)))). The root (depth 0) is that square;
+// a node at depth d is a quad of side 2^(K-d) cells. Its four children are
+// ordered by Morton code: 0 north-west, 1 north-east, 2 south-west, 3
+// south-east (child index = 2·(row bit) + column bit).
+//
+// # Node encoding
+//
+// Each node is a 2-bit code: Hidden, Visible, Unknown (the node has four
+// children) or Outside (the quad lies wholly outside the terrain: it is not
+// a node of the PVS, is never counted, and cannot change). Leaf codes say
+// every terrain cell of the quad is hidden (or visible); cells of the padding
+// are don't-cares, so a quad straddling the terrain's edge collapses as soon
+// as its terrain cells agree.
+//
+// Codes are stored in breadth-first order, 32 per uint64 (code i in bits
+// 2·(i mod 32) of word i/32), with the root at 0; every Unknown node has four
+// child slots, so the children of the Unknown node of rank r (r Unknown nodes
+// come before it) are at 4r+1 … 4r+4. A rank sample per 64 codes (uint32)
+// makes that O(1). In memory a tree costs 2.5 bits per code; Bytes reports it.
+package quadpvs
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Status is a node's code.
+type Status uint8
+
+const (
+	Hidden  Status = 0 // every terrain cell of the quad is hidden
+	Visible Status = 1 // every terrain cell of the quad is visible
+	Unknown Status = 2 // mixed: see the four children
+	Outside Status = 3 // the quad lies outside the terrain (not a node)
+)
+
+func (s Status) String() string {
+	switch s {
+	case Hidden:
+		return "hidden"
+	case Visible:
+		return "visible"
+	case Unknown:
+		return "unknown"
+	}
+	return "outside"
+}
+
+// Tree is one PVS as a predictive quadtree. The zero Tree is empty (no
+// root) and only valid as a destination. A Tree is immutable once built and
+// safe for concurrent readers.
+type Tree struct {
+	codes []uint64 // 2-bit codes, breadth-first
+	rank  []uint32 // rank[j]: Unknown codes before code 64·j
+	n     int      // number of codes, Outside ones included
+	nodes int      // number of codes that are not Outside
+}
+
+const (
+	lowBits = 0x5555555555555555
+)
+
+// unknownMask returns a word with bit 2i+1 set where code i of w is Unknown
+// (binary 10).
+func unknownMask(w uint64) uint64 { return w &^ (w << 1) & (lowBits << 1) }
+
+// Len returns the number of codes, Outside ones included.
+func (t *Tree) Len() int { return t.n }
+
+// Nodes returns the number of nodes (codes that are not Outside): the size
+// the thesis's node budget N caps (§3.4).
+func (t *Tree) Nodes() int { return t.nodes }
+
+// Bytes returns the tree's size in memory: ⌈n/32⌉ code words of 8 bytes and
+// ⌈n/64⌉ rank samples of 4 bytes, 0.3125 bytes per code.
+func (t *Tree) Bytes() int { return 8*len(t.codes) + 4*len(t.rank) }
+
+// BytesFor returns Bytes of a tree of n codes.
+func BytesFor(n int) int { return 8*((n+31)/32) + 4*((n+63)/64) }
+
+// code returns code i.
+func (t *Tree) code(i int) Status { return Status(t.codes[i>>5] >> (uint(i&31) * 2) & 3) }
+
+// Root returns the root's status.
+func (t *Tree) Root() Status { return t.code(0) }
+
+// childBase returns the position of the first child of the Unknown code at i.
+func (t *Tree) childBase(i int) int {
+	j := i >> 6
+	r := int(t.rank[j])
+	w := 2 * j
+	if i&32 != 0 {
+		r += bits.OnesCount64(unknownMask(t.codes[w]))
+		w++
+	}
+	r += bits.OnesCount64(unknownMask(t.codes[w]) & (1<<(uint(i&31)*2) - 1))
+	return 4*r + 1
+}
+
+// writer appends codes to a tree under construction, reusing its memory.
+type writer struct {
+	t   *Tree
+	cur uint64
+}
+
+func newWriter(dst *Tree) writer {
+	dst.codes, dst.rank, dst.n, dst.nodes = dst.codes[:0], dst.rank[:0], 0, 0
+	return writer{t: dst}
+}
+
+func (w *writer) put(s Status) {
+	t := w.t
+	w.cur |= uint64(s) << (uint(t.n&31) * 2)
+	t.n++
+	if s != Outside {
+		t.nodes++
+	}
+	if t.n&31 == 0 {
+		t.codes = append(t.codes, w.cur)
+		w.cur = 0
+	}
+}
+
+// finish flushes the last word and builds the rank samples.
+func (w *writer) finish() {
+	t := w.t
+	if t.n&31 != 0 {
+		t.codes = append(t.codes, w.cur)
+	}
+	t.buildRank()
+}
+
+func (t *Tree) buildRank() {
+	t.rank = t.rank[:0]
+	r := uint32(0)
+	for j, c := range t.codes {
+		if j&1 == 0 {
+			t.rank = append(t.rank, r)
+		}
+		r += uint32(bits.OnesCount64(unknownMask(c)))
+	}
+}
+
+// Clone returns a deep copy of t.
+func (t *Tree) Clone() Tree {
+	return Tree{codes: append([]uint64(nil), t.codes...), rank: append([]uint32(nil), t.rank...), n: t.n, nodes: t.nodes}
+}
+
+// Codes returns the tree's code words (read-only; ⌈Len/32⌉ words, the bits
+// after the last code zero), for serialising.
+func (t *Tree) Codes() []uint64 { return t.codes }
+
+// FormatError reports a malformed encoded tree.
+type FormatError struct {
+	Offset int // code position where the problem was found
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("quadpvs: malformed tree at code %d: %s", e.Offset, e.Msg)
+}
+
+// FromCodes rebuilds a tree of n codes from its code words (as Codes returns
+// them) for a terrain of geometry g, and checks it: every Unknown node has
+// its four child slots, nothing follows the last, Outside codes stand
+// exactly where g puts quads outside the terrain, leaves are not below cell
+// level, and unused bits are zero. It reuses dst's memory. Errors are
+// *FormatError.
+func FromCodes(g Geometry, codes []uint64, n int, dst *Tree) error {
+	if n <= 0 || len(codes) != (n+31)/32 {
+		return &FormatError{0, fmt.Sprintf("%d codes in %d words", n, len(codes))}
+	}
+	if n&31 != 0 && codes[len(codes)-1]>>(uint(n&31)*2) != 0 {
+		return &FormatError{n, "bits set after the last code"}
+	}
+	dst.codes = append(dst.codes[:0], codes...)
+	dst.n = n
+	dst.buildRank()
+	// Walk breadth-first with each node's quad to check the shape.
+	var q []quadPos
+	q = append(q, quadPos{})
+	nodes := 0
+	for i := 0; i < n; i++ {
+		if i >= len(q) {
+			return &FormatError{i, "code without a parent"}
+		}
+		p := q[i]
+		c := dst.code(i)
+		if out := g.outside(p); out != (c == Outside) {
+			return &FormatError{i, fmt.Sprintf("%s code for a quad %s the terrain", c, map[bool]string{true: "outside", false: "inside"}[out])}
+		}
+		if c != Outside {
+			nodes++
+		}
+		if c == Unknown {
+			if p.depth == g.K {
+				return &FormatError{i, "unknown cell"}
+			}
+			for k := range 4 {
+				q = append(q, p.child(k))
+			}
+		}
+	}
+	if len(q) != n {
+		return &FormatError{n, fmt.Sprintf("tree needs %d codes, has %d", len(q), n)}
+	}
+	dst.nodes = nodes
+	return nil
+}
