@@ -154,3 +154,34 @@ func BenchmarkCellStatus(b *testing.B) {
 	}
 	_ = n
 }
+
+// BenchmarkHierarchy builds the lossless hierarchical PVS of a 128² real
+// window from precomputed viewsheds (the viewsheds themselves not timed).
+func BenchmarkHierarchy(b *testing.B) {
+	g, _ := NewGeometry(128, 128)
+	bms := make([]horizon.Bitmap, 128*128)
+	_, first := realPVSs(b, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 128, Height: 128}, 1) // skips without the data
+	dem, _ := heightmap.Load("../../shared/data/N44W072.hgt", heightmap.Options{Window: heightmap.Window{Col: 700, Row: 700, Width: 128, Height: 128}})
+	m, _ := horizon.New(horizon.Terrain{Width: 128, Height: 128, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+	wk := m.NewWorker()
+	for i := range bms {
+		bms[i], _ = wk.Viewshed(i%128, i/128, horizon.Bitmap{})
+	}
+	_ = first
+	var h *Hierarchy
+	b.ReportAllocs()
+	for b.Loop() {
+		hb := NewHierarchyBuilder(g, nil)
+		for _, c := range hb.Order() {
+			hb.Add(c[0], c[1], bms[c[1]*128+c[0]])
+		}
+		h, _ = hb.Finish()
+	}
+	nodes := 0
+	for _, n := range h.NodeCount {
+		nodes += int(n)
+	}
+	b.ReportMetric(float64(128*128*b.N)/b.Elapsed().Seconds(), "cells/s")
+	b.ReportMetric(float64(nodes)/float64(h.Quads()), "nodes/quad")
+	b.ReportMetric(float64(h.Bytes())/float64(nodes), "bytes/node")
+}

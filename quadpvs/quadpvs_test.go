@@ -328,3 +328,96 @@ func ExampleMerger_Merge() {
 	fmt.Println(u.CellStatus(g, 0, 0), u.CellStatus(g, 3, 3), u.CellStatus(g, 1, 1), w.HiddenCells(g, &u), u.Nodes())
 	// Output: visible visible hidden 14 13
 }
+
+func TestQuadCount(t *testing.T) {
+	g, _ := NewGeometry(316, 316)
+	if n := g.QuadCount(); n != 133200 {
+		t.Errorf("316×316: %d quads, want 133,200", n)
+	}
+	g, _ = NewGeometry(5, 3)
+	if n, cells := g.QuadCount(), len(g.MortonCells(nil)); n != 15+6+2+1 || cells != 15 {
+		t.Errorf("5×3: %d quads, %d cells", n, cells)
+	}
+}
+
+// TestHierarchy builds the hierarchical PVS of a small non-power-of-two real
+// window and checks that every quad's PVS is exactly the OR of its cells'
+// viewsheds (lossless) and that the builder insists on Morton order.
+func TestHierarchy(t *testing.T) {
+	for _, name := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join("../../shared/data", name)
+			if _, err := os.Stat(p); err != nil {
+				t.Skipf("real DEM absent: %v", err)
+			}
+			dem, err := heightmap.Load(p, heightmap.Options{Window: heightmap.Window{Col: 400, Row: 350, Width: 21, Height: 13}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+			wk := m.NewWorker()
+			g, _ := NewGeometry(dem.Width, dem.Height)
+			cells := make([]horizon.Bitmap, dem.Width*dem.Height)
+			b := NewHierarchyBuilder(g, nil)
+			if err := b.Add(1, 0, horizon.NewBitmap(21, 13)); err == nil {
+				t.Error("out-of-order cell accepted")
+			}
+			if _, err := b.Finish(); err == nil {
+				t.Error("unfinished hierarchy accepted")
+			}
+			for _, c := range b.Order() {
+				bm, _ := wk.Viewshed(c[0], c[1], horizon.Bitmap{})
+				cells[c[1]*dem.Width+c[0]] = bm
+				if err := b.Add(c[0], c[1], bm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h, err := b.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Quads() != g.QuadCount() {
+				t.Fatalf("%d quads, want %d", h.Quads(), g.QuadCount())
+			}
+			for l := range g.Levels() {
+				qc, qr := g.QuadsAcross(l)
+				for y := range qr {
+					for x := range qc {
+						want := horizon.NewBitmap(g.Width, g.Height)
+						for r := y << l; r < min((y+1)<<l, g.Height); r++ {
+							for c := x << l; c < min((x+1)<<l, g.Width); c++ {
+								want = orBitmaps(want, cells[r*g.Width+c])
+							}
+						}
+						tr := h.PVS(h.QuadIndex(l, x, y))
+						checkTree(t, g, &tr, want)
+						var canon Tree
+						NewEncoder(g).Encode(want, &canon)
+						if tr.Nodes() != canon.Nodes() {
+							t.Errorf("quad l%d (%d,%d): %d nodes, canonical %d", l, x, y, tr.Nodes(), canon.Nodes())
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	g, _ := NewGeometry(33, 20)
+	var m Merger
+	var z Normalizer
+	for range 50 {
+		a, b := blobs(rng, 33, 20), blobs(rng, 33, 20)
+		var u, n, canon Tree
+		m.Merge(&u, encode(t, g, a), encode(t, g, b), Lossless)
+		z.Normalize(&n, &u)
+		union := orBitmaps(a, b)
+		checkTree(t, g, &n, union)
+		NewEncoder(g).Encode(union, &canon)
+		if n.Nodes() != canon.Nodes() || n.Nodes() > u.Nodes() {
+			t.Fatalf("normalised %d nodes, canonical %d, merged %d", n.Nodes(), canon.Nodes(), u.Nodes())
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package quadpvs
+
+import (
+	"fmt"
+
+	"frontiersets/horizon"
+)
+
+// Hierarchy is a terrain's hierarchical PVS (§3.2, Figure 3.3): one tree for
+// every quad of every level of the terrain's quad decomposition that
+// intersects the terrain. Level 0 quads are the cells (the per-point PVSs);
+// the quad of level l at column x, row y covers cells [x·2^l, (x+1)·2^l) ×
+// [y·2^l, (y+1)·2^l) and its PVS is the union of its children's.
+//
+// Layout: quads are numbered level by level, row-major within a level:
+// quad (l,x,y) has index LevelStart[l] + y·cols(l) + x, with cols(l), rows(l)
+// from Geometry.QuadsAcross. All trees' code words are concatenated in Codes
+// (tree q at Codes[CodeStart[q]:CodeStart[q+1]]), their rank samples in
+// Ranks from RankStart[q]; Len[q] and NodeCount[q] are the tree's code and
+// node counts, and its ⌈Len/32⌉ words and ⌈Len/64⌉ samples follow the
+// starts (trees are appended in Morton order, not index order). A Hierarchy is read-only once built and safe for
+// concurrent readers.
+type Hierarchy struct {
+	G          Geometry
+	LevelStart []int    // len Levels()+1
+	CodeStart  []uint64 // per quad, in words
+	RankStart  []uint64 // per quad, in samples
+	Len        []uint32 // codes per tree
+	NodeCount  []uint32 // nodes per tree
+	Codes      []uint64
+	Ranks      []uint32
+}
+
+// QuadCount returns the number of quads of all levels that intersect the
+// terrain (133,200 for a 316×316 terrain).
+func (g Geometry) QuadCount() int {
+	n := 0
+	for l := range g.Levels() {
+		c, r := g.QuadsAcross(l)
+		n += c * r
+	}
+	return n
+}
+
+// Quads returns the number of quads (trees) in h.
+func (h *Hierarchy) Quads() int { return len(h.Len) }
+
+// QuadIndex returns the index of quad (l,x,y), as laid out above.
+func (h *Hierarchy) QuadIndex(l, x, y int) int {
+	c, _ := h.G.QuadsAcross(l)
+	return h.LevelStart[l] + y*c + x
+}
+
+// PVS returns the tree of quad index q as a view into h's arrays (no copy;
+// do not modify it).
+func (h *Hierarchy) PVS(q int) Tree {
+	n := int(h.Len[q])
+	c, r := h.CodeStart[q], h.RankStart[q]
+	cw, rw := uint64((n+31)/32), uint64((n+63)/64)
+	return Tree{
+		codes: h.Codes[c : c+cw : c+cw],
+		rank:  h.Ranks[r : r+rw : r+rw],
+		n:     n,
+		nodes: int(h.NodeCount[q]),
+	}
+}
+
+// Bytes returns the memory the trees take: codes, rank samples, and per
+// quad two 8-byte starts and two 4-byte counts.
+func (h *Hierarchy) Bytes() int {
+	return 8*len(h.Codes) + 4*len(h.Ranks) + 24*h.Quads()
+}
+
+// MortonCells appends to dst the terrain's cells in Morton (Z) order of the
+// covering square, as (col,row) pairs: the order HierarchyBuilder.Add wants.
+func (g Geometry) MortonCells(dst [][2]int) [][2]int {
+	var walk func(depth, x, y int)
+	walk = func(depth, x, y int) {
+		if g.outside(quadPos{depth, x, y}) {
+			return
+		}
+		if depth == g.K {
+			dst = append(dst, [2]int{x, y})
+			return
+		}
+		for k := range 4 {
+			walk(depth+1, 2*x+k&1, 2*y+k>>1)
+		}
+	}
+	walk(0, 0, 0)
+	return dst
+}
+
+// Reducer caps a finished tree of the given level, writing the result into
+// dst (compression to a node budget, §3.4, plugs in here). It may leave dst
+// empty (Len 0) to keep src unchanged.
+type Reducer func(level int, dst, src *Tree)
+
+// HierarchyBuilder builds a Hierarchy from per-point PVS bitmaps streamed in
+// Morton order, so that only one partial union per level is held at a time,
+// never all the uncompressed per-point PVSs: when the last child of a quad
+// arrives the quad's union is finished, normalised, reduced, stored, and
+// merged into its parent's partial union. It is not safe for concurrent use.
+type HierarchyBuilder struct {
+	g      Geometry
+	reduce Reducer
+	enc    *Encoder
+	m      Merger
+	z      Normalizer
+	acc    []Tree // acc[l]: partial union of the current quad of level l (l ≥ 1)
+	has    []bool // acc[l] holds something
+	tmp    [3]Tree
+	h      *Hierarchy
+	next   int // index in Morton order of the next cell expected
+	order  [][2]int
+}
+
+// NewHierarchyBuilder returns a builder for geometry g; reduce may be nil.
+func NewHierarchyBuilder(g Geometry, reduce Reducer) *HierarchyBuilder {
+	b := &HierarchyBuilder{
+		g: g, reduce: reduce, enc: NewEncoder(g),
+		acc: make([]Tree, g.Levels()), has: make([]bool, g.Levels()),
+		order: g.MortonCells(nil),
+	}
+	h := &Hierarchy{G: g, LevelStart: make([]int, g.Levels()+1)}
+	for l := range g.Levels() {
+		c, r := g.QuadsAcross(l)
+		h.LevelStart[l+1] = h.LevelStart[l] + c*r
+	}
+	n := h.LevelStart[g.Levels()]
+	h.CodeStart = make([]uint64, n)
+	h.RankStart = make([]uint64, n)
+	h.Len = make([]uint32, n)
+	h.NodeCount = make([]uint32, n)
+	b.h = h
+	return b
+}
+
+// Order returns the cells in the order Add wants them (Morton order).
+func (b *HierarchyBuilder) Order() [][2]int { return b.order }
+
+// Add takes the PVS bitmap of cell (col,row), which must be the next cell of
+// Order(). The bitmap is not retained.
+func (b *HierarchyBuilder) Add(col, row int, bm horizon.Bitmap) error {
+	if b.next >= len(b.order) || b.order[b.next] != [2]int{col, row} {
+		return fmt.Errorf("quadpvs: cell (%d,%d) added out of Morton order", col, row)
+	}
+	b.next++
+	t := &b.tmp[0]
+	if err := b.enc.Encode(bm, t); err != nil {
+		return err
+	}
+	x, y := col, row
+	for l := 0; ; l++ {
+		// t is the finished PVS of quad (l,x,y).
+		t = b.finish(l, x, y, t)
+		if l == b.g.K {
+			return nil
+		}
+		px, py := x>>1, y>>1
+		if !b.has[l+1] {
+			b.acc[l+1], *t = *t, b.acc[l+1] // adopt t's memory as the partial union
+			b.has[l+1] = true
+		} else {
+			b.m.MergeInto(&b.acc[l+1], &b.tmp[1], t, Lossless)
+		}
+		if !b.lastChild(l, x, y) {
+			return nil
+		}
+		// The parent is complete.
+		b.has[l+1] = false
+		b.z.Normalize(&b.tmp[2], &b.acc[l+1])
+		t = &b.tmp[2]
+		x, y = px, py
+	}
+}
+
+// finish reduces the finished tree of quad (l,x,y), stores it, and returns
+// the tree that goes on up (the reduced one).
+func (b *HierarchyBuilder) finish(l, x, y int, t *Tree) *Tree {
+	if b.reduce != nil {
+		r := &b.tmp[1]
+		r.n = 0
+		b.reduce(l, r, t)
+		if r.n > 0 {
+			*t, *r = *r, *t
+		}
+	}
+	h := b.h
+	q := h.QuadIndex(l, x, y)
+	h.CodeStart[q] = uint64(len(h.Codes))
+	h.RankStart[q] = uint64(len(h.Ranks))
+	h.Codes = append(h.Codes, t.codes...)
+	h.Ranks = append(h.Ranks, t.rank...)
+	h.Len[q] = uint32(t.n)
+	h.NodeCount[q] = uint32(t.nodes)
+	return t
+}
+
+// lastChild reports whether quad (l,x,y) is the last of its parent's
+// children inside the terrain in Morton order.
+func (b *HierarchyBuilder) lastChild(l, x, y int) bool {
+	c, r := b.g.QuadsAcross(l)
+	k := (y&1)<<1 | x&1
+	for k2 := k + 1; k2 < 4; k2++ {
+		sx, sy := x&^1+k2&1, y&^1+k2>>1
+		if sx < c && sy < r {
+			return false
+		}
+	}
+	return true
+}
+
+// Finish returns the Hierarchy once every cell has been added.
+func (b *HierarchyBuilder) Finish() (*Hierarchy, error) {
+	if b.next != len(b.order) {
+		return nil, fmt.Errorf("quadpvs: hierarchy has %d of %d cells", b.next, len(b.order))
+	}
+	return b.h, nil
+}
