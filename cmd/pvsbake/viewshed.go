@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"image/color"
 	"io"
 
@@ -11,7 +15,7 @@ import (
 	"frontiersets/internal/render"
 )
 
-const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--png out.png]"
+const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--png out.png] [--horizon out.csv]"
 
 // runViewshed writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
@@ -25,6 +29,7 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	at := fs.String("at", "", "observer's cell `col,row` (in the window when --window is given)")
 	out := fs.String("o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
+	hzOut := fs.String("horizon", "", "also write the per-sector horizon (azimuth_rad, elevation_rad, distance_m) to this CSV `path`")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -48,7 +53,8 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bm, err := m.NewWorker().Viewshed(col, row, horizon.Bitmap{})
+	wk := m.NewWorker()
+	bm, err := wk.Viewshed(col, row, horizon.Bitmap{})
 	if err != nil {
 		return err
 	}
@@ -65,6 +71,12 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	}
 	n := bm.CountVisible()
 	fmt.Fprintf(stdout, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
+	if *hzOut != "" {
+		if err := writeHorizon(*hzOut, wk.Horizon(nil)); err != nil {
+			return fmt.Errorf("write %s: %w", *hzOut, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *hzOut)
+	}
 	if *pngOut != "" {
 		img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
 		for i, v := range mask {
@@ -79,4 +91,39 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", *pngOut)
 	}
 	return nil
+}
+
+// writeHorizon writes one CSV row per sector, atomically (temporary file,
+// then rename): azimuth clockwise from grid north and horizon elevation
+// angle in radians, distance to the horizon cell in metres.
+func writeHorizon(path string, sectors []horizon.Sector) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := csv.NewWriter(f)
+	w.Write([]string{"azimuth_rad", "elevation_rad", "distance_m"})
+	for _, s := range sectors {
+		w.Write([]string{
+			strconv.FormatFloat(s.Azimuth, 'f', 6, 64),
+			strconv.FormatFloat(s.Elevation, 'f', 6, 64),
+			strconv.FormatFloat(s.Distance, 'f', 2, 64),
+		})
+	}
+	if w.Flush(); w.Error() != nil {
+		return w.Error()
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
