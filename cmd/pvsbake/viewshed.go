@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"image/color"
-	"io"
 
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
