@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/internal/atomicfile"
 	"frontiersets/internal/cli"
 	"frontiersets/internal/render"
 )
@@ -93,37 +92,21 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeHorizon writes one CSV row per sector, atomically (temporary file,
-// then rename): azimuth clockwise from grid north and horizon elevation
-// angle in radians, distance to the horizon cell in metres.
-func writeHorizon(path string, sectors []horizon.Sector) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// writeHorizon writes one CSV row per sector, atomically: azimuth clockwise
+// from grid north and horizon elevation angle in radians, distance to the
+// horizon cell in metres.
+func writeHorizon(path string, sectors []horizon.Sector) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write([]string{"azimuth_rad", "elevation_rad", "distance_m"})
+		for _, s := range sectors {
+			w.Write([]string{
+				strconv.FormatFloat(s.Azimuth, 'f', 6, 64),
+				strconv.FormatFloat(s.Elevation, 'f', 6, 64),
+				strconv.FormatFloat(s.Distance, 'f', 2, 64),
+			})
 		}
-	}()
-	w := csv.NewWriter(f)
-	w.Write([]string{"azimuth_rad", "elevation_rad", "distance_m"})
-	for _, s := range sectors {
-		w.Write([]string{
-			strconv.FormatFloat(s.Azimuth, 'f', 6, 64),
-			strconv.FormatFloat(s.Elevation, 'f', 6, 64),
-			strconv.FormatFloat(s.Distance, 'f', 2, 64),
-		})
-	}
-	if w.Flush(); w.Error() != nil {
+		w.Flush()
 		return w.Error()
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }

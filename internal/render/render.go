@@ -6,9 +6,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
+
+	"frontiersets/internal/atomicfile"
 )
 
 // Hillshade returns a grey shaded-relief image of a width×height heightmap
@@ -61,27 +62,7 @@ func Marker(img *image.RGBA, x, y, r int, c color.RGBA) {
 	}
 }
 
-// WritePNG encodes img to path through a temporary file and a rename, so an
-// interrupted write never leaves a partial file under path.
-func WritePNG(path string, img image.Image) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = png.Encode(f, img); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// WritePNG encodes img to path atomically (see atomicfile.Write).
+func WritePNG(path string, img image.Image) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
