@@ -308,9 +308,10 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 	return os.Rename(tmpName, path)
 }
 
-// WriteMask writes a byte raster of g's window size on g's georeferencing
-// (data row-major, len(data) == ref width × height) as a GeoTIFF, atomically
-// (temporary file, then rename). Errors name GDAL's message.
+// WriteMask writes width×height bytes (row-major, data[row*width+col]) as a
+// one-band byte GeoTIFF on the georeferencing ref, atomically (temporary
+// file, then rename): masks and viewsheds on a grid's own cells. Errors wrap
+// GDAL's message and name path.
 func WriteMask(path string, ref Georef, width, height int, data []byte) error {
 	if len(data) != width*height || width <= 0 || height <= 0 {
 		return fmt.Errorf("heightmap: mask of %d bytes for a %d×%d grid", len(data), width, height)

@@ -105,8 +105,10 @@ type Model struct {
 	offDrop    []float32 // Earth-curvature drop in metres (nil when off)
 }
 
-// New validates t and p and builds the tables: O(S·max(W,H)) midline steps
-// and O(4·W·H) offset entries, about 14 bytes each.
+// New validates t and p and builds the tables: about S·max(W,H) midline
+// steps of 20 bytes and (2W-1)·(2H-1) offset entries of 16 bytes (20 with
+// Earth curvature): 9 MB for a 316² grid at S = 1024. Errors wrap
+// ErrTerrain or ErrParams.
 func New(t Terrain, p Params) (*Model, error) {
 	switch {
 	case t.Width <= 0 || t.Height <= 0 || len(t.Elev) != t.Width*t.Height:
