@@ -107,7 +107,7 @@ type Model struct {
 
 // New validates t and p and builds the tables: about S·max(W,H) midline
 // steps of 20 bytes and (2W-1)·(2H-1) offset entries of 16 bytes (20 with
-// Earth curvature): 9 MB for a 316² grid at S = 1024. Errors wrap
+// Earth curvature): 12.8 MB for a 316² grid at S = 1024. Errors wrap
 // ErrTerrain or ErrParams.
 func New(t Terrain, p Params) (*Model, error) {
 	switch {
