@@ -1,0 +1,99 @@
+package quadpvs
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+)
+
+// TestCap checks the §3.4 compression on random and real PVSs: the cap is
+// honoured, the result is conservative and canonical-shaped (it decodes),
+// a tree within the cap is unchanged, and a smaller cap never shows fewer
+// cells than a larger one.
+func TestCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	type tc struct {
+		g  Geometry
+		bm horizon.Bitmap
+	}
+	var cases []tc
+	for _, wh := range geometries {
+		g, _ := NewGeometry(wh[0], wh[1])
+		for range 6 {
+			cases = append(cases, tc{g, blobs(rng, wh[0], wh[1])}, tc{g, noise(rng, wh[0], wh[1], 0.3)})
+		}
+	}
+	g, real := realPVSs(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 200, Row: 200, Width: 90, Height: 70}, 6)
+	for _, b := range real {
+		cases = append(cases, tc{g, b})
+	}
+	var c Capper
+	var w Walker
+	for _, x := range cases {
+		src := encode(t, x.g, x.bm)
+		var prev horizon.Bitmap
+		caps := []int{src.Nodes() + 5, src.Nodes(), src.Nodes() * 3 / 4, src.Nodes() / 2, 40, 13, 5, 1}
+		slices.Sort(caps)
+		slices.Reverse(caps) // largest first: each cap continues the previous one's collapses
+		for _, n := range caps {
+			if n < 1 {
+				continue
+			}
+			var dst Tree
+			if err := c.Cap(&dst, src, n); err != nil {
+				t.Fatal(err)
+			}
+			if dst.Nodes() > n {
+				t.Fatalf("cap %d left %d nodes", n, dst.Nodes())
+			}
+			got := w.Bitmap(x.g, &dst, horizon.Bitmap{})
+			for i := range got.Words {
+				if x.bm.Words[i]&^got.Words[i] != 0 {
+					t.Fatalf("cap %d hides a visible cell", n)
+				}
+				if prev.Words != nil && prev.Words[i]&^got.Words[i] != 0 {
+					t.Fatalf("cap %d hides a cell a larger cap shows", n)
+				}
+			}
+			if n >= src.Nodes() && !equalBitmaps(got, x.bm) {
+				t.Fatalf("cap %d ≥ %d nodes changed the tree", n, src.Nodes())
+			}
+			var d Tree
+			if err := FromCodes(x.g, dst.Codes(), dst.Len(), &d); err != nil {
+				t.Fatalf("capped tree does not decode: %v", err)
+			}
+			prev = got
+		}
+	}
+	if err := c.Cap(&Tree{}, encode(t, g, real[0]), 0); err == nil {
+		t.Error("cap of 0 nodes accepted")
+	}
+}
+
+// BenchmarkCap caps real 316² PVSs (~2,800 nodes) at the thesis's 0.1 GB
+// cap for its 100,000-point terrain, 267 nodes.
+func BenchmarkCap(b *testing.B) {
+	g, bms := realPVSs(b, "N44W072.hgt", benchWin, 16)
+	enc := NewEncoder(g)
+	trees := make([]Tree, len(bms))
+	for i := range bms {
+		enc.Encode(bms[i], &trees[i])
+	}
+	var c Capper
+	var dst Tree
+	var w Walker
+	kept, all := 0, 0
+	for i := range trees {
+		c.Cap(&dst, &trees[i], 267)
+		kept += w.HiddenCells(g, &dst)
+		all += w.HiddenCells(g, &trees[i])
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c.Cap(&dst, &trees[i%len(trees)], 267)
+	}
+	b.ReportMetric(float64(kept)/float64(all), "hidden-kept")
+}
