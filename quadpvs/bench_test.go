@@ -169,13 +169,16 @@ func BenchmarkHierarchy(b *testing.B) {
 	}
 	_ = first
 	var h *Hierarchy
+	enc := NewEncoder(g)
+	var tr Tree
 	b.ReportAllocs()
 	for b.Loop() {
-		hb := NewHierarchyBuilder(g, nil)
+		h = NewHierarchy(g)
+		hb := NewHierarchyBuilder(g, func(l, x, y int, t *Tree) error { h.Set(l, x, y, t); return nil })
 		for _, c := range hb.Order() {
-			hb.Add(c[0], c[1], bms[c[1]*128+c[0]])
+			enc.Encode(bms[c[1]*128+c[0]], &tr)
+			hb.Add(c[0], c[1], &tr)
 		}
-		h, _ = hb.Finish()
 	}
 	nodes := 0
 	for _, n := range h.NodeCount {

@@ -1,10 +1,6 @@
 package quadpvs
 
-import (
-	"fmt"
-
-	"frontiersets/horizon"
-)
+import "fmt"
 
 // Hierarchy is a terrain's hierarchical PVS (§3.2, Figure 3.3): one tree for
 // every quad of every level of the terrain's quad decomposition that
@@ -91,110 +87,75 @@ func (g Geometry) MortonCells(dst [][2]int) [][2]int {
 	return dst
 }
 
-// Reducer caps a finished tree of the given level, writing the result into
-// dst (compression to a node budget, §3.4, plugs in here). It may leave dst
-// empty (Len 0) to keep src unchanged.
-type Reducer func(level int, dst, src *Tree)
+// Emit receives the finished, canonical PVS of quad (l,x,y): the exact union
+// of its cells' PVSs. It must not retain t, which the builder reuses; node
+// budgets (§3.4) apply here, to a copy, so that parents are always built from
+// their children's uncompressed PVSs.
+type Emit func(l, x, y int, t *Tree) error
 
-// HierarchyBuilder builds a Hierarchy from per-point PVS bitmaps streamed in
-// Morton order, so that only one partial union per level is held at a time,
-// never all the uncompressed per-point PVSs: when the last child of a quad
-// arrives the quad's union is finished, normalised, reduced, stored, and
-// merged into its parent's partial union. It is not safe for concurrent use.
+// HierarchyBuilder builds a hierarchical PVS from per-point PVS trees
+// streamed in Morton order, so that only one partial union per level is held
+// at a time, never all the per-point PVSs: when the last child of a quad
+// arrives, the quad's union is finished, normalised and emitted, and merged
+// into its parent's partial union. It is not safe for concurrent use.
 type HierarchyBuilder struct {
-	g      Geometry
-	reduce Reducer
-	enc    *Encoder
-	m      Merger
-	z      Normalizer
-	acc    []Tree // acc[l]: partial union of the current quad of level l (l ≥ 1)
-	has    []bool // acc[l] holds something
-	tmp    [3]Tree
-	h      *Hierarchy
-	next   int // index in Morton order of the next cell expected
-	order  [][2]int
+	g     Geometry
+	emit  Emit
+	m     Merger
+	z     Normalizer
+	acc   []Tree // acc[l]: partial union of the current quad of level l (l ≥ 1)
+	has   []bool // acc[l] holds something
+	tmp   [2]Tree
+	next  int // index in Morton order of the next cell expected
+	order [][2]int
 }
 
-// NewHierarchyBuilder returns a builder for geometry g; reduce may be nil.
-func NewHierarchyBuilder(g Geometry, reduce Reducer) *HierarchyBuilder {
-	b := &HierarchyBuilder{
-		g: g, reduce: reduce, enc: NewEncoder(g),
+// NewHierarchyBuilder returns a builder for geometry g that hands every
+// finished quad to emit.
+func NewHierarchyBuilder(g Geometry, emit Emit) *HierarchyBuilder {
+	return &HierarchyBuilder{
+		g: g, emit: emit,
 		acc: make([]Tree, g.Levels()), has: make([]bool, g.Levels()),
 		order: g.MortonCells(nil),
 	}
-	h := &Hierarchy{G: g, LevelStart: make([]int, g.Levels()+1)}
-	for l := range g.Levels() {
-		c, r := g.QuadsAcross(l)
-		h.LevelStart[l+1] = h.LevelStart[l] + c*r
-	}
-	n := h.LevelStart[g.Levels()]
-	h.CodeStart = make([]uint64, n)
-	h.RankStart = make([]uint64, n)
-	h.Len = make([]uint32, n)
-	h.NodeCount = make([]uint32, n)
-	b.h = h
-	return b
 }
 
 // Order returns the cells in the order Add wants them (Morton order).
 func (b *HierarchyBuilder) Order() [][2]int { return b.order }
 
-// Add takes the PVS bitmap of cell (col,row), which must be the next cell of
-// Order(). The bitmap is not retained.
-func (b *HierarchyBuilder) Add(col, row int, bm horizon.Bitmap) error {
+// Add takes the PVS tree of cell (col,row), which must be the next cell of
+// Order(). Add may swap t's memory with its own buffers: t is left holding
+// some reusable tree memory, not the cell's PVS. Errors are emit's, or an
+// out-of-order cell.
+func (b *HierarchyBuilder) Add(col, row int, t *Tree) error {
 	if b.next >= len(b.order) || b.order[b.next] != [2]int{col, row} {
 		return fmt.Errorf("quadpvs: cell (%d,%d) added out of Morton order", col, row)
 	}
 	b.next++
-	t := &b.tmp[0]
-	if err := b.enc.Encode(bm, t); err != nil {
-		return err
-	}
 	x, y := col, row
 	for l := 0; ; l++ {
 		// t is the finished PVS of quad (l,x,y).
-		t = b.finish(l, x, y, t)
+		if err := b.emit(l, x, y, t); err != nil {
+			return err
+		}
 		if l == b.g.K {
 			return nil
 		}
-		px, py := x>>1, y>>1
 		if !b.has[l+1] {
 			b.acc[l+1], *t = *t, b.acc[l+1] // adopt t's memory as the partial union
 			b.has[l+1] = true
 		} else {
-			b.m.MergeInto(&b.acc[l+1], &b.tmp[1], t, Lossless)
+			b.m.MergeInto(&b.acc[l+1], &b.tmp[0], t, Lossless)
 		}
 		if !b.lastChild(l, x, y) {
 			return nil
 		}
 		// The parent is complete.
 		b.has[l+1] = false
-		b.z.Normalize(&b.tmp[2], &b.acc[l+1])
-		t = &b.tmp[2]
-		x, y = px, py
+		b.z.Normalize(&b.tmp[1], &b.acc[l+1])
+		t = &b.tmp[1]
+		x, y = x>>1, y>>1
 	}
-}
-
-// finish reduces the finished tree of quad (l,x,y), stores it, and returns
-// the tree that goes on up (the reduced one).
-func (b *HierarchyBuilder) finish(l, x, y int, t *Tree) *Tree {
-	if b.reduce != nil {
-		r := &b.tmp[1]
-		r.n = 0
-		b.reduce(l, r, t)
-		if r.n > 0 {
-			*t, *r = *r, *t
-		}
-	}
-	h := b.h
-	q := h.QuadIndex(l, x, y)
-	h.CodeStart[q] = uint64(len(h.Codes))
-	h.RankStart[q] = uint64(len(h.Ranks))
-	h.Codes = append(h.Codes, t.codes...)
-	h.Ranks = append(h.Ranks, t.rank...)
-	h.Len[q] = uint32(t.n)
-	h.NodeCount[q] = uint32(t.nodes)
-	return t
 }
 
 // lastChild reports whether quad (l,x,y) is the last of its parent's
@@ -211,10 +172,32 @@ func (b *HierarchyBuilder) lastChild(l, x, y int) bool {
 	return true
 }
 
-// Finish returns the Hierarchy once every cell has been added.
-func (b *HierarchyBuilder) Finish() (*Hierarchy, error) {
-	if b.next != len(b.order) {
-		return nil, fmt.Errorf("quadpvs: hierarchy has %d of %d cells", b.next, len(b.order))
+// Done reports whether every cell has been added.
+func (b *HierarchyBuilder) Done() bool { return b.next == len(b.order) }
+
+// NewHierarchy returns an empty Hierarchy of geometry g, to be filled with
+// Set in any order.
+func NewHierarchy(g Geometry) *Hierarchy {
+	h := &Hierarchy{G: g, LevelStart: make([]int, g.Levels()+1)}
+	for l := range g.Levels() {
+		c, r := g.QuadsAcross(l)
+		h.LevelStart[l+1] = h.LevelStart[l] + c*r
 	}
-	return b.h, nil
+	n := h.LevelStart[g.Levels()]
+	h.CodeStart = make([]uint64, n)
+	h.RankStart = make([]uint64, n)
+	h.Len = make([]uint32, n)
+	h.NodeCount = make([]uint32, n)
+	return h
+}
+
+// Set appends a copy of t as the PVS of quad (l,x,y).
+func (h *Hierarchy) Set(l, x, y int, t *Tree) {
+	q := h.QuadIndex(l, x, y)
+	h.CodeStart[q] = uint64(len(h.Codes))
+	h.RankStart[q] = uint64(len(h.Ranks))
+	h.Codes = append(h.Codes, t.codes...)
+	h.Ranks = append(h.Ranks, t.rank...)
+	h.Len[q] = uint32(t.n)
+	h.NodeCount[q] = uint32(t.nodes)
 }

@@ -358,23 +358,26 @@ func TestHierarchy(t *testing.T) {
 			wk := m.NewWorker()
 			g, _ := NewGeometry(dem.Width, dem.Height)
 			cells := make([]horizon.Bitmap, dem.Width*dem.Height)
-			b := NewHierarchyBuilder(g, nil)
-			if err := b.Add(1, 0, horizon.NewBitmap(21, 13)); err == nil {
+			h := NewHierarchy(g)
+			b := NewHierarchyBuilder(g, func(l, x, y int, t *Tree) error { h.Set(l, x, y, t); return nil })
+			enc := NewEncoder(g)
+			var tr Tree
+			if err := b.Add(1, 0, &tr); err == nil {
 				t.Error("out-of-order cell accepted")
 			}
-			if _, err := b.Finish(); err == nil {
-				t.Error("unfinished hierarchy accepted")
-			}
 			for _, c := range b.Order() {
+				if b.Done() {
+					t.Fatal("done before the last cell")
+				}
 				bm, _ := wk.Viewshed(c[0], c[1], horizon.Bitmap{})
 				cells[c[1]*dem.Width+c[0]] = bm
-				if err := b.Add(c[0], c[1], bm); err != nil {
+				enc.Encode(bm, &tr)
+				if err := b.Add(c[0], c[1], &tr); err != nil {
 					t.Fatal(err)
 				}
 			}
-			h, err := b.Finish()
-			if err != nil {
-				t.Fatal(err)
+			if !b.Done() {
+				t.Fatal("not done after the last cell")
 			}
 			if h.Quads() != g.QuadCount() {
 				t.Fatalf("%d quads, want %d", h.Quads(), g.QuadCount())
