@@ -19,11 +19,21 @@ type Capper struct {
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped
-// at maxNodes nodes (≥ 1). A tree already within the cap is copied as is.
-// Time is linear in src.Len().
+// at maxNodes nodes (≥ 1), the thesis's count. A tree already within the cap
+// is copied as is. Time is linear in src.Len().
 func (c *Capper) Cap(dst, src *Tree, maxNodes int) error {
-	if maxNodes < 1 {
-		return fmt.Errorf("quadpvs: cap of %d nodes, want at least 1", maxNodes)
+	return c.cap(dst, src, maxNodes, false)
+}
+
+// CapCodes is Cap with the cap on codes (Len, Outside codes included), which
+// is what a tree's bytes depend on (BytesFor): the cap for a byte budget.
+func (c *Capper) CapCodes(dst, src *Tree, maxCodes int) error {
+	return c.cap(dst, src, maxCodes, true)
+}
+
+func (c *Capper) cap(dst, src *Tree, limit int, codes bool) error {
+	if limit < 1 {
+		return fmt.Errorf("quadpvs: cap of %d nodes, want at least 1", limit)
 	}
 	n := src.n
 	if cap(c.st) < n {
@@ -42,16 +52,23 @@ func (c *Capper) Cap(dst, src *Tree, maxNodes int) error {
 			}
 		}
 	}
-	nodes := src.nodes
+	nodes, ncodes := src.nodes, src.n
+	over := func() bool {
+		if codes {
+			return ncodes > limit
+		}
+		return nodes > limit
+	}
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
-	for i := n - 1; i >= 0 && nodes > maxNodes; i-- {
+	for i := n - 1; i >= 0 && over(); i-- {
 		if st[i] != Unknown {
 			continue
 		}
 		for u := i; ; {
 			b := src.childBase(u)
+			ncodes -= 4
 			for k := range 4 {
 				if st[b+k] != Outside {
 					nodes--

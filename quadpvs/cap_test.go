@@ -66,6 +66,19 @@ func TestCap(t *testing.T) {
 				t.Fatalf("capped tree does not decode: %v", err)
 			}
 			prev = got
+			if n >= 5 {
+				var dc Tree
+				c.CapCodes(&dc, src, n)
+				if dc.Len() > n {
+					t.Fatalf("code cap %d left %d codes", n, dc.Len())
+				}
+				cb := w.Bitmap(x.g, &dc, horizon.Bitmap{})
+				for i := range cb.Words {
+					if x.bm.Words[i]&^cb.Words[i] != 0 {
+						t.Fatalf("code cap %d hides a visible cell", n)
+					}
+				}
+			}
 		}
 	}
 	if err := c.Cap(&Tree{}, encode(t, g, real[0]), 0); err == nil {

@@ -1,6 +1,9 @@
 package quadpvs
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Hierarchy is a terrain's hierarchical PVS (§3.2, Figure 3.3): one tree for
 // every quad of every level of the terrain's quad decomposition that
@@ -200,4 +203,41 @@ func (h *Hierarchy) Set(l, x, y int, t *Tree) {
 	h.Ranks = append(h.Ranks, t.rank...)
 	h.Len[q] = uint32(t.n)
 	h.NodeCount[q] = uint32(t.nodes)
+}
+
+// BuildRanks computes Ranks and RankStart from Codes, CodeStart and Len, for
+// a Hierarchy read from storage, and checks every tree's shape (CheckShape).
+// Errors are *FormatError with the quad index in the message.
+func (h *Hierarchy) BuildRanks() error {
+	total := 0
+	for _, n := range h.Len {
+		total += (int(n) + 63) / 64
+	}
+	h.Ranks = make([]uint32, 0, total)
+	for q, n := range h.Len {
+		c := h.CodeStart[q]
+		cw := uint64((n + 31) / 32)
+		if n == 0 || c+cw > uint64(len(h.Codes)) || c+cw < c {
+			return &FormatError{0, fmt.Sprintf("quad %d: %d codes at word %d of %d", q, n, c, len(h.Codes))}
+		}
+		h.RankStart[q] = uint64(len(h.Ranks))
+		t := Tree{codes: h.Codes[c : c+cw : c+cw], n: int(n)}
+		r := uint32(0)
+		for j, w := range t.codes {
+			if j&1 == 0 {
+				h.Ranks = append(h.Ranks, r)
+			}
+			r += uint32(bits.OnesCount64(unknownMask(w)))
+		}
+		t.rank = h.Ranks[h.RankStart[q]:]
+		if err := CheckShape(h.G, &t); err != nil {
+			fe := err.(*FormatError)
+			return &FormatError{fe.Offset, fmt.Sprintf("quad %d: %s", q, fe.Msg)}
+		}
+		nodes := t.n - t.count(Outside)
+		if uint32(nodes) != h.NodeCount[q] {
+			return &FormatError{0, fmt.Sprintf("quad %d: %d nodes recorded, %d present", q, h.NodeCount[q], nodes)}
+		}
+	}
+	return nil
 }

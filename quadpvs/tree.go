@@ -92,6 +92,60 @@ func (t *Tree) code(i int) Status { return Status(t.codes[i>>5] >> (uint(i&31) *
 // Root returns the root's status.
 func (t *Tree) Root() Status { return t.code(0) }
 
+// rankAt returns the number of Unknown codes before position i (0 ≤ i ≤ n).
+func (t *Tree) rankAt(i int) int {
+	if i == t.n {
+		i-- // count through the last code, then add it
+		r := t.rankAt(i)
+		if t.code(i) == Unknown {
+			r++
+		}
+		return r
+	}
+	j := i >> 6
+	r := int(t.rank[j])
+	w := 2 * j
+	if i&32 != 0 {
+		r += bits.OnesCount64(unknownMask(t.codes[w]))
+		w++
+	}
+	return r + bits.OnesCount64(unknownMask(t.codes[w])&(1<<(uint(i&31)*2)-1))
+}
+
+// CheckShape is the cheap structural check of a tree of geometry g, enough
+// for every query and walk to stay in bounds: the codes form whole levels
+// (each level holds four codes per Unknown code of the level above), no
+// Unknown code at cell level, nothing after the last level, no bits after
+// the last code. It costs O(K) per tree once the rank samples exist. It does
+// not check that Outside codes stand where g puts the terrain's edge
+// (FromCodes does). Errors are *FormatError.
+func CheckShape(g Geometry, t *Tree) error {
+	if t.n <= 0 || len(t.codes) != (t.n+31)/32 || len(t.rank) != (t.n+63)/64 {
+		return &FormatError{0, fmt.Sprintf("%d codes in %d words and %d rank samples", t.n, len(t.codes), len(t.rank))}
+	}
+	if t.n&31 != 0 && t.codes[len(t.codes)-1]>>(uint(t.n&31)*2) != 0 {
+		return &FormatError{t.n, "bits set after the last code"}
+	}
+	start, size := 0, 1
+	for d := 0; ; d++ {
+		end := start + size
+		if end > t.n {
+			return &FormatError{t.n, fmt.Sprintf("level %d needs %d codes, tree ends at %d", d, end, t.n)}
+		}
+		u := t.rankAt(end) - t.rankAt(start)
+		if u == 0 {
+			if end != t.n {
+				return &FormatError{end, "codes after the last level"}
+			}
+			return nil
+		}
+		if d == g.K {
+			return &FormatError{start, "unknown code at cell level"}
+		}
+		start, size = end, 4*u
+	}
+}
+
 // childBase returns the position of the first child of the Unknown code at i.
 func (t *Tree) childBase(i int) int {
 	j := i >> 6
@@ -214,4 +268,19 @@ func FromCodes(g Geometry, codes []uint64, n int, dst *Tree) error {
 	}
 	dst.nodes = nodes
 	return nil
+}
+
+// count returns the number of codes equal to s.
+func (t *Tree) count(s Status) int {
+	n := 0
+	x := uint64(s) * lowBits // s repeated in every code
+	for i, w := range t.codes {
+		eq := ^(w ^ x) // code bits equal to s's
+		m := eq & (eq >> 1) & lowBits
+		if i == len(t.codes)-1 && t.n&31 != 0 {
+			m &= 1<<(uint(t.n&31)*2) - 1
+		}
+		n += bits.OnesCount64(m)
+	}
+	return n
 }
