@@ -1,6 +1,8 @@
 // Command pvsbake bakes a DEM into a store of potentially visible sets (PVS).
 //
 //	pvsbake info DEM [--window col,row,w,h]     describe a DEM as JSON
+//	pvsbake bake DEM -o OUT --budget B          bake a PVS store
+//	pvsbake stat STORE                          describe a store as JSON
 //	pvsbake viewshed DEM --at col,row -o out.tif  one observer's visibility
 //	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
 //
@@ -20,6 +22,8 @@ const usage = `usage: pvsbake COMMAND [flags]
 
 commands:
   info DEM      print a DEM's size, cell spacing (metres), CRS, height range, nodata count as JSON
+  bake DEM      bake every point's PVS into a store capped to a memory budget
+  stat STORE    print a store's size, nodes, budget and parameters as JSON
   viewshed DEM  write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)
   synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
 
@@ -38,6 +42,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "info":
 		return runInfo(args[1:], stdout, stderr)
+	case "bake":
+		return runBake(args[1:], stdout, stderr)
+	case "stat":
+		return runStat(args[1:], stdout, stderr)
 	case "viewshed":
 		return runViewshed(args[1:], stdout, stderr)
 	case "synth":

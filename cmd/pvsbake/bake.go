@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"frontiersets/compress"
+	"frontiersets/horizon"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+	"frontiersets/quadpvs"
+)
+
+const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--workers N] [--quiet]"
+
+// runBake bakes a DEM into one store per budget (§3.1–3.4).
+func runBake(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("bake", bakeSynopsis, stderr)
+	var dem cli.DEMFlags
+	var vis cli.VisFlags
+	dem.Register(fs)
+	vis.Register(fs)
+	out := fs.String("o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs")
+	budgets := fs.String("budget", "", "memory budget of the store, e.g. 100MB, 0.5GiB, or a `list` 0.1GB,0.25GB,0.5GB,1GB")
+	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
+	workers := fs.Int("workers", 0, "goroutines computing viewsheds (default GOMAXPROCS)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *out == "" || (*budgets == "") == (*nodes == "") {
+		fs.Usage()
+		return cli.Usagef("bake takes one DEM, -o OUT, and either --budget or --nodes")
+	}
+	if *workers < 0 {
+		return cli.Usagef("--workers %d: want a positive count", *workers)
+	}
+	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+	if err != nil {
+		return err
+	}
+	geo, err := quadpvs.NewGeometry(g.Width, g.Height)
+	if err != nil {
+		return err
+	}
+	p := vis.Params()
+	if _, err := horizon.New(horizon.Terrain{Width: 1, Height: 1, Elev: []float32{0}, Dx: 1, Dy: 1}, p); err != nil {
+		return err // parameters checked before any heavy work
+	}
+	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount())
+	if err != nil {
+		return err
+	}
+	nw := *workers
+	if nw == 0 {
+		nw = defaultWorkers()
+	}
+	need := bake.Estimate(g.Width, g.Height, p.Sectors, nw, len(outputs))
+	if avail := availableMemory(); avail > 0 && need > avail*9/10 {
+		return fmt.Errorf("baking %d×%d cells needs about %s of memory and %s is available; bake a smaller --window (about %d×%d)",
+			g.Width, g.Height, compress.FormatBytes(need), compress.FormatBytes(avail), g.Width/2, g.Height/2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	total := g.Width * g.Height
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	start := time.Now()
+	stats, err := bake.Run(ctx, bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs,
+		Progress: func(done, _ int) {
+			if bar != nil {
+				bar.Set(done)
+			}
+		}})
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	el := time.Since(start)
+	for i, o := range outputs {
+		st := stats[i]
+		fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
+			o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
+	}
+	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
+	return nil
+}
+
+// bakeOutputs turns -o and the budget or node lists into outputs. With one
+// value the store is OUT itself; with several, OUT-<value>.pvs each.
+func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
+	var outs []bake.Output
+	if budgets != "" {
+		parts := strings.Split(budgets, ",")
+		for _, s := range parts {
+			b, err := compress.ParseBytes(s)
+			if err != nil {
+				return nil, cli.Usagef("--budget: %v", err)
+			}
+			c, err := compress.CapForBudget(b, quads)
+			if err != nil {
+				return nil, err
+			}
+			outs = append(outs, bake.Output{Path: outPath(out, strings.TrimSpace(s), len(parts)), Budget: b, Cap: c})
+		}
+		return outs, nil
+	}
+	parts := strings.Split(nodes, ",")
+	for _, s := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, cli.Usagef("--nodes %q: want whole numbers ≥ 1", s)
+		}
+		outs = append(outs, bake.Output{Path: outPath(out, "n"+strconv.Itoa(n), len(parts)), Cap: compress.Cap{Nodes: n}})
+	}
+	return outs, nil
+}
+
+func outPath(out, label string, n int) string {
+	if n == 1 {
+		return out
+	}
+	return fmt.Sprintf("%s-%s.pvs", out, label)
+}
+
+// availableMemory returns MemAvailable from /proc/meminfo in bytes, or 0
+// when unknown.
+func availableMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if n, _ := fmt.Sscanf(sc.Text(), "MemAvailable: %d kB", &kb); n == 1 {
+			return kb << 10
+		}
+	}
+	return 0
+}

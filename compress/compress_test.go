@@ -1,0 +1,233 @@
+package compress
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{
+		"100MB": 100e6, "0.25GB": 250e6, "1GiB": 1 << 30, "512KiB": 512 << 10, "1e6": 1e6,
+		" 2 mb ": 2e6, "0.1gib": (1 << 30) / 10, "7": 7, "3kB": 3000,
+	} {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "MB", "-1GB", "0", "1XB", "NaN", "1e300GB"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if l, err := ParseBytesList("0.1GB,0.25GB,0.5GB,1GB"); err != nil || len(l) != 4 || l[3] != 1e9 {
+		t.Errorf("list: %v %v", l, err)
+	}
+}
+
+// TestThesisTable45 reproduces the thesis's node caps for its Martian
+// terrain (133,773 quads), reading GB as 2^30 bytes as Table 4.5 does.
+func TestThesisTable45(t *testing.T) {
+	for gb, want := range map[float64]int{0.1: 267, 0.25: 668, 0.5: 1337, 1.0: 2675} {
+		c, err := ThesisNodeCap(int64(gb*(1<<30)), 133773)
+		if err != nil || c.Nodes != want {
+			t.Errorf("%.2f GB: N = %d (%v), want %d", gb, c.Nodes, err, want)
+		}
+	}
+	if _, err := ThesisNodeCap(100, 133773); !errors.Is(err, ErrBudget) {
+		t.Errorf("tiny budget: %v", err)
+	}
+}
+
+func TestCapForBudget(t *testing.T) {
+	for _, b := range []int64{5e6, 10e6, 100e6, 1e9} {
+		const quads = 133200
+		c, err := CapForBudget(b, quads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used := int64(quads) * int64(QuadOverhead+quadpvs.BytesFor(c.Codes)); used > b {
+			t.Errorf("budget %d: cap %d codes uses %d bytes", b, c.Codes, used)
+		}
+		if more := int64(quads) * int64(QuadOverhead+quadpvs.BytesFor(c.Codes+64)); more <= b {
+			t.Errorf("budget %d: cap %d codes leaves room for 64 more", b, c.Codes)
+		}
+	}
+	_, err := CapForBudget(1000, 133200)
+	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "minimum is 4.80 MB") {
+		t.Errorf("small budget: %v", err)
+	}
+}
+
+// memFile is an in-memory File.
+type memFile struct{ b []byte }
+
+func (m *memFile) Write(p []byte) (int, error) { m.b = append(m.b, p...); return len(p), nil }
+func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
+	copy(m.b[off:], p)
+	return len(p), nil
+}
+
+// testStore writes a small store of random trees (every quad of a w×h
+// geometry) and returns its bytes with the trees by quad index.
+func testStore(t testing.TB, w, h int, nodata bool) ([]byte, []quadpvs.Tree) {
+	g, _ := quadpvs.NewGeometry(w, h)
+	hier := quadpvs.NewHierarchy(g)
+	rng := rand.New(rand.NewPCG(1, 2))
+	elev := make([]float32, w*h)
+	var nd []bool
+	if nodata {
+		nd = make([]bool, w*h)
+		nd[3] = true
+	}
+	for i := range elev {
+		elev[i] = float32(rng.IntN(1000)) / 10
+	}
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()), BudgetBytes: 12345, Cap: Cap{Codes: 99}}
+	var f memFile
+	wr, err := NewWriter(&f, hd, hier.Quads(), elev, nd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := quadpvs.NewEncoder(g)
+	trees := make([]quadpvs.Tree, hier.Quads())
+	for q := hier.Quads() - 1; q >= 0; q-- { // any order
+		bm := horizon.NewBitmap(w, h)
+		for i := range bm.Words {
+			bm.Words[i] = rng.Uint64() & rng.Uint64()
+		}
+		bm.Words[len(bm.Words)-1] &= 1<<(w*h%64) - 1
+		if w*h%64 == 0 {
+			bm.Words[len(bm.Words)-1] = rng.Uint64()
+		}
+		enc.Encode(bm, &trees[q])
+		if err := wr.Add(q, &trees[q]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Add(0, &trees[0]); err == nil {
+		t.Fatal("quad added twice")
+	}
+	if err := wr.Close(Stats{Quads: hier.Quads(), HiddenKept: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	return f.b, trees
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	for _, nd := range []bool{false, true} {
+		b, trees := testStore(t, 13, 9, nd)
+		s, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Width != 13 || s.DyM != 3 || s.BudgetBytes != 12345 || s.Cap.Codes != 99 || s.HiddenKept != 0.5 || s.Params.Sectors != 1024 {
+			t.Errorf("header/stats: %+v %+v", s.Header, s.Stats)
+		}
+		if (s.Nodata != nil) != nd || (nd && (!s.Nodata[3] || s.Nodata[4])) || len(s.Elev) != 117 {
+			t.Errorf("nodata %v, %d elevations", s.Nodata, len(s.Elev))
+		}
+		var w quadpvs.Walker
+		for q := range trees {
+			got := s.Hierarchy.PVS(q)
+			if got.Len() != trees[q].Len() || got.Nodes() != trees[q].Nodes() ||
+				w.HiddenCells(s.Hierarchy.G, &got) != w.HiddenCells(s.Hierarchy.G, &trees[q]) {
+				t.Fatalf("quad %d differs after the round trip", q)
+			}
+		}
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	good, _ := testStore(t, 13, 9, true)
+	check := func(name string, b []byte) {
+		t.Helper()
+		_, err := Decode(bytes.NewReader(b))
+		var fe *FormatError
+		if !errors.As(err, &fe) || !errors.Is(err, ErrNotStore) {
+			t.Errorf("%s: got %v, want a *FormatError", name, err)
+		}
+	}
+	for n := 0; n < len(good); n += 1 + n/7 {
+		check("truncated", good[:n])
+	}
+	for i := 12; i < len(good); i += 97 {
+		b := bytes.Clone(good)
+		b[i] ^= 0x40
+		check("flipped byte", b)
+	}
+	foreign := bytes.Clone(good)
+	copy(foreign, "GIF89a..")
+	check("foreign", foreign)
+	v2 := bytes.Clone(good)
+	v2[8] = 2
+	check("version 2", v2)
+	if _, err := Decode(bytes.NewReader(v2)); !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("version error does not name the version: %v", err)
+	}
+}
+
+// FuzzOpenStore feeds arbitrary bytes to the store decoder: it must never
+// panic, and a store it accepts must answer queries on every quad.
+func FuzzOpenStore(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.pvs")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	good, _ := testStore(f, 5, 4, true)
+	f.Add(good)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		var w quadpvs.Walker
+		g := s.Hierarchy.G
+		for q := range s.Hierarchy.Quads() {
+			tr := s.Hierarchy.PVS(q)
+			w.HiddenCells(g, &tr)
+			tr.CellStatus(g, g.Width-1, g.Height-1)
+		}
+	})
+}
+
+// TestWriteSeeds regenerates the fuzz seeds in testdata with -update.
+func TestWriteSeeds(t *testing.T) {
+	if os.Getenv("UPDATE_SEEDS") == "" {
+		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs")
+	}
+	for _, tc := range []struct {
+		name string
+		w, h int
+	}{{"tiny.pvs", 3, 2}, {"small.pvs", 9, 7}} {
+		b, _ := testStore(t, tc.w, tc.h, tc.w == 9)
+		if err := os.WriteFile(filepath.Join("testdata", tc.name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode loads a 64² store of random trees (about 7 MB) from
+// memory and reports MB/s of store bytes.
+func BenchmarkDecode(b *testing.B) {
+	data, _ := testStore(b, 64, 64, false)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,496 @@
+package compress
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+// Magic opens every store; Version is the format version this package
+// writes and reads (FORMAT.md).
+const (
+	Magic   = "PVSSTORE"
+	Version = 1
+	// Encoding names the tree encoding of the CODE section.
+	Encoding = "quadpvs-bfs-2bit"
+)
+
+// Header describes a store: the grid, where it came from, the visibility
+// parameters and the budget. It is the HEAD section, as JSON.
+type Header struct {
+	Width           int        `json:"width"`  // cells
+	Height          int        `json:"height"` // cells
+	DxM             float64    `json:"dx_m"`   // metres between columns
+	DyM             float64    `json:"dy_m"`   // metres between rows
+	GeoTransform    [6]float64 `json:"geotransform"`
+	HasGeoTransform bool       `json:"has_geotransform"`
+	CRS             string     `json:"crs_wkt"`
+	CRSName         string     `json:"crs"`
+	Source          string     `json:"source"` // DEM path as given to the baker
+	Window          [4]int     `json:"window"` // col,row,width,height in the source raster
+	ZScale          float64    `json:"z_scale"`
+	Params          VisParams  `json:"params"`
+	BudgetBytes     int64      `json:"budget_bytes"` // 0 when the cap was given in nodes
+	Cap             Cap        `json:"cap"`
+	Encoding        string     `json:"encoding"`
+}
+
+// VisParams are the per-point visibility parameters (horizon.Params) in the
+// store's units.
+type VisParams struct {
+	Sectors         int     `json:"sectors"`
+	ObserverHeightM float64 `json:"observer_height_m"`
+	TargetHeightM   float64 `json:"target_height_m"`
+	MaxDistanceM    float64 `json:"max_distance_m"`
+	EarthCurvature  bool    `json:"earth_curvature"`
+	Refraction      float64 `json:"refraction"`
+}
+
+// Horizon returns the parameters as horizon.Params.
+func (v VisParams) Horizon() horizon.Params {
+	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
+		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction}
+}
+
+// FromHorizon converts horizon.Params.
+func FromHorizon(p horizon.Params) VisParams {
+	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
+		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction}
+}
+
+// Stats are measured while baking: the STAT section, as JSON.
+type Stats struct {
+	Quads       int     `json:"quads"`
+	NodesTotal  int64   `json:"nodes_total"`
+	NodesMax    int     `json:"nodes_max"`
+	CodesTotal  int64   `json:"codes_total"`
+	MemoryBytes int64   `json:"memory_bytes"` // the loaded hierarchy's size (quadpvs.Hierarchy.Bytes)
+	HiddenKept  float64 `json:"hidden_kept"`  // hidden cells kept / hidden cells before capping, over the sample
+	HiddenQuads int     `json:"hidden_kept_quads"`
+}
+
+// FormatError reports a store that is truncated, corrupt, foreign or of
+// another version, with the byte offset where reading failed.
+type FormatError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("compress: not a valid PVS store at byte %d: %s", e.Offset, e.Msg)
+}
+
+// Section tags and codecs (FORMAT.md).
+const (
+	tagHead = "HEAD"
+	tagElev = "ELEV"
+	tagNdat = "NDAT"
+	tagCode = "CODE"
+	tagQidx = "QIDX"
+	tagStat = "STAT"
+	tagEnd  = "END "
+
+	codecRaw  = 0
+	codecZstd = 1
+
+	sectionHeaderSize = 28 // tag 4, codec 4, stored 8, raw 8, crc 4
+	fileHeaderSize    = 12 // magic 8, version 4
+	qidxEntrySize     = 16 // word start 8, codes 4, nodes 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// File is where a Writer writes: sequential writes, plus one write back at
+// the CODE section's header when the store is finished (*os.File is one).
+type File interface {
+	io.Writer
+	io.WriterAt
+}
+
+// Writer writes a store as its quads' PVSs are produced, in any order (the
+// CODE section is streamed, the quad index written at the end). Writing to a
+// temporary file and renaming it is the caller's (internal/bake). It is not
+// safe for concurrent use.
+type Writer struct {
+	f       File
+	bw      *bufio.Writer
+	h       Header
+	quads   int
+	codeAt  int64  // offset of the CODE section header
+	pos     int64  // bytes written so far
+	words   uint64 // code words written
+	crc     uint32
+	idx     []byte // QIDX entries, by quad index
+	set     []bool
+	scratch []byte
+}
+
+// NewWriter starts a store in f for a hierarchy of the given quad count,
+// writing the header, the elevations (metres, row-major, Width×Height) and
+// the nodata cells (nil when none).
+func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Writer, error) {
+	if len(elev) != h.Width*h.Height || (nodata != nil && len(nodata) != len(elev)) {
+		return nil, fmt.Errorf("compress: %d elevations for a %d×%d grid", len(elev), h.Width, h.Height)
+	}
+	h.Encoding = Encoding
+	w := &Writer{f: f, bw: bufio.NewWriterSize(f, 1<<20), h: h, quads: quads,
+		idx: make([]byte, quads*qidxEntrySize), set: make([]bool, quads)}
+	if err := w.start(elev, nodata); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Writer) write(p []byte) error {
+	n, err := w.bw.Write(p)
+	w.pos += int64(n)
+	return err
+}
+
+// section writes a whole section: payload compressed with zstd when that
+// makes it at least 10% smaller.
+func (w *Writer) section(tag string, raw []byte) error {
+	codec, stored := uint32(codecRaw), raw
+	if len(raw) > 256 {
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+		z := enc.EncodeAll(raw, nil)
+		enc.Close()
+		if len(z) < len(raw)*9/10 {
+			codec, stored = codecZstd, z
+		}
+	}
+	if err := w.write(sectionHeader(tag, codec, uint64(len(stored)), uint64(len(raw)), crc32.Checksum(stored, castagnoli))); err != nil {
+		return err
+	}
+	return w.write(stored)
+}
+
+func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []byte {
+	b := make([]byte, sectionHeaderSize)
+	copy(b, tag)
+	binary.LittleEndian.PutUint32(b[4:], codec)
+	binary.LittleEndian.PutUint64(b[8:], stored)
+	binary.LittleEndian.PutUint64(b[16:], raw)
+	binary.LittleEndian.PutUint32(b[24:], crc)
+	return b
+}
+
+func (w *Writer) start(elev []float32, nodata []bool) error {
+	var fh [fileHeaderSize]byte
+	copy(fh[:], Magic)
+	binary.LittleEndian.PutUint32(fh[8:], Version)
+	if err := w.write(fh[:]); err != nil {
+		return err
+	}
+	head, err := json.Marshal(w.h)
+	if err != nil {
+		return err
+	}
+	if err := w.section(tagHead, head); err != nil {
+		return err
+	}
+	eb := make([]byte, 4*len(elev))
+	for i, v := range elev {
+		binary.LittleEndian.PutUint32(eb[4*i:], math.Float32bits(v))
+	}
+	if err := w.section(tagElev, eb); err != nil {
+		return err
+	}
+	if nodata != nil {
+		nb := make([]byte, (len(nodata)+7)/8)
+		for i, v := range nodata {
+			if v {
+				nb[i>>3] |= 1 << (i & 7)
+			}
+		}
+		if err := w.section(tagNdat, nb); err != nil {
+			return err
+		}
+	}
+	// CODE is streamed raw; its lengths and checksum are patched by Commit.
+	w.codeAt = w.pos
+	return w.write(sectionHeader(tagCode, codecRaw, 0, 0, 0))
+}
+
+// Add appends the PVS of quad index q (quadpvs.Hierarchy layout). Every quad
+// must be added exactly once before Commit.
+func (w *Writer) Add(q int, t *quadpvs.Tree) error {
+	if q < 0 || q >= w.quads || w.set[q] {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
+	}
+	w.set[q] = true
+	e := w.idx[q*qidxEntrySize:]
+	binary.LittleEndian.PutUint64(e, w.words)
+	binary.LittleEndian.PutUint32(e[8:], uint32(t.Len()))
+	binary.LittleEndian.PutUint32(e[12:], uint32(t.Nodes()))
+	b := w.scratch[:0]
+	for _, c := range t.Codes() {
+		b = binary.LittleEndian.AppendUint64(b, c)
+	}
+	w.scratch = b
+	w.crc = crc32.Update(w.crc, castagnoli, b)
+	if err := w.write(b); err != nil {
+		return err
+	}
+	w.words += uint64(len(t.Codes()))
+	return nil
+}
+
+// Close finishes the store with its statistics: the quad index, the
+// statistics, the end marker, and the CODE section's lengths and checksum
+// written back. It does not close f.
+func (w *Writer) Close(st Stats) error {
+	for q, ok := range w.set {
+		if !ok {
+			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
+		}
+	}
+	codeLen := w.pos - w.codeAt - sectionHeaderSize
+	if err := w.section(tagQidx, w.idx); err != nil {
+		return err
+	}
+	sj, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := w.section(tagStat, sj); err != nil {
+		return err
+	}
+	if err := w.section(tagEnd, nil); err != nil {
+		return err
+	}
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	_, err = w.f.WriteAt(sectionHeader(tagCode, codecRaw, uint64(codeLen), uint64(codeLen), w.crc), w.codeAt)
+	return err
+}
+
+// Store is a loaded PVS store. It is read-only and safe for concurrent use
+// by many goroutines (frontier queries share one Store).
+type Store struct {
+	Header
+	Stats
+	Hierarchy *quadpvs.Hierarchy
+	Elev      []float32 // metres, row-major Width×Height
+	Nodata    []bool    // nil when the DEM had no nodata cells
+}
+
+// maxSection bounds a section's declared size, so that a corrupt length
+// cannot ask for absurd memory: 64 GiB.
+const maxSection = 64 << 30
+
+// Decode reads a store from r. Errors are *FormatError (matching
+// ErrNotStore) for input that is not a valid store, with the byte offset:
+// truncated, corrupt (checksums), foreign (magic), of another version, or
+// inconsistent; a store it accepts is safe to query.
+func Decode(r io.Reader) (*Store, error) {
+	d := decoder{r: r}
+	var fh [fileHeaderSize]byte
+	if err := d.full(fh[:]); err != nil {
+		return nil, err
+	}
+	if string(fh[:8]) != Magic {
+		return nil, &FormatError{0, "no PVSSTORE magic: not a PVS store"}
+	}
+	if v := binary.LittleEndian.Uint32(fh[8:]); v != Version {
+		return nil, &FormatError{8, fmt.Sprintf("format version %d, this build reads version %d", v, Version)}
+	}
+	s := &Store{}
+	seen := map[string]bool{}
+	var qidx []byte
+	var codes []uint64
+	for {
+		at := d.off
+		var sh [sectionHeaderSize]byte
+		if err := d.full(sh[:]); err != nil {
+			return nil, err
+		}
+		tag := string(sh[:4])
+		codec := binary.LittleEndian.Uint32(sh[4:])
+		stored := binary.LittleEndian.Uint64(sh[8:])
+		raw := binary.LittleEndian.Uint64(sh[16:])
+		crc := binary.LittleEndian.Uint32(sh[24:])
+		if seen[tag] {
+			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
+		}
+		seen[tag] = true
+		if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
+			return nil, &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
+		}
+		if tag == tagCode {
+			if codec != codecRaw || raw%8 != 0 {
+				return nil, &FormatError{at, "CODE section must be raw whole words"}
+			}
+			var err error
+			if codes, err = d.words(raw/8, crc); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		payload, err := d.section(at, codec, stored, raw, crc)
+		if err != nil {
+			return nil, err
+		}
+		switch tag {
+		case tagHead:
+			if err := json.Unmarshal(payload, &s.Header); err != nil {
+				return nil, &FormatError{at, "header: " + err.Error()}
+			}
+			if s.Encoding != Encoding {
+				return nil, &FormatError{at, fmt.Sprintf("tree encoding %q, this build reads %q", s.Encoding, Encoding)}
+			}
+		case tagElev:
+			s.Elev = make([]float32, len(payload)/4)
+			for i := range s.Elev {
+				s.Elev[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+			}
+		case tagNdat:
+			s.Nodata = make([]bool, 8*len(payload))
+			for i := range s.Nodata {
+				s.Nodata[i] = payload[i>>3]>>(i&7)&1 != 0
+			}
+		case tagQidx:
+			qidx = payload
+		case tagStat:
+			if err := json.Unmarshal(payload, &s.Stats); err != nil {
+				return nil, &FormatError{at, "statistics: " + err.Error()}
+			}
+		case tagEnd:
+			return s, s.finish(qidx, codes, d.off)
+		}
+		// Unknown sections are skipped: later minor versions may add some.
+	}
+}
+
+// finish checks the sections against the header and builds the hierarchy.
+func (s *Store) finish(qidx []byte, codes []uint64, end int64) error {
+	for tag, ok := range map[string]bool{tagHead: s.Width > 0, tagElev: s.Elev != nil, tagQidx: qidx != nil, tagCode: codes != nil} {
+		if !ok {
+			return &FormatError{end, fmt.Sprintf("missing or empty %s section", tag)}
+		}
+	}
+	n := s.Width * s.Height
+	if len(s.Elev) != n {
+		return &FormatError{end, fmt.Sprintf("%d elevations for a %d×%d grid", len(s.Elev), s.Width, s.Height)}
+	}
+	if s.Nodata != nil {
+		if len(s.Nodata) < n || len(s.Nodata) > n+7 {
+			return &FormatError{end, "nodata bitmap of the wrong size"}
+		}
+		s.Nodata = s.Nodata[:n]
+	}
+	g, err := quadpvs.NewGeometry(s.Width, s.Height)
+	if err != nil {
+		return &FormatError{end, err.Error()}
+	}
+	h := quadpvs.NewHierarchy(g)
+	if len(qidx) != h.Quads()*qidxEntrySize {
+		return &FormatError{end, fmt.Sprintf("quad index of %d bytes for %d quads", len(qidx), h.Quads())}
+	}
+	for q := range h.Quads() {
+		e := qidx[q*qidxEntrySize:]
+		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
+		h.Len[q] = binary.LittleEndian.Uint32(e[8:])
+		h.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
+	}
+	h.Codes = codes
+	if err := h.BuildRanks(); err != nil {
+		return &FormatError{end, err.Error()}
+	}
+	s.Hierarchy = h
+	return nil
+}
+
+// decoder reads sections while counting the offset.
+type decoder struct {
+	r   io.Reader
+	off int64
+	buf []byte
+}
+
+func (d *decoder) full(p []byte) error {
+	n, err := io.ReadFull(d.r, p)
+	d.off += int64(n)
+	if err != nil {
+		return &FormatError{d.off, "truncated file"}
+	}
+	return nil
+}
+
+// section reads and checks one payload, decompressing zstd.
+func (d *decoder) section(at int64, codec uint32, stored, raw uint64, crc uint32) ([]byte, error) {
+	p := make([]byte, 0, min(stored, 1<<20))
+	for uint64(len(p)) < stored {
+		chunk := min(stored-uint64(len(p)), 1<<20)
+		start := len(p)
+		p = append(p, make([]byte, chunk)...)
+		if err := d.full(p[start:]); err != nil {
+			return nil, err
+		}
+	}
+	if crc32.Checksum(p, castagnoli) != crc {
+		return nil, &FormatError{at, "section checksum mismatch: the file is corrupt"}
+	}
+	if codec == codecRaw {
+		return p, nil
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(max(2*raw, 1<<20)), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	out, err := dec.DecodeAll(p, make([]byte, 0, raw))
+	if err != nil || uint64(len(out)) != raw {
+		return nil, &FormatError{at, "section does not decompress to its recorded size"}
+	}
+	return out, nil
+}
+
+// words reads n little-endian uint64 words in 1 MiB chunks, checking the
+// CRC-32C of their bytes.
+func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
+	at := d.off
+	out := make([]uint64, 0, min(n, 1<<24))
+	if d.buf == nil {
+		d.buf = make([]byte, 1<<20)
+	}
+	var sum uint32
+	for left := n; left > 0; {
+		k := min(left, uint64(len(d.buf)/8))
+		b := d.buf[:8*k]
+		if err := d.full(b); err != nil {
+			return nil, err
+		}
+		sum = crc32.Update(sum, castagnoli, b)
+		start := len(out)
+		out = slices.Grow(out, int(k))[:start+int(k)]
+		dst := out[start:]
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint64(b[8*i:])
+		}
+		left -= k
+	}
+	if sum != crc {
+		return nil, &FormatError{at, "CODE checksum mismatch: the file is corrupt"}
+	}
+	return out, nil
+}
+
+// ErrNotStore is matched by errors.As with *FormatError; kept for callers
+// that only want to know whether a file is a store at all.
+var ErrNotStore = errors.New("compress: not a PVS store")
+
+// Is lets errors.Is(err, ErrNotStore) match any *FormatError.
+func (e *FormatError) Is(target error) bool { return target == ErrNotStore }

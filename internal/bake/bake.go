@@ -1,0 +1,334 @@
+// Package bake runs the baker's main job: every terrain point's PVS (horizon,
+// §3.1) computed in parallel, encoded as predictive quadtrees (quadpvs,
+// §3.2), merged up the quad hierarchy in Morton order, capped per output
+// budget (§3.4) and streamed into one store file per budget (compress), each
+// written to a temporary file and renamed into place when complete.
+package bake
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"frontiersets/compress"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+// Output is one store to write: its path and the cap its PVSs get, derived
+// from Budget (bytes, 0 when Cap was given in nodes).
+type Output struct {
+	Path   string
+	Budget int64
+	Cap    compress.Cap
+}
+
+// Config is one bake.
+type Config struct {
+	DEM     *heightmap.Grid
+	Params  horizon.Params
+	Workers int // goroutines computing viewsheds; 0 means GOMAXPROCS
+	Outputs []Output
+	// Progress, when set, is called from one goroutine after each point's
+	// PVS has been merged, with the points done and the total.
+	Progress func(done, total int)
+	// HiddenSample measures hidden cells kept on every HiddenSample-th quad
+	// (0 means 16).
+	HiddenSample int
+}
+
+// Estimate returns the peak memory in bytes a bake of g with S sectors and
+// the given workers is expected to need: the viewshed tables, each worker's
+// scratch, the reorder window of per-point trees, the per-level partial
+// unions and each output's quad index.
+func Estimate(width, height, sectors, workers, outputs int) int64 {
+	w, h := int64(width), int64(height)
+	cells := w * h
+	steps := int64(sectors) * max(w, h)
+	tables := 20*steps + 16*(2*w-1)*(2*h-1)
+	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
+	worker := 4*steps + cells/8 + cells*4/3 + 2*tree
+	g, _ := quadpvs.NewGeometry(width, height)
+	levels := int64(g.Levels())
+	quads := int64(g.QuadCount())
+	return 4*cells + 16*cells + tables + int64(workers)*worker + window(workers)*tree/4 +
+		4*levels*tree + int64(outputs)*(16*quads+2<<20)
+}
+
+// window is how many per-point trees may wait for their turn in Morton order.
+func window(workers int) int64 { return int64(8 * workers) }
+
+// Run bakes cfg: every output store is complete and renamed into place, or,
+// on any error or cancellation, none is (their temporary files are removed).
+// It returns each output's statistics.
+func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
+	dem := cfg.DEM
+	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
+	if err != nil {
+		return nil, err
+	}
+	model, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sample := cfg.HiddenSample
+	if sample <= 0 {
+		sample = 16
+	}
+	quads := g.QuadCount()
+	outs := make([]*output, len(cfg.Outputs))
+	defer func() {
+		for _, o := range outs {
+			if o != nil {
+				o.abort()
+			}
+		}
+	}()
+	for i, oc := range cfg.Outputs {
+		o, err := createOutput(oc, headerFor(dem, cfg.Params, oc), quads, dem)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = o
+	}
+
+	hier := quadpvs.NewHierarchy(g) // only for quad indexes
+	var walker quadpvs.Walker
+	var capper quadpvs.Capper
+	var capped quadpvs.Tree
+	emit := func(l, x, y int, t *quadpvs.Tree) error {
+		q := hier.QuadIndex(l, x, y)
+		sampled := q%sample == 0
+		before := 0
+		if sampled {
+			before = walker.HiddenCells(g, t)
+		}
+		for _, o := range outs {
+			c := o.cfg.Cap.Apply(&capper, &capped, t)
+			if err := o.w.Add(q, c); err != nil {
+				return fmt.Errorf("write %s: %w", o.cfg.Path, err)
+			}
+			o.stats.add(c)
+			if sampled {
+				o.hiddenBefore += int64(before)
+				o.hiddenAfter += int64(walker.HiddenCells(g, c))
+				o.stats.HiddenQuads++
+			}
+		}
+		return nil
+	}
+	builder := quadpvs.NewHierarchyBuilder(g, emit)
+	order := builder.Order()
+
+	type result struct {
+		i int
+		t *quadpvs.Tree
+	}
+	pool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
+	jobs := make(chan int)
+	results := make(chan result, workers)
+	slots := make(chan struct{}, window(workers)) // bounds trees waiting in the reorder buffer
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		defer close(jobs)
+		for i := range order {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		eg.Go(func() error {
+			defer wg.Done()
+			wk := model.NewWorker()
+			enc := quadpvs.NewEncoder(g)
+			bm := horizon.NewBitmap(dem.Width, dem.Height)
+			for i := range jobs {
+				c := order[i]
+				t := pool.Get().(*quadpvs.Tree)
+				if dem.IsNodata(dem.Index(c[0], c[1])) {
+					clear(bm.Words) // nobody stands on a nodata cell: it sees nothing
+				} else {
+					var err error
+					if bm, err = wk.Viewshed(c[0], c[1], bm); err != nil {
+						return err
+					}
+					maskNodata(dem, bm)
+				}
+				if err := enc.Encode(bm, t); err != nil {
+					return err
+				}
+				select {
+				case results <- result{i, t}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	go func() { wg.Wait(); close(results) }()
+	eg.Go(func() error {
+		pending := map[int]*quadpvs.Tree{}
+		next := 0
+		for r := range results {
+			pending[r.i] = r.t
+			for t, ok := pending[next]; ok; t, ok = pending[next] {
+				delete(pending, next)
+				c := order[next]
+				if err := builder.Add(c[0], c[1], t); err != nil {
+					return err
+				}
+				pool.Put(t)
+				<-slots
+				next++
+				if cfg.Progress != nil {
+					cfg.Progress(next, len(order))
+				}
+			}
+		}
+		if next != len(order) && ctx.Err() == nil {
+			return errors.New("bake: a worker stopped early")
+		}
+		return nil
+	})
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	if !builder.Done() {
+		return nil, errors.New("bake: hierarchy incomplete")
+	}
+	stats := make([]compress.Stats, len(outs))
+	for i, o := range outs {
+		st := o.stats.Stats
+		st.Quads = quads
+		if o.hiddenBefore > 0 {
+			st.HiddenKept = float64(o.hiddenAfter) / float64(o.hiddenBefore)
+		} else {
+			st.HiddenKept = 1
+		}
+		if err := o.commit(st); err != nil {
+			return nil, err
+		}
+		outs[i] = nil
+		stats[i] = st
+	}
+	return stats, nil
+}
+
+// maskNodata hides the nodata cells of a viewshed: nobody stands there.
+func maskNodata(dem *heightmap.Grid, bm horizon.Bitmap) {
+	if dem.NodataCount == 0 {
+		return
+	}
+	for i, nd := range dem.Nodata {
+		if nd {
+			bm.Words[i>>6] &^= 1 << (uint(i) & 63)
+		}
+	}
+}
+
+// headerFor describes a store of dem baked with p under o's cap.
+func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header {
+	return compress.Header{
+		Width: dem.Width, Height: dem.Height, DxM: dem.Dx, DyM: dem.Dy,
+		GeoTransform: dem.GeoTransform, HasGeoTransform: dem.HasGeoTransform, CRS: dem.CRS, CRSName: dem.CRSName,
+		Source: dem.Source, Window: [4]int{dem.Window.Col, dem.Window.Row, dem.Window.Width, dem.Window.Height},
+		ZScale: dem.ZScale, Params: compress.FromHorizon(p), BudgetBytes: o.Budget, Cap: o.Cap,
+	}
+}
+
+// statsAcc accumulates one output's statistics.
+type statsAcc struct{ compress.Stats }
+
+func (s *statsAcc) add(t *quadpvs.Tree) {
+	s.NodesTotal += int64(t.Nodes())
+	s.NodesMax = max(s.NodesMax, t.Nodes())
+	s.CodesTotal += int64(t.Len())
+	s.MemoryBytes += int64(compress.QuadOverhead + quadpvs.BytesFor(t.Len()))
+}
+
+// output is one store being written to its temporary file.
+type output struct {
+	cfg                       Output
+	f                         *os.File
+	w                         *compress.Writer
+	stats                     statsAcc
+	hiddenBefore, hiddenAfter int64
+}
+
+func createOutput(cfg Output, h compress.Header, quads int, dem *heightmap.Grid) (*output, error) {
+	f, err := os.CreateTemp(filepath.Dir(cfg.Path), "."+filepath.Base(cfg.Path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", cfg.Path, err)
+	}
+	o := &output{cfg: cfg, f: f}
+	if o.w, err = compress.NewWriter(f, h, quads, dem.Elev, dem.Nodata); err != nil {
+		o.abort()
+		return nil, fmt.Errorf("write %s: %w", cfg.Path, err)
+	}
+	return o, nil
+}
+
+func (o *output) commit(st compress.Stats) error {
+	err := o.w.Close(st)
+	if err == nil {
+		err = o.f.Chmod(0o644)
+	}
+	if err == nil {
+		err = o.f.Sync()
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.f.Name(), o.cfg.Path)
+	}
+	if err != nil {
+		os.Remove(o.f.Name())
+		return fmt.Errorf("write %s: %w", o.cfg.Path, err)
+	}
+	return nil
+}
+
+func (o *output) abort() {
+	o.f.Close()
+	os.Remove(o.f.Name())
+}
+
+// OpenStore loads the store at path (compress.Decode), reading it in 1 MiB
+// chunks. Errors name the path.
+func OpenStore(path string) (*compress.Store, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := compress.Decode(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
