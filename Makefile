@@ -17,7 +17,10 @@ test: deps
 	$(GO) test ./...
 
 demo: deps
-	$(GO) run ./cmd/pvsbake info data/demo-hills.tif
+	$(GO) build -o pvsbake ./cmd/pvsbake
+	./pvsbake info data/demo-hills.tif
+	./pvsbake bake data/demo-hills.tif -o demo-hills.pvs --budget 10MB
+	./pvsbake stat demo-hills.pvs
 
 # Regenerate the demo terrains in data/ (heightmap tests check they match).
 data: deps

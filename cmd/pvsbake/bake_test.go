@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBakeAndStat(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "demo")
+	stdout, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "100,100,32,24", "--sectors", "256",
+		"-o", prefix, "--budget", "100kB,1MB", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(stdout, "demo-100kB.pvs") || !strings.Contains(stdout, "baked 768 points") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	var small, large storeStat
+	for _, c := range []struct {
+		name string
+		dst  *storeStat
+	}{{"demo-100kB.pvs", &small}, {"demo-1MB.pvs", &large}} {
+		out, errOut, code := runCmd("stat", filepath.Join(dir, c.name))
+		if code != 0 {
+			t.Fatalf("stat %s: exit %d: %s", c.name, code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), c.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if small.Points != 768 || small.Quads != 768+192+48+12+4+1 || small.BudgetBytes != 100000 || small.Bytes > 100000 || small.Params.Sectors != 256 {
+		t.Errorf("small store: %+v", small)
+	}
+	if large.HiddenKept != 1 || small.HiddenKept > large.HiddenKept || small.NodesTotal >= large.NodesTotal {
+		t.Errorf("hidden kept %v / %v, nodes %d / %d", small.HiddenKept, large.HiddenKept, small.NodesTotal, large.NodesTotal)
+	}
+}
+
+func TestBakeErrors(t *testing.T) {
+	dir := t.TempDir()
+	dem := "../../data/demo-hills.tif"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no budget", []string{"bake", dem, "-o", filepath.Join(dir, "x.pvs")}, 2, "either --budget or --nodes"},
+		{"both", []string{"bake", dem, "-o", filepath.Join(dir, "x.pvs"), "--budget", "1MB", "--nodes", "5"}, 2, "either --budget or --nodes"},
+		{"bad budget", []string{"bake", dem, "-o", filepath.Join(dir, "x.pvs"), "--budget", "lots"}, 2, "lots"},
+		{"budget too small", []string{"bake", dem, "--window", "0,0,16,16", "-o", filepath.Join(dir, "x.pvs"), "--budget", "1kB"}, 1, "the minimum is"},
+		{"unwritable", []string{"bake", dem, "--window", "0,0,8,8", "-o", filepath.Join(dir, "no", "x.pvs"), "--nodes", "5"}, 1, "x.pvs"},
+		{"stat of a DEM", []string{"stat", dem}, 1, "not a PVS store"},
+		{"stat missing", []string{"stat", filepath.Join(dir, "none.pvs")}, 1, "none.pvs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d (want %d), stderr:\n%s", code, tc.code, errOut)
+			}
+		})
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("failed bakes left %v", left)
+	}
+}

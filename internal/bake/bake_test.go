@@ -1,0 +1,161 @@
+package bake
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"frontiersets/compress"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+func loadWindow(t *testing.T, name string, w heightmap.Window) *heightmap.Grid {
+	t.Helper()
+	p := filepath.Join("../../../shared/data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real DEM %s absent: %v", p, err)
+	}
+	g, err := heightmap.Load(p, heightmap.Options{Window: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestBakeRealWindow bakes a small real window into an uncapped store and a
+// tightly capped one: every quad of the first holds exactly the union of its
+// cells' viewsheds, every quad of the second a superset of it.
+func TestBakeRealWindow(t *testing.T) {
+	dem := loadWindow(t, "N44W072.hgt", heightmap.Window{Col: 830, Row: 860, Width: 24, Height: 19})
+	dir := t.TempDir()
+	exact, capped := filepath.Join(dir, "exact.pvs"), filepath.Join(dir, "capped.pvs")
+	p := horizon.DefaultParams()
+	p.Sectors = 256
+	stats, err := Run(context.Background(), Config{DEM: dem, Params: p, Workers: 3, HiddenSample: 1, Outputs: []Output{
+		{Path: exact, Budget: 1 << 30, Cap: compress.Cap{Codes: 1 << 30}},
+		{Path: capped, Cap: compress.Cap{Nodes: 9}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats[0].HiddenKept != 1 || !(stats[1].HiddenKept < 1) || stats[1].NodesMax > 9 {
+		t.Errorf("stats %+v / %+v", stats[0], stats[1])
+	}
+	m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, p)
+	wk := m.NewWorker()
+	cells := make([]horizon.Bitmap, dem.Width*dem.Height)
+	for i := range cells {
+		cells[i], _ = wk.Viewshed(i%dem.Width, i/dem.Width, horizon.Bitmap{})
+	}
+	se, err := OpenStore(exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := OpenStore(capped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if se.Params.Sectors != 256 || se.Width != 24 || se.Window != [4]int{830, 860, 24, 19} || se.Elev[5] != dem.Elev[5] {
+		t.Errorf("header %+v", se.Header)
+	}
+	g := se.Hierarchy.G
+	var w quadpvs.Walker
+	for l := range g.Levels() {
+		qc, qr := g.QuadsAcross(l)
+		for y := range qr {
+			for x := range qc {
+				union := horizon.NewBitmap(g.Width, g.Height)
+				for r := y << l; r < min((y+1)<<l, g.Height); r++ {
+					for c := x << l; c < min((x+1)<<l, g.Width); c++ {
+						for i, word := range cells[r*g.Width+c].Words {
+							union.Words[i] |= word
+						}
+					}
+				}
+				q := se.Hierarchy.QuadIndex(l, x, y)
+				te, tc := se.Hierarchy.PVS(q), sc.Hierarchy.PVS(q)
+				be, bc := w.Bitmap(g, &te, horizon.Bitmap{}), w.Bitmap(g, &tc, horizon.Bitmap{})
+				for i := range union.Words {
+					if be.Words[i] != union.Words[i] {
+						t.Fatalf("quad l%d (%d,%d): uncapped store differs from the union of its cells' viewsheds", l, x, y)
+					}
+					if union.Words[i]&^bc.Words[i] != 0 {
+						t.Fatalf("quad l%d (%d,%d): capped store hides a visible cell", l, x, y)
+					}
+				}
+				if tc.Nodes() > 9 {
+					t.Fatalf("quad l%d (%d,%d): %d nodes over the cap of 9", l, x, y, tc.Nodes())
+				}
+			}
+		}
+	}
+}
+
+// TestBakeNodata: a nodata cell sees nothing and is seen by nobody.
+func TestBakeNodata(t *testing.T) {
+	dem, _ := heightmap.Synthetic(heightmap.SynthOptions{Kind: heightmap.Hills, Width: 12, Height: 10, CellSize: 10, Relief: 30, Seed: 3})
+	dem.Nodata = make([]bool, len(dem.Elev))
+	dem.Nodata[dem.Index(4, 5)], dem.NodataCount = true, 1
+	out := filepath.Join(t.TempDir(), "s.pvs")
+	if _, err := Run(context.Background(), Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: out, Cap: compress.Cap{Codes: 1 << 20}}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Nodata == nil || !s.Nodata[dem.Index(4, 5)] {
+		t.Fatal("nodata cell not stored")
+	}
+	h, g := s.Hierarchy, s.Hierarchy.G
+	self := h.PVS(h.QuadIndex(0, 4, 5))
+	var w quadpvs.Walker
+	if w.HiddenCells(g, &self) != 120 {
+		t.Errorf("nodata observer sees %d cells", 120-w.HiddenCells(g, &self))
+	}
+	other := h.PVS(h.QuadIndex(0, 5, 5))
+	if other.CellStatus(g, 4, 5) != quadpvs.Hidden {
+		t.Error("a nodata cell is visible")
+	}
+}
+
+func TestBakeCancelAndErrors(t *testing.T) {
+	dem, _ := heightmap.Synthetic(heightmap.SynthOptions{Kind: heightmap.Urban, Width: 40, Height: 40, CellSize: 2, Relief: 30, Seed: 1})
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err := Run(ctx, Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: filepath.Join(dir, "a.pvs"), Cap: compress.Cap{Nodes: 50}}},
+		Progress: func(done, total int) {
+			if n++; done == total/3 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled bake: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("cancelled bake left %v", left)
+	}
+	_, err = Run(context.Background(), Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: filepath.Join(dir, "missing", "a.pvs")}}})
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("unwritable output: %v", err)
+	}
+}
+
+// TestEstimate holds the estimate to the measured peak RSS of the 316² HGT
+// bake with four budgets (137 MB, /usr/bin/time -v): not below it, and not
+// so far above that a bake that fits would be refused.
+func TestEstimate(t *testing.T) {
+	const measured = 137e6
+	if e := Estimate(316, 316, 1024, 2, 4); e < measured*9/10 || e > 3*measured {
+		t.Errorf("estimate %d bytes for a bake measured at %d", e, int64(measured))
+	}
+	if small, big := Estimate(64, 64, 1024, 2, 1), Estimate(1201, 1201, 1024, 2, 1); !(small < big) {
+		t.Errorf("estimates %d, %d do not grow with the grid", small, big)
+	}
+}
