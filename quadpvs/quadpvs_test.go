@@ -430,3 +430,35 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyVisible compares AnyVisible with the expanded bitmap on random
+// rectangular regions.
+func TestAnyVisible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	var w Walker
+	var stack []uint64
+	for _, wh := range geometries {
+		g, _ := NewGeometry(wh[0], wh[1])
+		for range 30 {
+			b := blobs(rng, wh[0], wh[1])
+			tr := encode(t, g, b)
+			bm := w.Bitmap(g, tr, horizon.Bitmap{})
+			x0, y0 := rng.IntN(wh[0]), rng.IntN(wh[1])
+			x1, y1 := x0+rng.IntN(wh[0]-x0)+1, y0+rng.IntN(wh[1]-y0)+1
+			want := false
+			for r := y0; r < y1; r++ {
+				for c := x0; c < x1; c++ {
+					want = want || bm.Visible(c, r)
+				}
+			}
+			overlaps := func(l, x, y int) bool {
+				return x<<l < x1 && (x+1)<<l > x0 && y<<l < y1 && (y+1)<<l > y0
+			}
+			var got bool
+			got, stack = tr.AnyVisible(g, overlaps, stack)
+			if got != want {
+				t.Fatalf("%d×%d region [%d,%d)×[%d,%d): AnyVisible %v, want %v", wh[0], wh[1], x0, x1, y0, y1, got, want)
+			}
+		}
+	}
+}

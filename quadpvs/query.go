@@ -79,3 +79,37 @@ func (w *Walker) Bitmap(g Geometry, t *Tree, dst horizon.Bitmap) horizon.Bitmap 
 	})
 	return dst
 }
+
+// AnyVisible reports whether t marks visible any terrain cell of the region
+// described by overlaps, which says whether the quad of level l at (x,y)
+// holds at least one cell of the region. It descends only into quads that
+// overlap the region, so its cost follows the region's outline, not the
+// tree's size. stack is scratch (may be nil); the grown stack is returned
+// for reuse.
+func (t *Tree) AnyVisible(g Geometry, overlaps func(l, x, y int) bool, stack []uint64) (bool, []uint64) {
+	// Entries come in pairs: a code position, and the quad as
+	// depth<<32 | x<<16 | y.
+	stack = append(stack[:0], 0, 0)
+	for len(stack) > 0 {
+		pos, pq := stack[len(stack)-2], stack[len(stack)-1]
+		stack = stack[:len(stack)-2]
+		depth, x, y := int(pq>>32), int(pq>>16)&0xffff, int(pq)&0xffff
+		if !overlaps(g.K-depth, x, y) {
+			continue
+		}
+		switch t.code(int(pos)) {
+		case Visible:
+			return true, stack
+		case Unknown:
+			c := uint64(t.childBase(int(pos)))
+			for k := range 4 {
+				cx, cy := 2*x+k&1, 2*y+k>>1
+				if g.outside(quadPos{depth + 1, cx, cy}) {
+					continue
+				}
+				stack = append(stack, c+uint64(k), uint64(depth+1)<<32|uint64(cx)<<16|uint64(cy))
+			}
+		}
+	}
+	return false, stack
+}

@@ -284,3 +284,10 @@ func (t *Tree) count(s Status) int {
 	}
 	return n
 }
+
+// CopyTo makes dst a copy of t, reusing dst's memory.
+func (t *Tree) CopyTo(dst *Tree) {
+	dst.codes = append(dst.codes[:0], t.codes...)
+	dst.rank = append(dst.rank[:0], t.rank...)
+	dst.n, dst.nodes = t.n, t.nodes
+}

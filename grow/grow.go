@@ -1,0 +1,177 @@
+// Package grow computes frontier sets (thesis §3.5): for two players at
+// terrain points A and B, regions F_A ∋ A and F_B ∋ B such that no point of
+// one sees any point of the other, grown over the quad hierarchy of a baked
+// hierarchical PVS with lossless or lossy merges, and the simple
+// point-by-point baseline of §4.1.
+//
+// # Both directions
+//
+// Sector sampling makes the baked PVSs slightly asymmetric (a sees b while b
+// does not see a, for about 1% of pairs at S = 1024), and the thesis checks
+// one direction only. Here a quad Q joins X's frontier only when (1) the
+// merged PVS of the other frontier Y marks Q hidden — no point of Y sees Q —
+// and (2) Q's own PVS marks every cell of Y hidden — no point of Q sees Y
+// (quadpvs.Tree.AnyVisible over Y's region, pruned to Y's outline). So the
+// guarantee holds in both directions for the baked PVSs without making them
+// symmetric at bake time, which would need every per-point PVS in memory at
+// once. Step 1 checks both directions the same way.
+//
+// A Grower is built once per store and is safe for concurrent use; each
+// goroutine passes its own Scratch, reused across queries.
+package grow
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"frontiersets/quadpvs"
+)
+
+// Method selects how frontiers grow.
+type Method uint8
+
+const (
+	Hierarchical Method = iota // over the quad hierarchy (§3.5)
+	Simple                     // point by point (§4.1 baseline)
+)
+
+func (m Method) String() string {
+	if m == Simple {
+		return "simple"
+	}
+	return "hierarchical"
+}
+
+// Order selects the queue discipline of step 2.
+type Order uint8
+
+const (
+	FIFO   Order = iota // first in, first out (the thesis's default)
+	Ground              // lowest mean ground height first (the thesis's suggestion for cities)
+)
+
+// Options of one query; the zero value is hierarchical growing with lossless
+// merges, FIFO queues, 4-neighbours and no step 3.
+type Options struct {
+	Method     Method
+	Merge      quadpvs.Mode
+	GrowLarger bool // step 3: keep growing the frontier whose queue is not empty, without merging
+	Order      Order
+	Neighbours int // 4 or 8; 0 means 4
+}
+
+// Errors for points that cannot hold a player.
+var (
+	ErrOutside   = errors.New("grow: point outside the grid")
+	ErrNodata    = errors.New("grow: point on a nodata cell")
+	ErrIdentical = errors.New("grow: the two points are the same cell")
+	ErrOptions   = errors.New("grow: invalid options")
+)
+
+// Quad is a square of 2^Level cells whose top-left cell is (X·2^Level,
+// Y·2^Level) on the store's grid; it may reach past the grid's edge, whose
+// cells beyond are not part of it.
+type Quad struct {
+	Level, X, Y int
+}
+
+// Col, Row and Size give the quad in cells: top-left cell and side.
+func (q Quad) Col() int  { return q.X << q.Level }
+func (q Quad) Row() int  { return q.Y << q.Level }
+func (q Quad) Size() int { return 1 << q.Level }
+
+// Frontier is one player's region.
+type Frontier struct {
+	Col, Row int    // the player's cell
+	Quads    []Quad // disjoint quads, sorted by Morton order of their first cell
+	Points   int    // terrain cells in the quads
+	g        quadpvs.Geometry
+	morton   []uint64 // Morton code of each quad's first cell, for Contains
+}
+
+// Contains reports whether cell (col,row) is in the frontier, in O(log n)
+// for n quads.
+func (f *Frontier) Contains(col, row int) bool {
+	if col < 0 || row < 0 || col >= f.g.Width || row >= f.g.Height {
+		return false
+	}
+	m := mortonCode(col, row)
+	lo, hi := 0, len(f.morton)
+	for lo < hi { // first quad starting after m
+		mid := (lo + hi) / 2
+		if f.morton[mid] > m {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == 0 {
+		return false
+	}
+	q := f.Quads[lo-1]
+	return m < f.morton[lo-1]+1<<(2*q.Level)
+}
+
+// Result is a query's answer. When MutuallyVisible, both frontiers are
+// empty.
+type Result struct {
+	MutuallyVisible bool
+	A, B            Frontier
+	Elapsed         time.Duration
+}
+
+// Grower answers frontier queries on one hierarchical PVS.
+type Grower struct {
+	h      *quadpvs.Hierarchy
+	g      quadpvs.Geometry
+	nodata []bool    // may be nil
+	ground []float32 // mean elevation of each quad's terrain cells, metres, by quad index
+}
+
+// New returns a Grower for the hierarchy h of a terrain with elevations elev
+// (metres, row-major Width×Height, for the Ground order) and nodata cells
+// (nil when none). h, elev and nodata must not change afterwards.
+func New(h *quadpvs.Hierarchy, elev []float32, nodata []bool) (*Grower, error) {
+	g := h.G
+	if len(elev) != g.Width*g.Height || (nodata != nil && len(nodata) != len(elev)) {
+		return nil, fmt.Errorf("grow: %d elevations for a %d×%d grid", len(elev), g.Width, g.Height)
+	}
+	gr := &Grower{h: h, g: g, nodata: nodata, ground: make([]float32, h.Quads())}
+	// Mean ground height per quad, level by level from the cells.
+	sum := make([]float64, h.Quads())
+	cnt := make([]int32, h.Quads())
+	for r := range g.Height {
+		for c := range g.Width {
+			x, y := c, r
+			for l := range g.Levels() {
+				q := h.QuadIndex(l, x, y)
+				sum[q] += float64(elev[r*g.Width+c])
+				cnt[q]++
+				x, y = x>>1, y>>1
+			}
+		}
+	}
+	for q := range sum {
+		gr.ground[q] = float32(sum[q] / float64(cnt[q]))
+	}
+	return gr, nil
+}
+
+// Geometry returns the quad geometry of the grower's terrain.
+func (gr *Grower) Geometry() quadpvs.Geometry { return gr.g }
+
+// mortonCode interleaves the bits of col (even bits) and row (odd bits).
+func mortonCode(col, row int) uint64 {
+	return spread(uint64(col)) | spread(uint64(row))<<1
+}
+
+func spread(v uint64) uint64 {
+	v &= 0xffffffff
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	v = (v | v<<4) & 0x0f0f0f0f0f0f0f0f
+	v = (v | v<<2) & 0x3333333333333333
+	v = (v | v<<1) & 0x5555555555555555
+	return v
+}

@@ -1,0 +1,204 @@
+package grow
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+// fixture is a small real window with its exact per-point viewsheds and a
+// hierarchy built from them (capped at nodeCap nodes when > 0).
+type fixture struct {
+	dem   *heightmap.Grid
+	cells []horizon.Bitmap
+	gr    *Grower
+}
+
+func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *fixture {
+	t.Helper()
+	p := filepath.Join("../../shared/data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real DEM %s absent: %v", p, err)
+	}
+	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := horizon.DefaultParams()
+	par.Sectors = 512
+	m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, par)
+	wk := m.NewWorker()
+	g, _ := quadpvs.NewGeometry(dem.Width, dem.Height)
+	h := quadpvs.NewHierarchy(g)
+	var capper quadpvs.Capper
+	var capped quadpvs.Tree
+	b := quadpvs.NewHierarchyBuilder(g, func(l, x, y int, t *quadpvs.Tree) error {
+		if nodeCap > 0 && t.Nodes() > nodeCap {
+			capper.Cap(&capped, t, nodeCap)
+			t = &capped
+		}
+		h.Set(l, x, y, t)
+		return nil
+	})
+	f := &fixture{dem: dem, cells: make([]horizon.Bitmap, dem.Width*dem.Height)}
+	enc := quadpvs.NewEncoder(g)
+	var tr quadpvs.Tree
+	for _, c := range b.Order() {
+		bm, _ := wk.Viewshed(c[0], c[1], horizon.Bitmap{})
+		f.cells[c[1]*dem.Width+c[0]] = bm
+		enc.Encode(bm, &tr)
+		if err := b.Add(c[0], c[1], &tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.gr, err = New(h, dem.Elev, dem.Nodata); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// cellsOf lists a frontier's cells from its quads.
+func cellsOf(f *Frontier, w, h int) [][2]int {
+	var out [][2]int
+	for _, q := range f.Quads {
+		for r := q.Row(); r < min(q.Row()+q.Size(), h); r++ {
+			for c := q.Col(); c < min(q.Col()+q.Size(), w); c++ {
+				out = append(out, [2]int{c, r})
+			}
+		}
+	}
+	return out
+}
+
+// check asserts the frontier set's promise against the exact per-point
+// viewsheds, both directions, and the result's bookkeeping.
+func (f *fixture) check(t *testing.T, res *Result, a, b [2]int) (violations int) {
+	t.Helper()
+	w, h := f.dem.Width, f.dem.Height
+	ca, cb := cellsOf(&res.A, w, h), cellsOf(&res.B, w, h)
+	if len(ca) != res.A.Points || len(cb) != res.B.Points {
+		t.Fatalf("points %d/%d, quads hold %d/%d cells", res.A.Points, res.B.Points, len(ca), len(cb))
+	}
+	if !res.A.Contains(a[0], a[1]) || !res.B.Contains(b[0], b[1]) {
+		t.Fatalf("a frontier does not contain its player")
+	}
+	inA := map[[2]int]bool{}
+	for _, c := range ca {
+		if inA[c] {
+			t.Fatalf("cell %v twice in A's frontier", c)
+		}
+		inA[c] = true
+	}
+	for _, c := range cb {
+		if inA[c] {
+			t.Fatalf("cell %v in both frontiers", c)
+		}
+	}
+	for r := range h { // Contains agrees with the quads
+		for c := range w {
+			if res.A.Contains(c, r) != inA[[2]int{c, r}] {
+				t.Fatalf("Contains(%d,%d) = %v", c, r, res.A.Contains(c, r))
+			}
+		}
+	}
+	for _, p := range ca {
+		va := f.cells[p[1]*w+p[0]]
+		for _, q := range cb {
+			if va.Visible(q[0], q[1]) || f.cells[q[1]*w+q[0]].Visible(p[0], p[1]) {
+				violations++
+			}
+		}
+	}
+	return violations
+}
+
+func TestFrontierGuarantee(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		win     heightmap.Window
+		nodeCap int
+	}{
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0},
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 12},
+		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0},
+	} {
+		t.Run(fmt.Sprintf("%s/cap%d", tc.name, tc.nodeCap), func(t *testing.T) {
+			f := newFixture(t, tc.name, tc.win, tc.nodeCap)
+			rng := rand.New(rand.NewPCG(5, 5))
+			var s Scratch
+			var res Result
+			w, h := f.dem.Width, f.dem.Height
+			grown := 0
+			for _, opt := range []Options{
+				{}, {Merge: quadpvs.Lossy}, {Method: Simple}, {Method: Simple, Merge: quadpvs.Lossy},
+				{Neighbours: 8, GrowLarger: true}, {Order: Ground, Merge: quadpvs.Lossy},
+			} {
+				pairs := 0
+				for tries := 0; pairs < 12 && tries < 400; tries++ {
+					a := [2]int{rng.IntN(w), rng.IntN(h)}
+					b := [2]int{rng.IntN(w), rng.IntN(h)}
+					if a == b {
+						continue
+					}
+					if err := f.gr.Grow(a, b, opt, &s, &res); err != nil {
+						t.Fatal(err)
+					}
+					mutual := f.cells[a[1]*w+a[0]].Visible(b[0], b[1]) || f.cells[b[1]*w+b[0]].Visible(a[0], a[1])
+					// Capped PVSs may call hidden pairs visible (conservative),
+					// never the reverse; uncapped ones must agree exactly.
+					if (mutual && !res.MutuallyVisible) || (tc.nodeCap == 0 && res.MutuallyVisible != mutual) {
+						t.Fatalf("%v→%v: mutually visible %v, viewsheds say %v", a, b, res.MutuallyVisible, mutual)
+					}
+					if res.MutuallyVisible {
+						if len(res.A.Quads)+len(res.B.Quads) != 0 {
+							t.Fatal("mutually visible points with frontiers")
+						}
+						continue
+					}
+					pairs++
+					if v := f.check(t, &res, a, b); v != 0 {
+						t.Fatalf("%+v %v→%v: %d mutually visible pairs in the frontier set", opt, a, b, v)
+					}
+					if res.A.Points+res.B.Points > 2 {
+						grown++
+					}
+				}
+			}
+			if grown == 0 {
+				t.Error("no frontier grew beyond its player")
+			}
+		})
+	}
+}
+
+func TestGrowErrors(t *testing.T) {
+	f := newFixture(t, "N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 8, Height: 8}, 0)
+	var s Scratch
+	var res Result
+	for _, tc := range []struct {
+		a, b [2]int
+		opt  Options
+		want error
+	}{
+		{[2]int{8, 0}, [2]int{1, 1}, Options{}, ErrOutside},
+		{[2]int{2, 2}, [2]int{2, 2}, Options{}, ErrIdentical},
+		{[2]int{1, 2}, [2]int{2, 2}, Options{Neighbours: 6}, ErrOptions},
+	} {
+		if err := f.gr.Grow(tc.a, tc.b, tc.opt, &s, &res); !errors.Is(err, tc.want) {
+			t.Errorf("%v %v: %v, want %v", tc.a, tc.b, err, tc.want)
+		}
+	}
+	nd := make([]bool, 64)
+	nd[9] = true
+	gr, _ := New(f.gr.h, f.dem.Elev, nd)
+	if err := gr.Grow([2]int{1, 1}, [2]int{5, 5}, Options{}, &s, &res); !errors.Is(err, ErrNodata) {
+		t.Errorf("nodata point: %v", err)
+	}
+}

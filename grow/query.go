@@ -1,0 +1,413 @@
+package grow
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"frontiersets/quadpvs"
+)
+
+// Scratch is one goroutine's working memory for queries, reused from query
+// to query so that steady-state queries allocate little. The zero Scratch is
+// ready to use; it must not be shared between goroutines.
+type Scratch struct {
+	gen   uint32
+	quads int
+	p     [2]player
+	m     quadpvs.Merger
+	stack []uint64
+	nb    []Quad
+}
+
+// player is one side's growing state.
+type player struct {
+	acc, spare quadpvs.Tree // merged PVS of the frontier
+	member     []uint32     // == gen: the quad is one of the frontier's quads
+	cntGen     []uint32     // == gen: cnt is valid for this query
+	cnt        []int32      // frontier cells inside the quad
+	queued     []uint32     // == gen: the quad has been queued
+	quads      []Quad
+	points     int
+	queue      []qitem // FIFO from head, or a min-heap on ground height
+	head       int
+	seq        int
+}
+
+type qitem struct {
+	q      Quad
+	ground float32
+	seq    int
+}
+
+func (s *Scratch) reset(quads int) {
+	if s.quads != quads {
+		s.quads, s.gen = quads, 0
+		for i := range s.p {
+			p := &s.p[i]
+			p.member = make([]uint32, quads)
+			p.cntGen = make([]uint32, quads)
+			p.cnt = make([]int32, quads)
+			p.queued = make([]uint32, quads)
+		}
+	}
+	s.gen++
+	if s.gen == 0 { // wrapped: clear the stamps
+		for i := range s.p {
+			clear(s.p[i].member)
+			clear(s.p[i].cntGen)
+			clear(s.p[i].queued)
+		}
+		s.gen = 1
+	}
+	for i := range s.p {
+		p := &s.p[i]
+		p.quads, p.points, p.queue, p.head, p.seq = p.quads[:0], 0, p.queue[:0], 0, 0
+	}
+}
+
+// Grow computes the frontier set of players at cells a and b (col,row on the
+// store's grid) with s's memory, writing it into dst (whose slices it
+// reuses). Errors: ErrOutside, ErrNodata, ErrIdentical, ErrOptions. Mutually
+// visible points are a normal answer (dst.MutuallyVisible, empty
+// frontiers).
+func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error {
+	start := time.Now()
+	g := gr.g
+	if opt.Neighbours == 0 {
+		opt.Neighbours = 4
+	}
+	if opt.Neighbours != 4 && opt.Neighbours != 8 {
+		return fmt.Errorf("%w: %d neighbours, want 4 or 8", ErrOptions, opt.Neighbours)
+	}
+	for _, pt := range [2][2]int{a, b} {
+		if pt[0] < 0 || pt[1] < 0 || pt[0] >= g.Width || pt[1] >= g.Height {
+			return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, pt[0], pt[1], g.Width, g.Height)
+		}
+		if gr.nodata != nil && gr.nodata[pt[1]*g.Width+pt[0]] {
+			return fmt.Errorf("%w: (%d,%d)", ErrNodata, pt[0], pt[1])
+		}
+	}
+	if a == b {
+		return fmt.Errorf("%w: (%d,%d)", ErrIdentical, a[0], a[1])
+	}
+	s.reset(gr.h.Quads())
+	*dst = Result{A: Frontier{Col: a[0], Row: a[1], Quads: dst.A.Quads[:0], morton: dst.A.morton[:0], g: g},
+		B: Frontier{Col: b[0], Row: b[1], Quads: dst.B.Quads[:0], morton: dst.B.morton[:0], g: g}}
+	qa, qb := Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}
+	if !gr.mutuallyHidden(qa, qb) {
+		dst.MutuallyVisible = true
+		dst.Elapsed = time.Since(start)
+		return nil
+	}
+	if opt.Method == Hierarchical {
+		qa, qb = gr.ascend(qa, qb)
+	}
+	if qa.Level == 0 && qb.Level == 0 && opt.Method == Hierarchical {
+		// Only the points qualify: growing along single cells is the simple
+		// method's job (§3.5, step 1); the frontiers are the points.
+		gr.start(s, 0, qa, false, opt)
+		gr.start(s, 1, qb, false, opt)
+	} else {
+		gr.start(s, 0, qa, true, opt)
+		gr.start(s, 1, qb, true, opt)
+		gr.step2(s, opt)
+	}
+	gr.result(&s.p[0], &dst.A)
+	gr.result(&s.p[1], &dst.B)
+	dst.Elapsed = time.Since(start)
+	return nil
+}
+
+// ascend is step 1: alternately raise each player's quad to its parent while
+// the two quads stay disjoint and mutually hidden.
+func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
+	for {
+		moved := false
+		if qa.Level < gr.g.K {
+			if pa := parent(qa); !overlap(pa, qb) && gr.mutuallyHidden(pa, qb) {
+				qa, moved = pa, true
+			}
+		}
+		if qb.Level < gr.g.K {
+			if pb := parent(qb); !overlap(pb, qa) && gr.mutuallyHidden(qa, pb) {
+				qb, moved = pb, true
+			}
+		}
+		if !moved {
+			return qa, qb
+		}
+	}
+}
+
+func parent(q Quad) Quad { return Quad{q.Level + 1, q.X >> 1, q.Y >> 1} }
+
+// overlap reports whether two aligned quads share a cell (one contains the
+// other).
+func overlap(p, q Quad) bool {
+	if p.Level < q.Level {
+		p, q = q, p
+	}
+	d := p.Level - q.Level
+	return q.X>>d == p.X && q.Y>>d == p.Y
+}
+
+// mutuallyHidden: each quad's PVS marks the other hidden.
+func (gr *Grower) mutuallyHidden(p, q Quad) bool {
+	tp, tq := gr.pvs(p), gr.pvs(q)
+	return tp.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden &&
+		tq.QuadStatus(gr.g, p.Level, p.X, p.Y) == quadpvs.Hidden
+}
+
+func (gr *Grower) pvs(q Quad) quadpvs.Tree { return gr.h.PVS(gr.h.QuadIndex(q.Level, q.X, q.Y)) }
+
+func (gr *Grower) index(q Quad) int { return gr.h.QuadIndex(q.Level, q.X, q.Y) }
+
+// start makes q player i's frontier and its PVS, and queues its neighbours.
+func (gr *Grower) start(s *Scratch, i int, q Quad, queue bool, opt Options) {
+	p := &s.p[i]
+	t := gr.pvs(q)
+	t.CopyTo(&p.acc)
+	gr.insert(s, p, q)
+	p.queued[gr.index(q)] = s.gen
+	if queue {
+		gr.pushNeighbours(s, p, q, opt)
+	}
+}
+
+// cellsIn returns the terrain cells of quad q.
+func (gr *Grower) cellsIn(q Quad) int {
+	x0, y0 := q.X<<q.Level, q.Y<<q.Level
+	w := min(x0+1<<q.Level, gr.g.Width) - x0
+	h := min(y0+1<<q.Level, gr.g.Height) - y0
+	return max(w, 0) * max(h, 0)
+}
+
+// insert adds q to p's frontier and counts its cells in q and its ancestors.
+func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
+	p.member[gr.index(q)] = s.gen
+	p.quads = append(p.quads, q)
+	n := int32(gr.cellsIn(q))
+	p.points += int(n)
+	for a := q; ; a = parent(a) {
+		k := gr.index(a)
+		if p.cntGen[k] != s.gen {
+			p.cntGen[k], p.cnt[k] = s.gen, 0
+		}
+		p.cnt[k] += n
+		if a.Level == gr.g.K {
+			return
+		}
+	}
+}
+
+// inside reports whether q lies in one of p's frontier quads (q or an
+// ancestor is a member).
+func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
+	for a := q; ; a = parent(a) {
+		if p.member[gr.index(a)] == s.gen {
+			return true
+		}
+		if a.Level == gr.g.K {
+			return false
+		}
+	}
+}
+
+// overlaps reports whether quad q holds any cell of p's frontier.
+func (gr *Grower) overlaps(s *Scratch, p *player, q Quad) bool {
+	k := gr.index(q)
+	return (p.cntGen[k] == s.gen && p.cnt[k] > 0) || gr.inside(s, p, q)
+}
+
+// neighbours appends q's 4 or 8 same-level neighbours inside the terrain.
+func (gr *Grower) neighbours(dst []Quad, q Quad, n int) []Quad {
+	cols, rows := gr.g.QuadsAcross(q.Level)
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			if (dx == 0 && dy == 0) || (n == 4 && dx != 0 && dy != 0) {
+				continue
+			}
+			x, y := q.X+dx, q.Y+dy
+			if x >= 0 && y >= 0 && x < cols && y < rows {
+				dst = append(dst, Quad{q.Level, x, y})
+			}
+		}
+	}
+	return dst
+}
+
+// push queues q for p unless it was queued before.
+func (gr *Grower) push(s *Scratch, p *player, q Quad, order Order) {
+	k := gr.index(q)
+	if p.queued[k] == s.gen {
+		return
+	}
+	p.queued[k] = s.gen
+	it := qitem{q: q, ground: gr.ground[k], seq: p.seq}
+	p.seq++
+	p.queue = append(p.queue, it)
+	if order == Ground {
+		heapUp(p.queue, len(p.queue)-1)
+	}
+}
+
+// pop takes the next quad of p's queue.
+func (gr *Grower) pop(p *player, order Order) (Quad, bool) {
+	if order == Ground {
+		if len(p.queue) == 0 {
+			return Quad{}, false
+		}
+		it := p.queue[0]
+		last := len(p.queue) - 1
+		p.queue[0] = p.queue[last]
+		p.queue = p.queue[:last]
+		heapDown(p.queue, 0)
+		return it.q, true
+	}
+	if p.head == len(p.queue) {
+		return Quad{}, false
+	}
+	p.head++
+	return p.queue[p.head-1].q, true
+}
+
+func less(a, b qitem) bool { return a.ground < b.ground || (a.ground == b.ground && a.seq < b.seq) }
+
+func heapUp(h []qitem, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func heapDown(h []qitem, i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && less(h[l], h[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && less(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// step2 alternates between the players' queues until one is empty, then,
+// with GrowLarger, grows the other without merging (step 3).
+func (gr *Grower) step2(s *Scratch, opt Options) {
+	turn := 0
+	for {
+		x, y := &s.p[turn], &s.p[1-turn]
+		q, ok := gr.pop(x, opt.Order)
+		if !ok {
+			break
+		}
+		gr.consider(s, x, y, q, opt, true)
+		turn = 1 - turn
+	}
+	if !opt.GrowLarger {
+		return
+	}
+	for i := range s.p {
+		x, y := &s.p[i], &s.p[1-i]
+		for {
+			q, ok := gr.pop(x, opt.Order)
+			if !ok {
+				break
+			}
+			gr.consider(s, x, y, q, opt, false)
+		}
+	}
+}
+
+// consider decides quad q for player x against the other player y: it
+// joins x's frontier when hidden both ways, is split into its children
+// adjacent to x's frontier when undecided, and is dropped when visible.
+func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge bool) {
+	if gr.inside(s, x, q) {
+		return
+	}
+	split := func() {
+		if q.Level == 0 || opt.Method == Simple {
+			return
+		}
+		for k := range 4 {
+			c := Quad{q.Level - 1, 2*q.X + k&1, 2*q.Y + k>>1}
+			if gr.cellsIn(c) == 0 || gr.inside(s, y, c) || !gr.adjacent(s, x, c, opt.Neighbours) {
+				continue
+			}
+			gr.push(s, x, c, opt.Order)
+		}
+	}
+	if gr.overlaps(s, y, q) || gr.overlaps(s, x, q) {
+		split() // partly the other's or partly ours already
+		return
+	}
+	switch y.acc.QuadStatus(gr.g, q.Level, q.X, q.Y) {
+	case quadpvs.Hidden:
+		t := gr.pvs(q)
+		var seen bool
+		seen, s.stack = t.AnyVisible(gr.g, func(l, qx, qy int) bool { return gr.overlaps(s, y, Quad{l, qx, qy}) }, s.stack)
+		if seen {
+			split()
+			return
+		}
+		gr.insert(s, x, q)
+		if merge {
+			s.m.MergeInto(&x.acc, &x.spare, &t, opt.Merge)
+		}
+		gr.pushNeighbours(s, x, q, opt)
+	case quadpvs.Unknown:
+		split()
+	}
+}
+
+// pushNeighbours queues q's neighbours for p.
+func (gr *Grower) pushNeighbours(s *Scratch, p *player, q Quad, opt Options) {
+	s.nb = gr.neighbours(s.nb[:0], q, opt.Neighbours)
+	for _, n := range s.nb {
+		gr.push(s, p, n, opt.Order)
+	}
+}
+
+// adjacent reports whether quad c touches p's frontier: one of its
+// same-level neighbours holds a frontier cell.
+func (gr *Grower) adjacent(s *Scratch, p *player, c Quad, n int) bool {
+	var buf [8]Quad
+	for _, nb := range gr.neighbours(buf[:0], c, n) {
+		if gr.overlaps(s, p, nb) {
+			return true
+		}
+	}
+	return false
+}
+
+// result copies p's frontier into f, sorted in Morton order for Contains.
+func (gr *Grower) result(p *player, f *Frontier) {
+	f.Quads = append(f.Quads[:0], p.quads...)
+	slices.SortFunc(f.Quads, func(a, b Quad) int {
+		ma, mb := mortonCode(a.Col(), a.Row()), mortonCode(b.Col(), b.Row())
+		switch {
+		case ma < mb:
+			return -1
+		case ma > mb:
+			return 1
+		}
+		return 0
+	})
+	f.morton = f.morton[:0]
+	for _, q := range f.Quads {
+		f.morton = append(f.morton, mortonCode(q.Col(), q.Row()))
+	}
+	f.Points = p.points
+}
