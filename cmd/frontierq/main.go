@@ -1,0 +1,213 @@
+// Command frontierq answers frontier-set queries on a baked PVS store
+// (thesis §3.5): for two players' cells, two regions such that no point of
+// one sees any point of the other.
+//
+//	frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy]
+//	          [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]
+//	frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]
+//
+// Exit status: 0 on success (mutually visible points included), 1 on a
+// failure or a verification that found violations, 2 on a usage error.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/heightmap"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+	"frontiersets/internal/render"
+	"frontiersets/quadpvs"
+)
+
+const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]"
+
+func main() {
+	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// run executes one frontierq command; errors are returned for main to print.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return runVerify(args[1:], stdout, stderr)
+	}
+	return runQuery(args, stdout, stderr)
+}
+
+// growFlags are the options of grow.Options.
+type growFlags struct {
+	method, merge, queue string
+	larger               bool
+	neighbours           int
+}
+
+func (f *growFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.method, "method", "hierarchical", "growing `method`: hierarchical (§3.5) or simple (point by point, §4.1)")
+	fs.StringVar(&f.merge, "merge", "lossless", "PVS `merge`: lossless or lossy (§3.3)")
+	fs.StringVar(&f.queue, "queue", "fifo", "queue `order`: fifo or ground (lowest ground first)")
+	fs.BoolVar(&f.larger, "grow-larger", false, "step 3: keep growing the frontier that can, without merging")
+	fs.IntVar(&f.neighbours, "neighbours", 4, "quad adjacency: 4 or 8 `neighbours`")
+}
+
+func (f *growFlags) options() (grow.Options, error) {
+	var o grow.Options
+	switch f.method {
+	case "hierarchical":
+	case "simple":
+		o.Method = grow.Simple
+	default:
+		return o, cli.Usagef("--method %q: want hierarchical or simple", f.method)
+	}
+	switch f.merge {
+	case "lossless":
+	case "lossy":
+		o.Merge = quadpvs.Lossy
+	default:
+		return o, cli.Usagef("--merge %q: want lossless or lossy", f.merge)
+	}
+	switch f.queue {
+	case "fifo":
+	case "ground":
+		o.Order = grow.Ground
+	default:
+		return o, cli.Usagef("--queue %q: want fifo or ground", f.queue)
+	}
+	if f.neighbours != 4 && f.neighbours != 8 {
+		return o, cli.Usagef("--neighbours %d: want 4 or 8", f.neighbours)
+	}
+	o.Neighbours, o.GrowLarger = f.neighbours, f.larger
+	return o, nil
+}
+
+// openGrower loads a store and prepares its grower.
+func openGrower(path string) (*compress.Store, *grow.Grower, error) {
+	s, err := bake.OpenStore(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, gr, nil
+}
+
+// frontierJSON is one frontier in --json output.
+type frontierJSON struct {
+	Col    int      `json:"col"`
+	Row    int      `json:"row"`
+	Points int      `json:"points"`
+	Quads  [][3]int `json:"quads"` // [col,row,size]: top-left cell and side in cells
+}
+
+type resultJSON struct {
+	MutuallyVisible bool         `json:"mutually_visible"`
+	A               frontierJSON `json:"a"`
+	B               frontierJSON `json:"b"`
+	ElapsedMS       float64      `json:"elapsed_ms"`
+}
+
+func toJSON(f *grow.Frontier) frontierJSON {
+	out := frontierJSON{Col: f.Col, Row: f.Row, Points: f.Points, Quads: [][3]int{}}
+	for _, q := range f.Quads {
+		out.Quads = append(out.Quads, [3]int{q.Col(), q.Row(), q.Size()})
+	}
+	return out
+}
+
+func runQuery(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("frontierq", synopsis, stderr)
+	var gf growFlags
+	gf.register(fs)
+	aFlag := fs.String("a", "", "player A's cell `col,row` on the store's grid")
+	bFlag := fs.String("b", "", "player B's cell `col,row`")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	pngOut := fs.String("png", "", "draw the terrain's hillshade with both frontiers (A blue, B red) to this PNG `path`")
+	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path`: 1 for A's frontier, 2 for B's, 0 elsewhere")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *aFlag == "" || *bFlag == "" {
+		fs.Usage()
+		return cli.Usagef("frontierq takes one STORE and needs --a and --b")
+	}
+	opt, err := gf.options()
+	if err != nil {
+		return err
+	}
+	ac, ar, err := cli.ParseCell("a", *aFlag)
+	if err != nil {
+		return err
+	}
+	bc, br, err := cli.ParseCell("b", *bFlag)
+	if err != nil {
+		return err
+	}
+	s, gr, err := openGrower(pos[0])
+	if err != nil {
+		return err
+	}
+	var res grow.Result
+	if err := gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000}); err != nil {
+			return err
+		}
+	} else if res.MutuallyVisible {
+		fmt.Fprintf(stdout, "A (%d,%d) and B (%d,%d) see each other: no frontier set (%.3f ms)\n", ac, ar, bc, br, float64(res.Elapsed.Microseconds())/1000)
+	} else {
+		fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms\n",
+			ac, ar, bc, br, opt.Method, opt.Merge, res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads), res.A.Points+res.B.Points,
+			float64(res.Elapsed.Microseconds())/1000)
+	}
+	if *maskOut != "" {
+		mask := make([]byte, s.Width*s.Height)
+		paint(&res, s.Width, s.Height, func(i int, v byte) { mask[i] = v })
+		ref := heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
+		if err := heightmap.WriteMask(*maskOut, ref, s.Width, s.Height, mask); err != nil {
+			return err
+		}
+	}
+	if *pngOut != "" {
+		img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
+		blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
+		paint(&res, s.Width, s.Height, func(i int, v byte) {
+			c := blue
+			if v == 2 {
+				c = red
+			}
+			render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
+		})
+		render.Marker(img, ac, ar, 3, blue)
+		render.Marker(img, bc, br, 3, red)
+		if err := render.WritePNG(*pngOut, img); err != nil {
+			return fmt.Errorf("write %s: %w", *pngOut, err)
+		}
+	}
+	return nil
+}
+
+// paint calls set(i, 1) for every cell of A's frontier and set(i, 2) for
+// B's, i = row*width + col.
+func paint(res *grow.Result, width, height int, set func(i int, v byte)) {
+	for v, f := range []*grow.Frontier{&res.A, &res.B} {
+		for _, q := range f.Quads {
+			for r := q.Row(); r < min(q.Row()+q.Size(), height); r++ {
+				for c := q.Col(); c < min(q.Col()+q.Size(), width); c++ {
+					set(r*width+c, byte(v+1))
+				}
+			}
+		}
+	}
+}

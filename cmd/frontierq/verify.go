@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"frontiersets/grow"
+	"frontiersets/horizon"
+	"frontiersets/internal/cli"
+)
+
+// runVerify audits a store's frontier sets against uncompressed per-point
+// PVSs recomputed from the DEM with the store's window and parameters: for
+// random mutually invisible pairs, sampled points of each frontier must not
+// see, nor be seen from, any point of the other frontier.
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("verify", "frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1] [growing flags]", stderr)
+	var gf growFlags
+	gf.register(fs)
+	var dem cli.DEMFlags
+	dem.Register(fs)
+	demPath := fs.String("dem", "", "the `DEM` the store was baked from")
+	pairs := fs.Int("pairs", 100, "random mutually invisible `pairs` to check")
+	sample := fs.Int("sample", 64, "frontier `points` per side whose PVS is recomputed (0: every point)")
+	seed := fs.Uint64("seed", 1, "random `seed`")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *demPath == "" || *pairs < 1 || *sample < 0 {
+		fs.Usage()
+		return cli.Usagef("verify takes one STORE, --dem DEM, --pairs ≥ 1 and --sample ≥ 0")
+	}
+	opt, err := gf.options()
+	if err != nil {
+		return err
+	}
+	s, gr, err := openGrower(pos[0])
+	if err != nil {
+		return err
+	}
+	// The DEM with the store's window; other loading flags as given.
+	w := s.Window
+	if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
+		return err
+	}
+	g, err := dem.LoadDEM("frontierq", *demPath, stderr)
+	if err != nil {
+		return err
+	}
+	if g.Width != s.Width || g.Height != s.Height {
+		return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
+	}
+	model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
+	type job struct{ a, b [2]int }
+	var jobs []job
+	var sc grow.Scratch
+	var res grow.Result
+	for tries := 0; len(jobs) < *pairs && tries < 1000*(*pairs); tries++ {
+		a := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
+		b := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
+		if err := gr.Grow(a, b, opt, &sc, &res); err != nil || res.MutuallyVisible {
+			continue // identical or nodata points, or mutually visible
+		}
+		jobs = append(jobs, job{a, b})
+	}
+	if len(jobs) < *pairs {
+		return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
+	}
+	var mu sync.Mutex
+	checked, violations, points := 0, 0, 0
+	eg, _ := errgroup.WithContext(context.Background())
+	eg.SetLimit(runtime.GOMAXPROCS(0))
+	next := make(chan int, len(jobs))
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	for range runtime.GOMAXPROCS(0) {
+		eg.Go(func() error {
+			wk := model.NewWorker()
+			var sc grow.Scratch
+			var res grow.Result
+			bm := horizon.NewBitmap(s.Width, s.Height)
+			rng := rand.New(rand.NewPCG(*seed, 7))
+			for i := range next {
+				j := jobs[i]
+				if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
+					return err
+				}
+				c, v := 0, 0
+				for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
+					other := cells([2]*grow.Frontier{&res.A, &res.B}[1-side], s.Width, s.Height)
+					for _, p := range samplePoints(f, s.Width, s.Height, *sample, rng) {
+						var err error
+						if bm, err = wk.Viewshed(p[0], p[1], bm); err != nil {
+							return err
+						}
+						c++
+						// p sees a point of the other frontier: A→B or B→A.
+						for _, q := range other {
+							if bm.Visible(q[0], q[1]) {
+								v++
+							}
+						}
+					}
+				}
+				mu.Lock()
+				checked += c
+				violations += v
+				points += res.A.Points + res.B.Points
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (PVS recomputed, both directions), violations %d\n",
+		len(jobs), points, checked, violations)
+	if violations > 0 {
+		return fmt.Errorf("%d violations of the frontier guarantee", violations)
+	}
+	return nil
+}
+
+// cells lists a frontier's terrain cells.
+func cells(f *grow.Frontier, width, height int) [][2]int {
+	var out [][2]int
+	for _, q := range f.Quads {
+		for r := q.Row(); r < min(q.Row()+q.Size(), height); r++ {
+			for c := q.Col(); c < min(q.Col()+q.Size(), width); c++ {
+				out = append(out, [2]int{c, r})
+			}
+		}
+	}
+	return out
+}
+
+// samplePoints returns n random cells of f (all of them when n is 0 or
+// larger than the frontier), always including the player's own cell.
+func samplePoints(f *grow.Frontier, width, height, n int, rng *rand.Rand) [][2]int {
+	all := cells(f, width, height)
+	if n == 0 || n >= len(all) {
+		return all
+	}
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	out := append(all[:n-1:n-1], [2]int{f.Col, f.Row})
+	return out
+}
