@@ -16,11 +16,14 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test ./...
 
+# Bake the demo terrain, query two players' frontier set, draw it.
 demo: deps
 	$(GO) build -o pvsbake ./cmd/pvsbake
+	$(GO) build -o frontierq ./cmd/frontierq
 	./pvsbake info data/demo-hills.tif
 	./pvsbake bake data/demo-hills.tif -o demo-hills.pvs --budget 10MB
-	./pvsbake stat demo-hills.pvs
+	./frontierq demo-hills.pvs --a 60,190 --b 190,60 --png demo-frontier.png
+	@echo "wrote demo-frontier.png"
 
 # Regenerate the demo terrains in data/ (heightmap tests check they match).
 data: deps

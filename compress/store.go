@@ -298,11 +298,13 @@ const maxSection = 64 << 30
 func Decode(r io.Reader) (*Store, error) {
 	d := decoder{r: r}
 	var fh [fileHeaderSize]byte
-	if err := d.full(fh[:]); err != nil {
-		return nil, err
-	}
-	if string(fh[:8]) != Magic {
+	n, _ := io.ReadFull(r, fh[:])
+	d.off = int64(n)
+	if m := min(n, len(Magic)); string(fh[:m]) != Magic[:m] || n == 0 {
 		return nil, &FormatError{0, "no PVSSTORE magic: not a PVS store"}
+	}
+	if n < fileHeaderSize {
+		return nil, &FormatError{int64(n), "truncated file"}
 	}
 	if v := binary.LittleEndian.Uint32(fh[8:]); v != Version {
 		return nil, &FormatError{8, fmt.Sprintf("format version %d, this build reads version %d", v, Version)}

@@ -202,3 +202,45 @@ func TestGrowErrors(t *testing.T) {
 		t.Errorf("nodata point: %v", err)
 	}
 }
+
+// TestConcurrentQueries shares one Grower between goroutines, each with its
+// own Scratch (run with -race), and checks they agree with a serial run.
+func TestConcurrentQueries(t *testing.T) {
+	f := newFixture(t, "N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 32, Height: 32}, 0)
+	type q struct{ a, b [2]int }
+	rng := rand.New(rand.NewPCG(9, 9))
+	var qs []q
+	for range 24 {
+		qs = append(qs, q{[2]int{rng.IntN(32), rng.IntN(32)}, [2]int{rng.IntN(32), rng.IntN(32)}})
+	}
+	want := make([]int, len(qs))
+	var s Scratch
+	var res Result
+	for i, x := range qs {
+		if err := f.gr.Grow(x.a, x.b, Options{}, &s, &res); err == nil {
+			want[i] = res.A.Points*100000 + res.B.Points
+		}
+	}
+	got := make([]int, len(qs))
+	done := make(chan bool)
+	for w := range 4 {
+		go func() {
+			var s Scratch
+			var res Result
+			for i := w; i < len(qs); i += 4 {
+				if err := f.gr.Grow(qs[i].a, qs[i].b, Options{}, &s, &res); err == nil {
+					got[i] = res.A.Points*100000 + res.B.Points
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	for i := range qs {
+		if got[i] != want[i] {
+			t.Errorf("query %d: concurrent %d, serial %d", i, got[i], want[i])
+		}
+	}
+}

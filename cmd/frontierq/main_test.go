@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"frontiersets/compress"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+)
+
+func runCmd(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = cli.Report("frontierq", run(args, &o, &e), &e)
+	return o.String(), e.String(), code
+}
+
+var (
+	storeOnce sync.Once
+	storePath string
+	storeErr  error
+)
+
+// testStore bakes a 48×40 window of the demo terrain once for all tests.
+func testStore(t *testing.T) string {
+	t.Helper()
+	storeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "frontierq-test")
+		if err != nil {
+			storeErr = err
+			return
+		}
+		dem, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}})
+		if err != nil {
+			storeErr = err
+			return
+		}
+		p := horizon.DefaultParams()
+		p.Sectors = 256
+		storePath = filepath.Join(dir, "t.pvs")
+		_, storeErr = bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: storePath, Cap: compress.Cap{Nodes: 40}}}})
+	})
+	if storeErr != nil {
+		t.Fatal(storeErr)
+	}
+	return storePath
+}
+
+// findPair returns a mutually invisible pair on the test store.
+func findPair(t *testing.T, store string) (a, b string) {
+	for _, p := range [][2]string{{"2,2", "45,37"}, {"20,35", "40,3"}, {"5,30", "44,5"}, {"1,38", "46,1"}, {"10,10", "40,30"}} {
+		out, _, code := runCmd(store, "--a", p[0], "--b", p[1], "--json")
+		if code == 0 && strings.Contains(out, `"mutually_visible":false`) {
+			return p[0], p[1]
+		}
+	}
+	t.Skip("no mutually invisible pair among the candidates")
+	return
+}
+
+func TestQueryOutputs(t *testing.T) {
+	store := testStore(t)
+	a, b := findPair(t, store)
+	dir := t.TempDir()
+	png, mask := filepath.Join(dir, "f.png"), filepath.Join(dir, "f.tif")
+	out, errOut, code := runCmd(store, "--a", a, "--b", b, "--json", "--png", png, "--mask", mask, "--merge", "lossy", "--neighbours", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res resultJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if res.MutuallyVisible || res.A.Points < 1 || res.B.Points < 1 || len(res.A.Quads) == 0 || res.ElapsedMS <= 0 {
+		t.Fatalf("result %+v", res)
+	}
+	m, err := heightmap.Load(mask, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[float32]int{}
+	for _, v := range m.Elev {
+		counts[v]++
+	}
+	if counts[1] != res.A.Points || counts[2] != res.B.Points || m.Width != 48 || m.CRSName != "EPSG:32619" {
+		t.Errorf("mask holds %v for %d/%d points, %d wide, %s", counts, res.A.Points, res.B.Points, m.Width, m.CRSName)
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() == 0 {
+		t.Errorf("png: %v", err)
+	}
+	summary, _, code := runCmd(store, "--a", a, "--b", b, "--method", "simple")
+	if code != 0 || !strings.Contains(summary, "simple/lossless") || !strings.Contains(summary, "points in all") {
+		t.Errorf("summary: %s", summary)
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	store := testStore(t)
+	dir := t.TempDir()
+	notStore := filepath.Join(dir, "x.pvs")
+	os.WriteFile(notStore, []byte("hello"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no points", []string{store}, 2, "--a and --b"},
+		{"bad method", []string{store, "--a", "1,1", "--b", "2,2", "--method", "magic"}, 2, "--method"},
+		{"bad neighbours", []string{store, "--a", "1,1", "--b", "2,2", "--neighbours", "6"}, 2, "--neighbours"},
+		{"outside", []string{store, "--a", "48,1", "--b", "2,2"}, 1, "outside the grid"},
+		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},
+		{"not a store", []string{notStore, "--a", "1,1", "--b", "2,2"}, 1, "not a PVS store"},
+		{"verify without dem", []string{"verify", store}, 2, "--dem"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d (want %d): %s", code, tc.code, errOut)
+			}
+		})
+	}
+}
+
+func TestMutuallyVisibleIsNormal(t *testing.T) {
+	store := testStore(t)
+	out, _, code := runCmd(store, "--a", "10,10", "--b", "11,10", "--json")
+	if code != 0 || !strings.Contains(out, `"mutually_visible":true`) || !strings.Contains(out, `"quads":[]`) {
+		t.Errorf("exit %d: %s", code, out)
+	}
+}
+
+func TestVerify(t *testing.T) {
+	store := testStore(t)
+	out, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "5", "--sample", "0")
+	if code != 0 || !strings.Contains(out, "violations 0") {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
