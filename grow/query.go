@@ -310,7 +310,7 @@ func (gr *Grower) step2(s *Scratch, opt Options) {
 		x, y := &s.p[turn], &s.p[1-turn]
 		q, ok := gr.pop(x, opt.Order)
 		if !ok {
-			break
+			break // x's queue is empty: x can grow no more
 		}
 		gr.consider(s, x, y, q, opt, true)
 		turn = 1 - turn
@@ -318,15 +318,16 @@ func (gr *Grower) step2(s *Scratch, opt Options) {
 	if !opt.GrowLarger {
 		return
 	}
-	for i := range s.p {
-		x, y := &s.p[i], &s.p[1-i]
-		for {
-			q, ok := gr.pop(x, opt.Order)
-			if !ok {
-				break
-			}
-			gr.consider(s, x, y, q, opt, false)
+	// Step 3: only the other player can still grow. Its PVS is no longer
+	// needed (nothing will be checked against it), so it is not merged;
+	// the stopped player's PVS and region stay exact.
+	x, y := &s.p[1-turn], &s.p[turn]
+	for {
+		q, ok := gr.pop(x, opt.Order)
+		if !ok {
+			return
 		}
+		gr.consider(s, x, y, q, opt, false)
 	}
 }
 
@@ -334,8 +335,8 @@ func (gr *Grower) step2(s *Scratch, opt Options) {
 // joins x's frontier when hidden both ways, is split into its children
 // adjacent to x's frontier when undecided, and is dropped when visible.
 func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge bool) {
-	if gr.inside(s, x, q) {
-		return
+	if k := gr.index(q); gr.inside(s, x, q) || (x.cntGen[k] == s.gen && int(x.cnt[k]) == gr.cellsIn(q)) {
+		return // already in x's frontier
 	}
 	split := func() {
 		if q.Level == 0 || opt.Method == Simple {
