@@ -490,9 +490,9 @@ func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
 	return out, nil
 }
 
-// ErrNotStore is matched by errors.As with *FormatError; kept for callers
-// that only want to know whether a file is a store at all.
+// ErrNotStore matches every *FormatError under errors.Is, for callers that
+// only need to know that the input is not a usable store.
 var ErrNotStore = errors.New("compress: not a PVS store")
 
-// Is lets errors.Is(err, ErrNotStore) match any *FormatError.
+// Is makes errors.Is(err, ErrNotStore) true for any *FormatError.
 func (e *FormatError) Is(target error) bool { return target == ErrNotStore }
