@@ -295,8 +295,13 @@ const maxSection = 64 << 30
 // ErrNotStore) for input that is not a valid store, with the byte offset:
 // truncated, corrupt (checksums), foreign (magic), of another version, or
 // inconsistent; a store it accepts is safe to query.
-func Decode(r io.Reader) (*Store, error) {
-	d := decoder{r: r}
+func Decode(r io.Reader) (*Store, error) { return DecodeSize(r, -1) }
+
+// DecodeSize is Decode for input of known size in bytes (a file's): sections
+// are checked against it before their memory is allocated, so the CODE
+// words are allocated once, exactly. size < 0 means unknown.
+func DecodeSize(r io.Reader, size int64) (*Store, error) {
+	d := decoder{r: r, size: size}
 	var fh [fileHeaderSize]byte
 	n, _ := io.ReadFull(r, fh[:])
 	d.off = int64(n)
@@ -330,6 +335,9 @@ func Decode(r io.Reader) (*Store, error) {
 		seen[tag] = true
 		if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
 			return nil, &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
+		}
+		if size >= 0 && int64(stored) > size-d.off {
+			return nil, &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, size)}
 		}
 		if tag == tagCode {
 			if codec != codecRaw || raw%8 != 0 {
@@ -417,9 +425,10 @@ func (s *Store) finish(qidx []byte, codes []uint64, end int64) error {
 
 // decoder reads sections while counting the offset.
 type decoder struct {
-	r   io.Reader
-	off int64
-	buf []byte
+	r    io.Reader
+	off  int64
+	size int64 // input size in bytes, or -1 when unknown
+	buf  []byte
 }
 
 func (d *decoder) full(p []byte) error {
@@ -461,10 +470,18 @@ func (d *decoder) section(at int64, codec uint32, stored, raw uint64, crc uint32
 }
 
 // words reads n little-endian uint64 words in 1 MiB chunks, checking the
-// CRC-32C of their bytes.
+// CRC-32C of their bytes. With a known input size (checked by the caller)
+// the words are allocated at once; otherwise the slice doubles as it fills,
+// so that a corrupt length cannot make it allocate more than the input
+// holds.
 func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
 	at := d.off
-	out := make([]uint64, 0, min(n, 1<<24))
+	var out []uint64
+	if d.size >= 0 {
+		out = make([]uint64, 0, n)
+	} else {
+		out = make([]uint64, 0, min(n, 1<<20))
+	}
 	if d.buf == nil {
 		d.buf = make([]byte, 1<<20)
 	}
@@ -477,7 +494,10 @@ func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
 		}
 		sum = crc32.Update(sum, castagnoli, b)
 		start := len(out)
-		out = slices.Grow(out, int(k))[:start+int(k)]
+		if start+int(k) > cap(out) {
+			out = slices.Grow(out, max(int(k), cap(out))) // double
+		}
+		out = out[:start+int(k)]
 		dst := out[start:]
 		for i := range dst {
 			dst[i] = binary.LittleEndian.Uint64(b[8*i:])

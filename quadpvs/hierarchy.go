@@ -3,6 +3,8 @@ package quadpvs
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
+	"sync"
 )
 
 // Hierarchy is a terrain's hierarchical PVS (§3.2, Figure 3.3): one tree for
@@ -206,38 +208,67 @@ func (h *Hierarchy) Set(l, x, y int, t *Tree) {
 }
 
 // BuildRanks computes Ranks and RankStart from Codes, CodeStart and Len, for
-// a Hierarchy read from storage, and checks every tree's shape (CheckShape).
-// Errors are *FormatError with the quad index in the message.
+// a Hierarchy read from storage, and checks every tree's shape (CheckShape)
+// and node count, splitting the quads between GOMAXPROCS goroutines. Errors
+// are *FormatError naming the quad index (the lowest bad one).
 func (h *Hierarchy) BuildRanks() error {
-	total := 0
-	for _, n := range h.Len {
-		total += (int(n) + 63) / 64
-	}
-	h.Ranks = make([]uint32, 0, total)
+	total := uint64(0)
 	for q, n := range h.Len {
-		c := h.CodeStart[q]
-		cw := uint64((n + 31) / 32)
+		c, cw := h.CodeStart[q], uint64((n+31)/32)
 		if n == 0 || c+cw > uint64(len(h.Codes)) || c+cw < c {
 			return &FormatError{0, fmt.Sprintf("quad %d: %d codes at word %d of %d", q, n, c, len(h.Codes))}
 		}
-		h.RankStart[q] = uint64(len(h.Ranks))
-		t := Tree{codes: h.Codes[c : c+cw : c+cw], n: int(n)}
-		r := uint32(0)
-		for j, w := range t.codes {
-			if j&1 == 0 {
-				h.Ranks = append(h.Ranks, r)
+		h.RankStart[q] = total
+		total += uint64((n + 63) / 64)
+	}
+	h.Ranks = make([]uint32, total)
+	workers := min(runtime.GOMAXPROCS(0), 16)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo, hi := len(h.Len)*w/workers, len(h.Len)*(w+1)/workers
+			for q := lo; q < hi; q++ {
+				if err := h.rankTree(q); err != nil {
+					errs[w] = err
+					return
+				}
 			}
-			r += uint32(bits.OnesCount64(unknownMask(w)))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
-		t.rank = h.Ranks[h.RankStart[q]:]
-		if err := CheckShape(h.G, &t); err != nil {
-			fe := err.(*FormatError)
-			return &FormatError{fe.Offset, fmt.Sprintf("quad %d: %s", q, fe.Msg)}
+	}
+	return nil
+}
+
+// rankTree fills tree q's rank samples and checks it, in one pass over its
+// words.
+func (h *Hierarchy) rankTree(q int) error {
+	n := int(h.Len[q])
+	c, cw := h.CodeStart[q], uint64((n+31)/32)
+	codes := h.Codes[c : c+cw : c+cw]
+	ranks := h.Ranks[h.RankStart[q] : h.RankStart[q]+uint64((n+63)/64)]
+	r, outside := uint32(0), 0
+	for j, w := range codes {
+		if j&1 == 0 {
+			ranks[j>>1] = r
 		}
-		nodes := t.n - t.count(Outside)
-		if uint32(nodes) != h.NodeCount[q] {
-			return &FormatError{0, fmt.Sprintf("quad %d: %d nodes recorded, %d present", q, h.NodeCount[q], nodes)}
-		}
+		r += uint32(bits.OnesCount64(unknownMask(w)))
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits) // code 11; bits past n are zero
+	}
+	t := Tree{codes: codes, rank: ranks, n: n}
+	if err := CheckShape(h.G, &t); err != nil {
+		fe := err.(*FormatError)
+		return &FormatError{fe.Offset, fmt.Sprintf("quad %d: %s", q, fe.Msg)}
+	}
+	if nodes := n - outside; uint32(nodes) != h.NodeCount[q] {
+		return &FormatError{0, fmt.Sprintf("quad %d: %d nodes recorded, %d present", q, h.NodeCount[q], nodes)}
 	}
 	return nil
 }

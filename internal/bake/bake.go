@@ -331,7 +331,11 @@ func OpenStore(path string) (*compress.Store, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := compress.Decode(bufio.NewReaderSize(f, 1<<20))
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s, err := compress.DecodeSize(bufio.NewReaderSize(f, 1<<20), st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
