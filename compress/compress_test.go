@@ -189,10 +189,15 @@ func FuzzOpenStore(f *testing.F) {
 	good, _ := testStore(f, 5, 4, true)
 	f.Add(good)
 	f.Fuzz(func(t *testing.T, b []byte) {
+		sized, errSized := DecodeSize(bytes.NewReader(b), int64(len(b)))
 		s, err := Decode(bytes.NewReader(b))
+		if (err == nil) != (errSized == nil) {
+			t.Fatalf("Decode %v, DecodeSize %v", err, errSized)
+		}
 		if err != nil {
 			return
 		}
+		_ = sized
 		var w quadpvs.Walker
 		g := s.Hierarchy.G
 		for q := range s.Hierarchy.Quads() {
