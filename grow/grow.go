@@ -113,6 +113,18 @@ func (f *Frontier) Contains(col, row int) bool {
 	return m < f.morton[lo-1]+1<<(2*q.Level)
 }
 
+// AppendCells appends the frontier's terrain cells, (col,row), quad by quad.
+func (f *Frontier) AppendCells(dst [][2]int) [][2]int {
+	for _, q := range f.Quads {
+		for r := q.Row(); r < min(q.Row()+q.Size(), f.g.Height); r++ {
+			for c := q.Col(); c < min(q.Col()+q.Size(), f.g.Width); c++ {
+				dst = append(dst, [2]int{c, r})
+			}
+		}
+	}
+	return dst
+}
+
 // Result is a query's answer. When MutuallyVisible, both frontiers are
 // empty.
 type Result struct {

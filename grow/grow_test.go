@@ -64,25 +64,12 @@ func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *f
 	return f
 }
 
-// cellsOf lists a frontier's cells from its quads.
-func cellsOf(f *Frontier, w, h int) [][2]int {
-	var out [][2]int
-	for _, q := range f.Quads {
-		for r := q.Row(); r < min(q.Row()+q.Size(), h); r++ {
-			for c := q.Col(); c < min(q.Col()+q.Size(), w); c++ {
-				out = append(out, [2]int{c, r})
-			}
-		}
-	}
-	return out
-}
-
 // check asserts the frontier set's promise against the exact per-point
 // viewsheds, both directions, and the result's bookkeeping.
 func (f *fixture) check(t *testing.T, res *Result, a, b [2]int) (violations int) {
 	t.Helper()
 	w, h := f.dem.Width, f.dem.Height
-	ca, cb := cellsOf(&res.A, w, h), cellsOf(&res.B, w, h)
+	ca, cb := res.A.AppendCells(nil), res.B.AppendCells(nil)
 	if len(ca) != res.A.Points || len(cb) != res.B.Points {
 		t.Fatalf("points %d/%d, quads hold %d/%d cells", res.A.Points, res.B.Points, len(ca), len(cb))
 	}

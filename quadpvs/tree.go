@@ -147,17 +147,7 @@ func CheckShape(g Geometry, t *Tree) error {
 }
 
 // childBase returns the position of the first child of the Unknown code at i.
-func (t *Tree) childBase(i int) int {
-	j := i >> 6
-	r := int(t.rank[j])
-	w := 2 * j
-	if i&32 != 0 {
-		r += bits.OnesCount64(unknownMask(t.codes[w]))
-		w++
-	}
-	r += bits.OnesCount64(unknownMask(t.codes[w]) & (1<<(uint(i&31)*2) - 1))
-	return 4*r + 1
-}
+func (t *Tree) childBase(i int) int { return 4*t.rankAt(i) + 1 }
 
 // writer appends codes to a tree under construction, reusing its memory.
 type writer struct {

@@ -173,7 +173,7 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 	}
 	if *maskOut != "" {
 		mask := make([]byte, s.Width*s.Height)
-		paint(&res, s.Width, s.Height, func(i int, v byte) { mask[i] = v })
+		paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
 		ref := heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
 		if err := heightmap.WriteMask(*maskOut, ref, s.Width, s.Height, mask); err != nil {
 			return err
@@ -182,7 +182,7 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 	if *pngOut != "" {
 		img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
 		blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
-		paint(&res, s.Width, s.Height, func(i int, v byte) {
+		paint(&res, s.Width, func(i int, v byte) {
 			c := blue
 			if v == 2 {
 				c = red
@@ -200,14 +200,10 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 
 // paint calls set(i, 1) for every cell of A's frontier and set(i, 2) for
 // B's, i = row*width + col.
-func paint(res *grow.Result, width, height int, set func(i int, v byte)) {
+func paint(res *grow.Result, width int, set func(i int, v byte)) {
 	for v, f := range []*grow.Frontier{&res.A, &res.B} {
-		for _, q := range f.Quads {
-			for r := q.Row(); r < min(q.Row()+q.Size(), height); r++ {
-				for c := q.Col(); c < min(q.Col()+q.Size(), width); c++ {
-					set(r*width+c, byte(v+1))
-				}
-			}
+		for _, c := range f.AppendCells(nil) {
+			set(c[1]*width+c[0], byte(v+1))
 		}
 	}
 }

@@ -100,8 +100,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 				}
 				c, v := 0, 0
 				for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
-					other := cells([2]*grow.Frontier{&res.A, &res.B}[1-side], s.Width, s.Height)
-					for _, p := range samplePoints(f, s.Width, s.Height, *sample, rng) {
+					other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
+					for _, p := range samplePoints(f, *sample, rng) {
 						var err error
 						if bm, err = wk.Viewshed(p[0], p[1], bm); err != nil {
 							return err
@@ -135,23 +135,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// cells lists a frontier's terrain cells.
-func cells(f *grow.Frontier, width, height int) [][2]int {
-	var out [][2]int
-	for _, q := range f.Quads {
-		for r := q.Row(); r < min(q.Row()+q.Size(), height); r++ {
-			for c := q.Col(); c < min(q.Col()+q.Size(), width); c++ {
-				out = append(out, [2]int{c, r})
-			}
-		}
-	}
-	return out
-}
-
 // samplePoints returns n random cells of f (all of them when n is 0 or
 // larger than the frontier), always including the player's own cell.
-func samplePoints(f *grow.Frontier, width, height, n int, rng *rand.Rand) [][2]int {
-	all := cells(f, width, height)
+func samplePoints(f *grow.Frontier, n int, rng *rand.Rand) [][2]int {
+	all := f.AppendCells(nil)
 	if n == 0 || n >= len(all) {
 		return all
 	}
