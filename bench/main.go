@@ -1,0 +1,302 @@
+// Command bench reproduces the thesis's experiment (chapter 4) on the two
+// real terrains: for every memory limit and both budget accountings, random
+// mutually invisible pairs are grown hierarchically and point by point, with
+// lossless and lossy merges; frontier set sizes and running times are
+// recorded per query, a sample of frontier sets is audited against
+// uncompressed per-point PVSs recomputed from the DEM, and the results are
+// written under bench/results/<date>/ (see README.md there). `make bench`
+// runs it with the thesis's R = 10,500 pairs; --pairs makes quick runs.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+	"frontiersets/quadpvs"
+)
+
+func main() {
+	os.Exit(cli.Report("bench", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// terrain is one benchmark terrain.
+type terrain struct {
+	Name   string // "open" or "urban"
+	Path   string
+	Window heightmap.Window
+}
+
+// config is the benchmark's parameters.
+type config struct {
+	terrains    []terrain
+	limitsGiB   []float64
+	pairs       int
+	audit       int // frontier sets audited per case
+	auditSample int // points per side whose PVS is recomputed
+	seed        uint64
+	out         string
+	stores      string
+	warmup      int
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("bench", "bench [--pairs 10500] [--audit 200] [--out bench/results] [--stores DIR]", stderr)
+	hgt := fs.String("open", "../shared/data/N44W072.hgt", "open terrain `DEM`")
+	hgtWin := fs.String("open-window", "700,700,316,316", "open terrain `window` (≈100,000 points)")
+	dsm := fs.String("urban", "../shared/data/annarbor-dsm-2ft.tif", "urban terrain `DEM`")
+	dsmWin := fs.String("urban-window", "143,184,500,500", "urban terrain `window` (250,000 points)")
+	only := fs.String("terrains", "open,urban", "which `terrains` to run")
+	limits := fs.String("limits", "0.1,0.25,0.5,1", "memory limits in `GiB` (the thesis's GB are 2^30 bytes)")
+	var c config
+	fs.IntVar(&c.pairs, "pairs", 10500, "mutually invisible `pairs` per case")
+	fs.IntVar(&c.audit, "audit", 200, "frontier sets audited per case")
+	fs.IntVar(&c.auditSample, "audit-sample", 8, "frontier `points` per side whose PVS is recomputed in an audit")
+	fs.Uint64Var(&c.seed, "seed", 1, "random `seed`")
+	fs.IntVar(&c.warmup, "warmup", 50, "untimed `queries` before each case")
+	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a dated subfolder is made")
+	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
+	if _, err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	for _, s := range strings.Split(*limits, ",") {
+		var v float64
+		if _, err := fmt.Sscan(s, &v); err != nil || v <= 0 {
+			return cli.Usagef("--limits %q: want GiB values", *limits)
+		}
+		c.limitsGiB = append(c.limitsGiB, v)
+	}
+	for _, t := range []struct{ name, path, win string }{{"open", *hgt, *hgtWin}, {"urban", *dsm, *dsmWin}} {
+		if !strings.Contains(*only, t.name) {
+			continue
+		}
+		w, err := heightmap.ParseWindow(t.win)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		c.terrains = append(c.terrains, terrain{t.name, t.path, w})
+	}
+	if c.pairs < 1 || c.audit < 0 || c.warmup < 0 {
+		return cli.Usagef("--pairs ≥ 1, --audit ≥ 0, --warmup ≥ 0")
+	}
+	day := time.Now().UTC().Format("2006-01-02")
+	outDir := filepath.Join(c.out, day)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.stores, 0o755); err != nil {
+		return err
+	}
+	var rep report
+	rep.config = c
+	rep.started = time.Now().UTC()
+	rep.audits = map[caseKey][2]int{}
+	for _, t := range c.terrains {
+		if err := benchTerrain(&c, t, &rep, stdout); err != nil {
+			return err
+		}
+	}
+	rep.elapsed = time.Since(rep.started)
+	return rep.write(outDir, stdout)
+}
+
+// accountings: ours caps codes from the byte budget; thesis caps nodes at
+// budget / (quads · 3 bytes), Table 4.5.
+var accountings = []string{"ours", "thesis"}
+
+type methodMerge struct {
+	method grow.Method
+	merge  quadpvs.Mode
+}
+
+var cases = []methodMerge{
+	{grow.Hierarchical, quadpvs.Lossless}, {grow.Hierarchical, quadpvs.Lossy},
+	{grow.Simple, quadpvs.Lossless}, {grow.Simple, quadpvs.Lossy},
+}
+
+// benchTerrain bakes one terrain at every limit and accounting in one pass,
+// then runs and audits every case on each store.
+func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
+	dem, err := heightmap.Load(t.Path, heightmap.Options{Window: t.Window})
+	if err != nil {
+		return err
+	}
+	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
+	if err != nil {
+		return err
+	}
+	quads := g.QuadCount()
+	var outs []bake.Output
+	for _, lim := range c.limitsGiB {
+		budget := int64(lim * (1 << 30))
+		ours, err := compress.CapForBudget(budget, quads)
+		if err != nil {
+			return err
+		}
+		thesis, err := compress.ThesisNodeCap(budget, quads)
+		if err != nil {
+			return err
+		}
+		for i, cp := range []compress.Cap{ours, thesis} {
+			outs = append(outs, bake.Output{
+				Path:   filepath.Join(c.stores, fmt.Sprintf("%s-%gGiB-%s.pvs", t.Name, lim, accountings[i])),
+				Budget: budget, Cap: cp,
+			})
+		}
+	}
+	params := horizon.DefaultParams()
+	fmt.Fprintf(log, "%s: baking %d×%d points into %d stores…\n", t.Name, dem.Width, dem.Height, len(outs))
+	runtime.GOMAXPROCS(runtime.NumCPU())
+	start := time.Now()
+	stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: outs})
+	if err != nil {
+		return err
+	}
+	bakeSec := time.Since(start).Seconds()
+	rss := peakRSS()
+	fmt.Fprintf(log, "%s: baked in %.1f s, peak RSS %s\n", t.Name, bakeSec, compress.FormatBytes(rss))
+	model, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, params)
+	if err != nil {
+		return err
+	}
+	for i, o := range outs {
+		lim, acc := c.limitsGiB[i/2], accountings[i%2]
+		fi, err := os.Stat(o.Path)
+		if err != nil {
+			return err
+		}
+		loadStart := time.Now()
+		st, err := bake.OpenStore(o.Path)
+		if err != nil {
+			return err
+		}
+		rep.stores = append(rep.stores, storeRow{Terrain: t.Name, LimitGiB: lim, Accounting: acc, Points: dem.Width * dem.Height,
+			Quads: quads, CapCodes: o.Cap.Codes, CapNodes: o.Cap.Nodes, NodesTotal: stats[i].NodesTotal, NodesMax: stats[i].NodesMax,
+			MemoryBytes: stats[i].MemoryBytes, FileBytes: fi.Size(), HiddenKept: stats[i].HiddenKept,
+			BakeSeconds: bakeSec, PeakRSS: rss, LoadSeconds: time.Since(loadStart).Seconds()})
+		gr, err := grow.New(st.Hierarchy, st.Elev, st.Nodata)
+		if err != nil {
+			return err
+		}
+		if err := benchStore(c, t.Name, lim, acc, gr, model, rep, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchStore draws the pairs for one store and runs every case on them,
+// one thread, after warm-up; then audits a sample of each case's frontier
+// sets.
+func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower, model *horizon.Model, rep *report, log io.Writer) error {
+	g := gr.Geometry()
+	rng := rand.New(rand.NewPCG(c.seed, uint64(lim*1000)))
+	var s grow.Scratch
+	var res grow.Result
+	var pairs [][2][2]int
+	for tries := 0; len(pairs) < c.pairs+c.warmup; tries++ {
+		if tries > 1000*(c.pairs+c.warmup) {
+			return fmt.Errorf("%s %g GiB %s: too few mutually invisible pairs", name, lim, acc)
+		}
+		a := [2]int{rng.IntN(g.Width), rng.IntN(g.Height)}
+		b := [2]int{rng.IntN(g.Width), rng.IntN(g.Height)}
+		if err := gr.Grow(a, b, grow.Options{Merge: quadpvs.Lossy}, &s, &res); err != nil || res.MutuallyVisible {
+			continue
+		}
+		pairs = append(pairs, [2][2]int{a, b})
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	for _, mm := range cases {
+		opt := grow.Options{Method: mm.method, Merge: mm.merge}
+		key := caseKey{name, lim, acc, mm.method.String(), mm.merge.String()}
+		for _, p := range pairs[:c.warmup] {
+			gr.Grow(p[0], p[1], opt, &s, &res)
+		}
+		start := time.Now()
+		for i, p := range pairs[c.warmup:] {
+			if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
+				return err
+			}
+			rep.runs = append(rep.runs, runRow{caseKey: key, Pair: i, A: p[0], B: p[1],
+				Points: res.A.Points + res.B.Points, MS: float64(res.Elapsed.Nanoseconds()) / 1e6})
+		}
+		v, checked, err := auditCase(c, gr, model, opt, pairs[c.warmup:], rng)
+		if err != nil {
+			return err
+		}
+		rep.audits[key] = [2]int{v, checked}
+		fmt.Fprintf(log, "%s %gGiB %s %s/%s: %d pairs in %.1f s, audit %d points, %d violations\n",
+			name, lim, acc, mm.method, mm.merge, c.pairs, time.Since(start).Seconds(), checked, v)
+	}
+	return nil
+}
+
+// auditCase recomputes, for up to c.audit of the pairs, the uncompressed PVS
+// of auditSample points per frontier and counts points of the other
+// frontier they see: the guarantee in both directions.
+func auditCase(c *config, gr *grow.Grower, model *horizon.Model, opt grow.Options, pairs [][2][2]int, rng *rand.Rand) (violations, checked int, err error) {
+	wk := model.NewWorker()
+	var s grow.Scratch
+	var res grow.Result
+	var bm horizon.Bitmap
+	for i := 0; i < min(c.audit, len(pairs)); i++ {
+		p := pairs[i]
+		if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
+			return 0, 0, err
+		}
+		for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
+			other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
+			cells := f.AppendCells(nil)
+			rng.Shuffle(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
+			sample := append(cells[:min(c.auditSample-1, len(cells)):min(c.auditSample-1, len(cells))], [2]int{f.Col, f.Row})
+			for _, q := range sample {
+				if bm, err = wk.Viewshed(q[0], q[1], bm); err != nil {
+					return 0, 0, err
+				}
+				checked++
+				for _, o := range other {
+					if bm.Visible(o[0], o[1]) {
+						violations++
+					}
+				}
+			}
+		}
+	}
+	return violations, checked, nil
+}
+
+// peakRSS returns the process's peak resident set size (VmHWM) in bytes.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var kb int64
+		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// gcPercent returns the GOGC setting in force.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"frontiersets/compress"
+	"frontiersets/internal/atomicfile"
+)
+
+// caseKey names one case of the experiment.
+type caseKey struct {
+	Terrain    string
+	LimitGiB   float64
+	Accounting string
+	Method     string
+	Merge      string
+}
+
+// runRow is one query.
+type runRow struct {
+	caseKey
+	Pair   int
+	A, B   [2]int
+	Points int     // both frontiers together
+	MS     float64 // running time, milliseconds
+}
+
+// storeRow describes one baked store.
+type storeRow struct {
+	Terrain     string
+	LimitGiB    float64
+	Accounting  string
+	Points      int
+	Quads       int
+	CapCodes    int
+	CapNodes    int
+	NodesTotal  int64
+	NodesMax    int
+	MemoryBytes int64
+	FileBytes   int64
+	HiddenKept  float64
+	BakeSeconds float64
+	PeakRSS     int64
+	LoadSeconds float64
+}
+
+type report struct {
+	config
+	started time.Time
+	elapsed time.Duration
+	stores  []storeRow
+	runs    []runRow
+	audits  map[caseKey][2]int // violations, points checked
+}
+
+// summary is one row of summary.csv.
+type summary struct {
+	caseKey
+	pairs                         int
+	meanMS, ciMS, p50, p99, maxMS float64
+	meanPoints, ciPoints          float64
+	violations, auditPoints       int
+}
+
+func (r *report) summaries() []summary {
+	by := map[caseKey][]runRow{}
+	var keys []caseKey
+	for _, x := range r.runs {
+		if _, ok := by[x.caseKey]; !ok {
+			keys = append(keys, x.caseKey)
+		}
+		by[x.caseKey] = append(by[x.caseKey], x)
+	}
+	var out []summary
+	for _, k := range keys {
+		rows := by[k]
+		ms := make([]float64, len(rows))
+		pts := make([]float64, len(rows))
+		for i, x := range rows {
+			ms[i], pts[i] = x.MS, float64(x.Points)
+		}
+		s := summary{caseKey: k, pairs: len(rows)}
+		s.meanMS, s.ciMS = meanCI(ms)
+		s.meanPoints, s.ciPoints = meanCI(pts)
+		slices.Sort(ms)
+		s.p50, s.p99, s.maxMS = quantile(ms, 0.5), quantile(ms, 0.99), ms[len(ms)-1]
+		a := r.audits[k]
+		s.violations, s.auditPoints = a[0], a[1]
+		out = append(out, s)
+	}
+	return out
+}
+
+// meanCI returns the mean and the half-width of its 95% confidence interval
+// (1.96 standard errors), as the thesis's tables report.
+func meanCI(v []float64) (mean, ci float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, 1.96 * math.Sqrt(ss/float64(len(v)-1)/float64(len(v)))
+}
+
+// quantile of sorted values, nearest rank.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func (r *report) write(dir string, log io.Writer) error {
+	sums := r.summaries()
+	if err := r.writeSummary(filepath.Join(dir, "summary.csv"), sums); err != nil {
+		return err
+	}
+	if err := r.writeRuns(filepath.Join(dir, "runs.csv.zst")); err != nil {
+		return err
+	}
+	if err := r.writeStores(filepath.Join(dir, "stores.csv")); err != nil {
+		return err
+	}
+	if err := writePlots(dir, r, sums); err != nil {
+		return err
+	}
+	md := r.markdown(sums)
+	if err := atomicfile.Write(filepath.Join(dir, "README.md"), func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "wrote %s\n", dir)
+	return nil
+}
+
+func (r *report) writeSummary(path string, sums []summary) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"terrain", "budget", "accounting", "method", "merge", "pairs", "mean_ms", "ci95_ms", "p50_ms", "p99_ms", "max_ms", "mean_points", "ci95_points", "violations", "audit_points"})
+		for _, s := range sums {
+			cw.Write([]string{s.Terrain, fmt.Sprintf("%gGiB", s.LimitGiB), s.Accounting, s.Method, s.Merge, strconv.Itoa(s.pairs),
+				f3(s.meanMS), f3(s.ciMS), f3(s.p50), f3(s.p99), f3(s.maxMS), f1(s.meanPoints), f1(s.ciPoints),
+				strconv.Itoa(s.violations), strconv.Itoa(s.auditPoints)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+func (r *report) writeRuns(path string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		zw, err := zstd.NewWriter(w)
+		if err != nil {
+			return err
+		}
+		cw := csv.NewWriter(zw)
+		cw.Write([]string{"terrain", "budget", "accounting", "method", "merge", "pair", "a_col", "a_row", "b_col", "b_row", "points", "ms"})
+		for _, x := range r.runs {
+			cw.Write([]string{x.Terrain, fmt.Sprintf("%gGiB", x.LimitGiB), x.Accounting, x.Method, x.Merge, strconv.Itoa(x.Pair),
+				strconv.Itoa(x.A[0]), strconv.Itoa(x.A[1]), strconv.Itoa(x.B[0]), strconv.Itoa(x.B[1]), strconv.Itoa(x.Points), strconv.FormatFloat(x.MS, 'f', 4, 64)})
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+}
+
+func (r *report) writeStores(path string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"terrain", "budget", "accounting", "points", "quads", "cap_codes", "cap_nodes", "nodes_total", "nodes_max", "memory_bytes", "file_bytes", "hidden_kept", "bake_s", "peak_rss_bytes", "load_s"})
+		for _, s := range r.stores {
+			cw.Write([]string{s.Terrain, fmt.Sprintf("%gGiB", s.LimitGiB), s.Accounting, strconv.Itoa(s.Points), strconv.Itoa(s.Quads),
+				strconv.Itoa(s.CapCodes), strconv.Itoa(s.CapNodes), strconv.FormatInt(s.NodesTotal, 10), strconv.Itoa(s.NodesMax),
+				strconv.FormatInt(s.MemoryBytes, 10), strconv.FormatInt(s.FileBytes, 10), f3(s.HiddenKept), f1(s.BakeSeconds),
+				strconv.FormatInt(s.PeakRSS, 10), f3(s.LoadSeconds)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// thesis holds Tables 4.1–4.4: per terrain ("open" = Mars, "urban" =
+// Houston) and limit (GB), the mean and 95% CI half-width in the order
+// simple/lossless, simple/lossy, hierarchical/lossless, hierarchical/lossy.
+var thesisMS = map[string]map[float64][4][2]float64{
+	"open": {
+		0.1: {{46.0, 0.9}, {12.8, 0.5}, {8.0, 0.5}, {3.4, 0.3}}, 0.25: {{103.0, 1.5}, {21.9, 0.8}, {22.2, 0.8}, {7.4, 0.4}},
+		0.5: {{212.4, 2.5}, {33.8, 1.3}, {50.9, 1.3}, {13.4, 0.5}}, 1: {{405.4, 4.3}, {48.5, 1.9}, {106.7, 2.1}, {22.1, 0.7}},
+	},
+	"urban": {
+		0.1: {{12.9, 0.4}, {2.9, 0.2}, {1.8, 0.2}, {0.6, 0.1}}, 0.25: {{66.6, 1.4}, {7.5, 0.3}, {7.8, 0.5}, {1.8, 0.2}},
+		0.5: {{120.7, 2.3}, {12.2, 0.5}, {12.9, 0.8}, {3.0, 0.2}}, 1: {{290.5, 4.2}, {23.0, 0.9}, {37.0, 1.6}, {7.4, 0.4}},
+	},
+}
+
+var thesisPoints = map[string]map[float64][4][2]float64{
+	"open": {
+		0.1: {{6201, 131}, {1521, 70}, {11757, 213}, {8072, 183}}, 0.25: {{9878, 157}, {1541, 67}, {18739, 285}, {11253, 243}},
+		0.5: {{13844, 173}, {1468, 64}, {23178, 269}, {11558, 242}}, 1: {{15170, 174}, {1264, 57}, {25644, 274}, {11215, 238}},
+	},
+	"urban": {
+		0.1: {{3480, 113}, {580, 33}, {6704, 167}, {5377, 131}}, 0.25: {{11466, 247}, {891, 47}, {18455, 326}, {10708, 236}},
+		0.5: {{12897, 266}, {899, 48}, {21801, 370}, {11566, 250}}, 1: {{21322, 346}, {1000, 50}, {34628, 480}, {15392, 333}},
+	},
+}
+
+// column order of the thesis's tables.
+var columns = [4][2]string{{"simple", "lossless"}, {"simple", "lossy"}, {"hierarchical", "lossless"}, {"hierarchical", "lossy"}}
+
+func (r *report) markdown(sums []summary) string {
+	find := func(t string, lim float64, acc, method, merge string) *summary {
+		for i := range sums {
+			s := &sums[i]
+			if s.Terrain == t && s.LimitGiB == lim && s.Accounting == acc && s.Method == method && s.Merge == merge {
+				return s
+			}
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Benchmark across memory limits, %s\n\n", r.started.Format("2006-01-02"))
+	fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
+		"queries on one thread (GOMAXPROCS=1) after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
+		r.pairs, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), r.warmup, gcPercent(), r.elapsed.Round(time.Second))
+	if r.pairs < 10500 {
+		fmt.Fprintf(&b, "**Reduced run**: %d pairs per case, not the thesis's 10,500; the confidence intervals are correspondingly wider.\n\n", r.pairs)
+	}
+	b.WriteString("Terrains: *open* = 316×316 window (700,700) of `N44W072.hgt` (the thesis's 100,000-point Martian terrain); " +
+		"*urban* = 500×500 window (143,184) of `annarbor-dsm-2ft.tif` (its 250,000-point Houston terrain). Limits are GiB, as the thesis's GB (Table 4.5).\n\n" +
+		"Accountings: **ours** caps every PVS at the codes the byte limit allows in this project's encoding (0.3125 bytes per code + 24 bytes per quad); " +
+		"**thesis** caps every PVS at limit / (quads × 3 bytes) nodes, the thesis's Table 4.5.\n\n")
+	b.WriteString("## Stores\n\n| terrain | limit | accounting | cap | nodes/PVS mean (max) | in memory | file | hidden kept | bake | peak RSS | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.stores {
+		cp := fmt.Sprintf("%d codes", s.CapCodes)
+		if s.CapNodes > 0 {
+			cp = fmt.Sprintf("%d nodes", s.CapNodes)
+		}
+		fmt.Fprintf(&b, "| %s | %g GiB | %s | %s | %.0f (%d) | %s | %s | %.1f%% | %.0f s | %s | %.2f s |\n", s.Terrain, s.LimitGiB, s.Accounting, cp,
+			float64(s.NodesTotal)/float64(s.Quads), s.NodesMax, compress.FormatBytes(s.MemoryBytes), compress.FormatBytes(s.FileBytes),
+			100*s.HiddenKept, s.BakeSeconds, compress.FormatBytes(s.PeakRSS), s.LoadSeconds)
+	}
+	for _, table := range []struct {
+		title  string
+		thesis map[string]map[float64][4][2]float64
+		val    func(s *summary) string
+	}{
+		{"Mean running time (ms), mean ± 95% CI [p99, max]; thesis in italics", thesisMS,
+			func(s *summary) string {
+				return fmt.Sprintf("%.3f ± %.3f [%.2f, %.2f]", s.meanMS, s.ciMS, s.p99, s.maxMS)
+			}},
+		{"Mean frontier set size (points, both frontiers), mean ± 95% CI; thesis in italics", thesisPoints,
+			func(s *summary) string { return fmt.Sprintf("%.0f ± %.0f", s.meanPoints, s.ciPoints) }},
+	} {
+		for _, t := range r.terrains {
+			for _, acc := range accountings {
+				fmt.Fprintf(&b, "\n## %s — %s terrain, %s accounting\n\n| limit | simple lossless | simple lossy | hierarchical lossless | hierarchical lossy |\n|---|---|---|---|---|\n", table.title, t.Name, acc)
+				for _, lim := range r.limitsGiB {
+					fmt.Fprintf(&b, "| %g GiB |", lim)
+					for ci, col := range columns {
+						cell := "—"
+						if s := find(t.Name, lim, acc, col[0], col[1]); s != nil {
+							cell = table.val(s)
+						}
+						if th, ok := table.thesis[t.Name][lim]; ok {
+							cell += fmt.Sprintf("<br>*%g ± %g*", th[ci][0], th[ci][1])
+						}
+						fmt.Fprintf(&b, " %s |", cell)
+					}
+					b.WriteString("\n")
+				}
+			}
+		}
+	}
+	b.WriteString("\n## Audit\n\n")
+	total, points := 0, 0
+	for _, s := range sums {
+		total += s.violations
+		points += s.auditPoints
+	}
+	fmt.Fprintf(&b, "%d violations over %d frontier points whose uncompressed PVS was recomputed from the DEM (up to %d frontier sets per case, %d points per side, both directions).\n",
+		total, points, r.audit, r.auditSample)
+	b.WriteString("\nPlots: `time-*.png` and `size-*.png` (distributions per case, like Figures 4.1, 4.2, 4.4, 4.5), `trend-*.png` (means against the limit, like Figures 4.3 and 4.6). Every query: `runs.csv.zst`.\n")
+	return strings.ReplaceAll(b.String(), "\r", "")
+}
