@@ -1,0 +1,37 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestStatistics(t *testing.T) {
+	m, ci := meanCI([]float64{1, 2, 3, 4, 5})
+	// sd = √2.5, se = sd/√5, ci = 1.96·se
+	if m != 3 || math.Abs(ci-1.96*math.Sqrt(2.5/5)) > 1e-12 {
+		t.Errorf("mean %v ± %v", m, ci)
+	}
+	sorted := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	if quantile(sorted, 0.5) != 5 || quantile(sorted, 0.99) != 10 || quantile(sorted, 0) != 1 {
+		t.Error("quantiles")
+	}
+	r := report{audits: map[caseKey][2]int{}}
+	r.terrains = []terrain{{Name: "open"}}
+	r.limitsGiB = []float64{0.1}
+	r.pairs = 2
+	k := caseKey{"open", 0.1, "thesis", "hierarchical", "lossy"}
+	r.runs = []runRow{{caseKey: k, Points: 10, MS: 1}, {caseKey: k, Points: 30, MS: 3}}
+	r.audits[k] = [2]int{0, 16}
+	sums := r.summaries()
+	if len(sums) != 1 || sums[0].meanPoints != 20 || sums[0].maxMS != 3 || sums[0].auditPoints != 16 {
+		t.Fatalf("summaries %+v", sums)
+	}
+	md := r.markdown(sums)
+	if !strings.Contains(md, "2.000 ± 1.960 [3.00, 3.00]") || !strings.Contains(md, "20 ± 20") {
+		t.Errorf("table cell missing:\n%s", md)
+	}
+	if !strings.Contains(md, "*3.4 ± 0.3*") || !strings.Contains(md, "Reduced run") {
+		t.Errorf("thesis figures or reduced-run notice missing:\n%s", md)
+	}
+}
