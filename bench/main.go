@@ -168,7 +168,7 @@ func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
 	bakeSec := time.Since(start).Seconds()
 	rss := peakRSS()
 	fmt.Fprintf(log, "%s: baked in %.1f s, peak RSS %s\n", t.Name, bakeSec, compress.FormatBytes(rss))
-	model, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, params)
+	model, err := horizon.New(cli.Terrain(dem), params)
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		}
 		a := [2]int{rng.IntN(g.Width), rng.IntN(g.Height)}
 		b := [2]int{rng.IntN(g.Width), rng.IntN(g.Height)}
-		if err := gr.Grow(a, b, grow.Options{Merge: quadpvs.Lossy}, &s, &res); err != nil || res.MutuallyVisible {
+		if vis, err := gr.MutuallyVisible(a, b); err != nil || vis {
 			continue
 		}
 		pairs = append(pairs, [2][2]int{a, b})

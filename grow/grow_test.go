@@ -138,6 +138,9 @@ func TestFrontierGuarantee(t *testing.T) {
 						t.Fatal(err)
 					}
 					mutual := f.cells[a[1]*w+a[0]].Visible(b[0], b[1]) || f.cells[b[1]*w+b[0]].Visible(a[0], a[1])
+					if vis, err := f.gr.MutuallyVisible(a, b); err != nil || vis != res.MutuallyVisible {
+						t.Fatalf("%v→%v: MutuallyVisible %v (%v), Grow says %v", a, b, vis, err, res.MutuallyVisible)
+					}
 					// Capped PVSs may call hidden pairs visible (conservative),
 					// never the reverse; uncapped ones must agree exactly.
 					if (mutual && !res.MutuallyVisible) || (tc.nodeCap == 0 && res.MutuallyVisible != mutual) {

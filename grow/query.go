@@ -80,16 +80,8 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error 
 	if opt.Neighbours != 4 && opt.Neighbours != 8 {
 		return fmt.Errorf("%w: %d neighbours, want 4 or 8", ErrOptions, opt.Neighbours)
 	}
-	for _, pt := range [2][2]int{a, b} {
-		if pt[0] < 0 || pt[1] < 0 || pt[0] >= g.Width || pt[1] >= g.Height {
-			return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, pt[0], pt[1], g.Width, g.Height)
-		}
-		if gr.nodata != nil && gr.nodata[pt[1]*g.Width+pt[0]] {
-			return fmt.Errorf("%w: (%d,%d)", ErrNodata, pt[0], pt[1])
-		}
-	}
-	if a == b {
-		return fmt.Errorf("%w: (%d,%d)", ErrIdentical, a[0], a[1])
+	if err := gr.checkPoints(a, b); err != nil {
+		return err
 	}
 	s.reset(gr.h.Quads())
 	*dst = Result{A: Frontier{Col: a[0], Row: a[1], Quads: dst.A.Quads[:0], morton: dst.A.morton[:0], g: g},
@@ -117,6 +109,34 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error 
 	gr.result(&s.p[1], &dst.B)
 	dst.Elapsed = time.Since(start)
 	return nil
+}
+
+// checkPoints returns ErrOutside, ErrNodata or ErrIdentical for cells that
+// cannot hold the two players.
+func (gr *Grower) checkPoints(a, b [2]int) error {
+	g := gr.g
+	for _, pt := range [2][2]int{a, b} {
+		if pt[0] < 0 || pt[1] < 0 || pt[0] >= g.Width || pt[1] >= g.Height {
+			return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, pt[0], pt[1], g.Width, g.Height)
+		}
+		if gr.nodata != nil && gr.nodata[pt[1]*g.Width+pt[0]] {
+			return fmt.Errorf("%w: (%d,%d)", ErrNodata, pt[0], pt[1])
+		}
+	}
+	if a == b {
+		return fmt.Errorf("%w: (%d,%d)", ErrIdentical, a[0], a[1])
+	}
+	return nil
+}
+
+// MutuallyVisible reports whether players at cells a and b see each other in
+// either direction according to the store's per-point PVSs: the first test
+// of step 1 (§3.5), without growing anything. Errors are Grow's.
+func (gr *Grower) MutuallyVisible(a, b [2]int) (bool, error) {
+	if err := gr.checkPoints(a, b); err != nil {
+		return false, err
+	}
+	return !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}), nil
 }
 
 // ascend is step 1: alternately raise each player's quad to its parent while

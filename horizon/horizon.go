@@ -105,6 +105,23 @@ type Model struct {
 	offDrop    []float32 // Earth-curvature drop in metres (nil when off)
 }
 
+// Validate reports parameters New would refuse (errors wrap ErrParams): S
+// from 8 to 65,534 sectors, heights ≥ 0 metres, a max distance ≥ 0 metres,
+// and with Earth curvature a refraction coefficient in [0, 1).
+func (p Params) Validate() error {
+	switch {
+	case p.Sectors < 8 || p.Sectors >= math.MaxUint16:
+		return fmt.Errorf("%w: %d sectors, want 8 to %d", ErrParams, p.Sectors, math.MaxUint16-1)
+	case !(p.ObserverHeight >= 0) || !(p.TargetHeight >= 0) || math.IsInf(p.ObserverHeight, 0) || math.IsInf(p.TargetHeight, 0):
+		return fmt.Errorf("%w: observer height %g m and target height %g m must be ≥ 0", ErrParams, p.ObserverHeight, p.TargetHeight)
+	case !(p.MaxDistance >= 0):
+		return fmt.Errorf("%w: max distance %g m must be ≥ 0", ErrParams, p.MaxDistance)
+	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
+		return fmt.Errorf("%w: refraction coefficient %g, want 0 ≤ k < 1", ErrParams, p.Refraction)
+	}
+	return nil
+}
+
 // New validates t and p and builds the tables: about S·max(W,H) midline
 // steps of 20 bytes and (2W-1)·(2H-1) offset entries of 16 bytes (20 with
 // Earth curvature): 12.8 MB for a 316² grid at S = 1024. Errors wrap
@@ -117,14 +134,9 @@ func New(t Terrain, p Params) (*Model, error) {
 		return nil, fmt.Errorf("%w: %d×%d cells is larger than %d on a side; use a window", ErrTerrain, t.Width, t.Height, math.MaxInt16)
 	case !(t.Dx > 0) || !(t.Dy > 0) || math.IsInf(t.Dx, 0) || math.IsInf(t.Dy, 0):
 		return nil, fmt.Errorf("%w: cell spacing %g × %g m", ErrTerrain, t.Dx, t.Dy)
-	case p.Sectors < 8 || p.Sectors >= math.MaxUint16:
-		return nil, fmt.Errorf("%w: %d sectors, want 8 to %d", ErrParams, p.Sectors, math.MaxUint16-1)
-	case !(p.ObserverHeight >= 0) || !(p.TargetHeight >= 0) || math.IsInf(p.ObserverHeight, 0) || math.IsInf(p.TargetHeight, 0):
-		return nil, fmt.Errorf("%w: observer height %g m and target height %g m must be ≥ 0", ErrParams, p.ObserverHeight, p.TargetHeight)
-	case !(p.MaxDistance >= 0):
-		return nil, fmt.Errorf("%w: max distance %g m must be ≥ 0", ErrParams, p.MaxDistance)
-	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
-		return nil, fmt.Errorf("%w: refraction coefficient %g, want 0 ≤ k < 1", ErrParams, p.Refraction)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	for i, z := range t.Elev {
 		if math.IsNaN(float64(z)) || math.IsInf(float64(z), 0) {

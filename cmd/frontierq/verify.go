@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -64,12 +63,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	type job struct{ a, b [2]int }
 	var jobs []job
-	var sc grow.Scratch
-	var res grow.Result
 	for tries := 0; len(jobs) < *pairs && tries < 1000*(*pairs); tries++ {
 		a := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
 		b := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
-		if err := gr.Grow(a, b, opt, &sc, &res); err != nil || res.MutuallyVisible {
+		if vis, err := gr.MutuallyVisible(a, b); err != nil || vis {
 			continue // identical or nodata points, or mutually visible
 		}
 		jobs = append(jobs, job{a, b})
@@ -79,8 +76,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	var mu sync.Mutex
 	checked, violations, points := 0, 0, 0
-	eg, _ := errgroup.WithContext(context.Background())
-	eg.SetLimit(runtime.GOMAXPROCS(0))
+	var eg errgroup.Group
 	next := make(chan int, len(jobs))
 	for i := range jobs {
 		next <- i

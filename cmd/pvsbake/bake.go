@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,6 @@ import (
 	"golang.org/x/term"
 
 	"frontiersets/compress"
-	"frontiersets/horizon"
 	"frontiersets/internal/bake"
 	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
@@ -55,8 +55,8 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p := vis.Params()
-	if _, err := horizon.New(horizon.Terrain{Width: 1, Height: 1, Elev: []float32{0}, Dx: 1, Dy: 1}, p); err != nil {
-		return err // parameters checked before any heavy work
+	if err := p.Validate(); err != nil {
+		return err // checked before any heavy work
 	}
 	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount())
 	if err != nil {
@@ -64,7 +64,7 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	}
 	nw := *workers
 	if nw == 0 {
-		nw = defaultWorkers()
+		nw = runtime.GOMAXPROCS(0)
 	}
 	need := bake.Estimate(g.Width, g.Height, p.Sectors, nw, len(outputs))
 	if avail := availableMemory(); avail > 0 && need > avail*9/10 {

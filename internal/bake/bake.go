@@ -20,6 +20,7 @@ import (
 	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
 )
 
@@ -80,7 +81,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, cfg.Params)
+	model, err := horizon.New(cli.Terrain(dem), cfg.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +135,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		}
 		return nil
 	}
+	valid := validWords(dem)
 	builder := quadpvs.NewHierarchyBuilder(g, emit)
 	order := builder.Order()
 
@@ -180,7 +182,9 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 					if bm, err = wk.Viewshed(c[0], c[1], bm); err != nil {
 						return err
 					}
-					maskNodata(dem, bm)
+					for i, v := range valid { // nobody stands on, so nobody sees, a nodata cell
+						bm.Words[i] &= v
+					}
 				}
 				if err := enc.Encode(bm, t); err != nil {
 					return err
@@ -243,16 +247,19 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	return stats, nil
 }
 
-// maskNodata hides the nodata cells of a viewshed: nobody stands there.
-func maskNodata(dem *heightmap.Grid, bm horizon.Bitmap) {
+// validWords returns a bitmap of the cells with data (horizon.Bitmap word
+// layout), or nil when every cell has data.
+func validWords(dem *heightmap.Grid) []uint64 {
 	if dem.NodataCount == 0 {
-		return
+		return nil
 	}
+	v := horizon.NewBitmap(dem.Width, dem.Height)
 	for i, nd := range dem.Nodata {
-		if nd {
-			bm.Words[i>>6] &^= 1 << (uint(i) & 63)
+		if !nd {
+			v.Words[i>>6] |= 1 << (uint(i) & 63)
 		}
 	}
+	return v.Words
 }
 
 // headerFor describes a store of dem baked with p under o's cap.
