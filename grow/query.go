@@ -22,7 +22,10 @@ type Scratch struct {
 
 // player is one side's growing state.
 type player struct {
-	acc, spare quadpvs.Tree // merged PVS of the frontier
+	// The merged PVS of the frontier: a Union for lossless merges, a tree
+	// for lossy ones, whose result depends on the trees' shapes (§3.3).
+	union      quadpvs.Union
+	acc, spare quadpvs.Tree
 	member     []uint32     // == gen: the quad is one of the frontier's quads
 	cntGen     []uint32     // == gen: cnt is valid for this query
 	cnt        []int32      // frontier cells inside the quad
@@ -187,7 +190,12 @@ func (gr *Grower) index(q Quad) int { return gr.h.QuadIndex(q.Level, q.X, q.Y) }
 func (gr *Grower) start(s *Scratch, i int, q Quad, queue bool, opt Options) {
 	p := &s.p[i]
 	t := gr.pvs(q)
-	t.CopyTo(&p.acc)
+	if opt.Merge == quadpvs.Lossless {
+		p.union.Reset(gr.g)
+		p.union.Add(&t)
+	} else {
+		t.CopyTo(&p.acc)
+	}
 	gr.insert(s, p, q)
 	p.queued[gr.index(q)] = s.gen
 	if queue {
@@ -374,7 +382,13 @@ func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge 
 		split() // partly the other's or partly ours already
 		return
 	}
-	switch y.acc.QuadStatus(gr.g, q.Level, q.X, q.Y) {
+	var st quadpvs.Status
+	if opt.Merge == quadpvs.Lossless {
+		st = y.union.QuadStatus(q.Level, q.X, q.Y)
+	} else {
+		st = y.acc.QuadStatus(gr.g, q.Level, q.X, q.Y)
+	}
+	switch st {
 	case quadpvs.Hidden:
 		t := gr.pvs(q)
 		var seen bool
@@ -384,7 +398,11 @@ func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge 
 			return
 		}
 		gr.insert(s, x, q)
-		if merge {
+		switch {
+		case !merge:
+		case opt.Merge == quadpvs.Lossless:
+			x.union.Add(&t)
+		default:
 			s.m.MergeInto(&x.acc, &x.spare, &t, opt.Merge)
 		}
 		gr.pushNeighbours(s, x, q, opt)

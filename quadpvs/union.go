@@ -1,0 +1,235 @@
+package quadpvs
+
+// Union is the lossless merge (§3.3) of many PVSs into one, kept as a
+// Morton-ordered bitmap of the padded square rather than as a tree: the
+// merged PVS of a growing frontier (§3.5), into which every added quad's PVS
+// is merged. Merging trees one after another re-encodes the whole
+// accumulated tree each time, which made point-by-point growing quadratic;
+// here Add costs the nodes of the added tree that lie outside quads the
+// union already shows wholly, and QuadStatus costs O(1).
+//
+// # Layout
+//
+// Stage 0 holds one bit per cell of the 2^K×2^K square, cell (col,row) at
+// bit Morton(col,row) (column in the even bits, row in the odd ones), set
+// when the cell is visible in some added tree, so the quad of level l at
+// (x,y) is the 4^l bits from Morton(x·2^l, y·2^l). Stage s > 0 holds two
+// bits per run of 64^s cells: any (some cell visible) and full (every
+// terrain cell visible; padding counts as visible). A quad of level l is
+// read from stage min(⌊l/3⌋, last) as 1, 4, 16 or up to 64 aligned bits of
+// one word. Stages stop at the first one of at most 64 bits; a 512×512
+// square needs 32 KiB, 512 B and 8 B.
+//
+// Padding cells may be set in stage 0: Add only sets whole nodes of a tree,
+// and every node holds a terrain cell, so a quad's any bit is set exactly
+// when one of its terrain cells is visible.
+//
+// The answers are those of the normalized lossless merge of the added trees
+// (see Normalizer): Hidden, Visible, or Unknown for a mixed quad. The zero
+// Union is empty with no geometry; call Reset before use. A Union is not
+// safe for concurrent use.
+type Union struct {
+	g     Geometry
+	any   [][]uint64 // any[s]: bit i covers cells [i·64^s, (i+1)·64^s)
+	full  [][]uint64 // full[s] for s > 0; stage 0's full bits are any[0] | pad
+	pad   []uint64   // stage 0: the padding cells of the square
+	full0 [][]uint64 // full stages of the empty union, copied by Reset
+	stack []unionItem
+}
+
+type unionItem struct {
+	pos uint32 // code position in the tree being added
+	m   uint32 // Morton code of the quad's first cell
+	l   uint8  // quad level
+}
+
+// Reset empties u (every cell hidden) for trees of geometry g, reusing its
+// memory when g is unchanged. Cost: clearing 4^K/8 bytes.
+func (u *Union) Reset(g Geometry) {
+	if u.g != g || u.any == nil {
+		u.alloc(g)
+	}
+	for s := range u.any {
+		clear(u.any[s])
+	}
+	for s := 1; s < len(u.full); s++ {
+		copy(u.full[s], u.full0[s])
+	}
+}
+
+// alloc sizes the stages for g and computes the padding masks.
+func (u *Union) alloc(g Geometry) {
+	u.g = g
+	u.any, u.full, u.full0 = u.any[:0], u.full[:0], u.full0[:0]
+	for bits := 1 << (2 * g.K); ; bits >>= 6 {
+		words := (bits + 63) / 64
+		u.any = append(u.any, make([]uint64, words))
+		if len(u.full) == 0 {
+			u.full, u.full0 = append(u.full, nil), append(u.full0, nil) // stage 0 uses pad
+		} else {
+			u.full = append(u.full, make([]uint64, words))
+			u.full0 = append(u.full0, make([]uint64, words))
+		}
+		if bits <= 64 {
+			break
+		}
+	}
+	// Stage 0 padding: cells outside the terrain.
+	u.pad = make([]uint64, len(u.any[0]))
+	side := 1 << g.K
+	for r := range side {
+		for c := range side {
+			if c >= g.Width || r >= g.Height {
+				m := morton(c, r)
+				u.pad[m>>6] |= 1 << (m & 63)
+			}
+		}
+	}
+	// Full bits of the empty union: runs made of padding only.
+	for s := 1; s < len(u.full0); s++ {
+		below := u.pad
+		if s > 1 {
+			below = u.full0[s-1]
+		}
+		bits := min(len(below)*64, 1<<(2*g.K-6*(s-1)))
+		for w := 0; w < bits/64; w++ {
+			if below[w] == ^uint64(0) {
+				u.full0[s][w>>6] |= 1 << (w & 63)
+			}
+		}
+	}
+}
+
+// morton interleaves col (even bits) and row (odd bits), for col, row < 2^15.
+func morton(col, row int) uint32 {
+	return uint32(spread16(col) | spread16(row)<<1)
+}
+
+func spread16(v int) uint64 {
+	x := uint64(v) & 0xffff
+	x = (x | x<<8) & 0x00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f
+	x = (x | x<<2) & 0x33333333
+	x = (x | x<<1) & 0x55555555
+	return x
+}
+
+// QuadStatus returns Hidden when no terrain cell of the quad of level l at
+// column qx, row qy (among that level's quads) is visible in the union,
+// Visible when all are, and Unknown otherwise. The quad must intersect the
+// terrain of Reset's geometry.
+func (u *Union) QuadStatus(l, qx, qy int) Status {
+	return u.status(uint8(l), morton(qx<<l, qy<<l))
+}
+
+// status is QuadStatus for the quad of level l whose first cell has Morton
+// code m.
+func (u *Union) status(l uint8, m uint32) Status {
+	s := min(int(l)/3, len(u.any)-1)
+	b := m >> (6 * s)
+	n := uint(2*int(l) - 6*s) // log2 of the bits the quad covers at stage s
+	mask := ^uint64(0)
+	if n < 6 {
+		mask = (1<<(1<<n) - 1) << (b & 63)
+	}
+	w := b >> 6
+	if u.any[s][w]&mask == 0 {
+		return Hidden
+	}
+	var f uint64
+	if s == 0 {
+		f = u.any[0][w] | u.pad[w]
+	} else {
+		f = u.full[s][w]
+	}
+	if f&mask == mask {
+		return Visible
+	}
+	return Unknown
+}
+
+// Add merges t, a tree of Reset's geometry, into u losslessly. It descends
+// only into t's Unknown nodes whose quads the union does not already show
+// wholly, and paints t's Visible nodes. Its cost is those nodes plus the
+// painted area in 64-cell words.
+func (u *Union) Add(t *Tree) {
+	k := uint8(u.g.K)
+	st := append(u.stack[:0], unionItem{0, 0, k})
+	for len(st) > 0 {
+		it := st[len(st)-1]
+		st = st[:len(st)-1]
+		switch t.code(int(it.pos)) {
+		case Visible:
+			if u.status(it.l, it.m) != Visible {
+				u.paint(it.l, it.m)
+			}
+		case Unknown:
+			if u.status(it.l, it.m) == Visible {
+				continue
+			}
+			c := uint32(t.childBase(int(it.pos)))
+			l := it.l - 1
+			step := uint32(1) << (2 * l)
+			st = append(st,
+				unionItem{c + 3, it.m + 3*step, l}, unionItem{c + 2, it.m + 2*step, l},
+				unionItem{c + 1, it.m + step, l}, unionItem{c, it.m, l})
+		}
+	}
+	u.stack = st
+}
+
+// paint sets every cell of the quad of level l whose first cell has Morton
+// code m, and the summary bits above them.
+func (u *Union) paint(l uint8, m uint32) {
+	start, n := uint(m), uint(1)<<(2*l) // bit range at stage s
+	last := len(u.any) - 1
+	for s := 0; ; s++ {
+		if n >= 64 {
+			words := u.any[s][start>>6 : (start+n)>>6]
+			for i := range words {
+				words[i] = ^uint64(0)
+			}
+			if s > 0 {
+				words = u.full[s][start>>6 : (start+n)>>6]
+				for i := range words {
+					words[i] = ^uint64(0)
+				}
+			}
+			if s == last {
+				return
+			}
+			start, n = start>>6, n>>6
+			continue
+		}
+		// Under a word: set the bits, then carry single bits upwards while
+		// they change.
+		mask := (uint64(1)<<n - 1) << (start & 63)
+		w := start >> 6
+		u.any[s][w] |= mask
+		if s > 0 {
+			u.full[s][w] |= mask
+		}
+		for ; s < last; s++ {
+			var f uint64
+			if s == 0 {
+				f = u.any[0][w] | u.pad[w]
+			} else {
+				f = u.full[s][w]
+			}
+			bit := uint64(1) << (w & 63)
+			pw := w >> 6
+			a0, f0 := u.any[s+1][pw], u.full[s+1][pw]
+			if u.any[s][w] != 0 {
+				u.any[s+1][pw] |= bit
+			}
+			if f == ^uint64(0) {
+				u.full[s+1][pw] |= bit
+			}
+			if u.any[s+1][pw] == a0 && u.full[s+1][pw] == f0 {
+				return // nothing above changes
+			}
+			w = pw
+		}
+		return
+	}
+}

@@ -1,0 +1,96 @@
+package quadpvs
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+)
+
+// checkUnion compares every quad's status in u with a count of the visible
+// and hidden terrain cells of want (the oracle) and with the normalized
+// lossless merge tree ref.
+func checkUnion(t *testing.T, g Geometry, u *Union, want horizon.Bitmap, ref *Tree) {
+	t.Helper()
+	for l := range g.Levels() {
+		qc, qr := g.QuadsAcross(l)
+		for y := range qr {
+			for x := range qc {
+				vis, hid := 0, 0
+				for r := y << l; r < min((y+1)<<l, g.Height); r++ {
+					for c := x << l; c < min((x+1)<<l, g.Width); c++ {
+						if want.Visible(c, r) {
+							vis++
+						} else {
+							hid++
+						}
+					}
+				}
+				exp := Unknown
+				switch {
+				case vis == 0:
+					exp = Hidden
+				case hid == 0:
+					exp = Visible
+				}
+				if s := u.QuadStatus(l, x, y); s != exp {
+					t.Fatalf("%d×%d quad l%d (%d,%d): %v with %d visible, %d hidden cells", g.Width, g.Height, l, x, y, s, vis, hid)
+				}
+				if s := ref.QuadStatus(g, l, x, y); s != exp {
+					t.Fatalf("%d×%d quad l%d (%d,%d): normalized merge says %v, want %v", g.Width, g.Height, l, x, y, s, exp)
+				}
+			}
+		}
+	}
+}
+
+// TestUnion folds random PVSs into a Union and into a lossless merge tree,
+// through Reset and changes of geometry on one Union.
+func TestUnion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	var u Union
+	var m Merger
+	var z Normalizer
+	for _, wh := range append(geometries, [2]int{200, 130}, [2]int{513, 3}) {
+		g, _ := NewGeometry(wh[0], wh[1])
+		for round := range 3 {
+			u.Reset(g)
+			want := horizon.NewBitmap(wh[0], wh[1])
+			acc, spare := encode(t, g, want), &Tree{}
+			var norm Tree
+			for i := range 1 + round*3 {
+				b := blobs(rng, wh[0], wh[1])
+				if i%2 == 1 {
+					b = noise(rng, wh[0], wh[1], 0.05)
+				}
+				tr := encode(t, g, b)
+				u.Add(tr)
+				m.MergeInto(acc, spare, tr, Lossless)
+				want = orBitmaps(want, b)
+				z.Normalize(&norm, acc)
+				checkUnion(t, g, &u, want, &norm)
+			}
+		}
+	}
+}
+
+// TestUnionRealPVSs folds viewsheds of a real window.
+func TestUnionRealPVSs(t *testing.T) {
+	g, bms := realPVSs(t, "N44W072.hgt", heightmap.Window{Col: 800, Row: 800, Width: 90, Height: 70}, 12)
+	var u Union
+	var m Merger
+	var z Normalizer
+	u.Reset(g)
+	want := horizon.NewBitmap(g.Width, g.Height)
+	acc, spare := encode(t, g, want), &Tree{}
+	var norm Tree
+	for _, b := range bms {
+		tr := encode(t, g, b)
+		u.Add(tr)
+		m.MergeInto(acc, spare, tr, Lossless)
+		want = orBitmaps(want, b)
+	}
+	z.Normalize(&norm, acc)
+	checkUnion(t, g, &u, want, &norm)
+}
