@@ -4,7 +4,7 @@
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: test demo deps data bench
+.PHONY: test demo deps data bench bench-quick
 
 deps:
 	@pkg-config --exists gdal 2>/dev/null || { \
@@ -29,3 +29,14 @@ demo: deps
 data: deps
 	$(GO) run ./cmd/pvsbake synth --kind hills --size 256 --cell-size 10 --relief 300 --seed 1 -o data/demo-hills.tif
 	$(GO) run ./cmd/pvsbake synth --kind urban --size 256 --cell-size 2 --relief 60 --seed 1 -o data/demo-urban.tif
+
+# The benchmark across memory limits (thesis chapter 4) on the two real
+# terrains in ../shared/data; results go to bench/results/<date>/. Not part
+# of `make test`. BENCHFLAGS passes options, e.g. BENCHFLAGS="--reuse
+# --slow-pairs 1000" (see `go run ./bench --help`).
+bench: deps
+	$(GO) run ./bench $(BENCHFLAGS)
+
+# A reduced run (60 pairs per case) for checking the harness end to end.
+bench-quick: deps
+	$(GO) run ./bench --pairs 60 --audit 20 --warmup 10 $(BENCHFLAGS)

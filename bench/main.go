@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -24,6 +25,7 @@ import (
 	"frontiersets/grow"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/internal/atomicfile"
 	"frontiersets/internal/bake"
 	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
@@ -45,6 +47,8 @@ type config struct {
 	terrains    []terrain
 	limitsGiB   []float64
 	pairs       int
+	slowPairs   int // pairs for simple growing with lossless merges
+	reuse       bool
 	audit       int // frontier sets audited per case
 	auditSample int // points per side whose PVS is recomputed
 	seed        uint64
@@ -63,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	limits := fs.String("limits", "0.1,0.25,0.5,1", "memory limits in `GiB` (the thesis's GB are 2^30 bytes)")
 	var c config
 	fs.IntVar(&c.pairs, "pairs", 10500, "mutually invisible `pairs` per case")
+	fs.IntVar(&c.slowPairs, "slow-pairs", 0, "`pairs` for simple/lossless, the slowest case (0: --pairs)")
+	fs.BoolVar(&c.reuse, "reuse", false, "reuse the stores of an earlier bake of the same DEMs, windows and limits in --stores (bake time and peak RSS are taken from its record)")
 	fs.IntVar(&c.audit, "audit", 200, "frontier sets audited per case")
 	fs.IntVar(&c.auditSample, "audit-sample", 8, "frontier `points` per side whose PVS is recomputed in an audit")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed`")
@@ -89,8 +95,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		c.terrains = append(c.terrains, terrain{t.name, t.path, w})
 	}
-	if c.pairs < 1 || c.audit < 0 || c.warmup < 0 {
-		return cli.Usagef("--pairs ≥ 1, --audit ≥ 0, --warmup ≥ 0")
+	if c.slowPairs == 0 {
+		c.slowPairs = c.pairs
+	}
+	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.audit < 0 || c.warmup < 0 {
+		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --audit ≥ 0, --warmup ≥ 0")
 	}
 	day := time.Now().UTC().Format("2006-01-02")
 	outDir := filepath.Join(c.out, day)
@@ -158,16 +167,26 @@ func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
 		}
 	}
 	params := horizon.DefaultParams()
-	fmt.Fprintf(log, "%s: baking %d×%d points into %d stores…\n", t.Name, dem.Width, dem.Height, len(outs))
-	runtime.GOMAXPROCS(runtime.NumCPU())
-	start := time.Now()
-	stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: outs})
-	if err != nil {
-		return err
+	rec := bakeRecord{Source: t.Path, Window: t.Window, LimitsGiB: c.limitsGiB, Params: params}
+	recPath := filepath.Join(c.stores, t.Name+"-bake.json")
+	if !c.reuse || !rec.load(recPath, outs) {
+		fmt.Fprintf(log, "%s: baking %d×%d points into %d stores…\n", t.Name, dem.Width, dem.Height, len(outs))
+		runtime.GOMAXPROCS(runtime.NumCPU())
+		start := time.Now()
+		stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: outs})
+		if err != nil {
+			return err
+		}
+		rec.BakeSeconds, rec.PeakRSS, rec.Stats, rec.Baked = time.Since(start).Seconds(), peakRSS(), stats, time.Now().UTC()
+		if err := rec.save(recPath, outs); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "%s: baked in %.1f s, peak RSS %s\n", t.Name, rec.BakeSeconds, compress.FormatBytes(rec.PeakRSS))
+	} else {
+		fmt.Fprintf(log, "%s: reusing the stores baked %s (%.1f s, peak RSS %s)\n", t.Name,
+			rec.Baked.Format(time.RFC3339), rec.BakeSeconds, compress.FormatBytes(rec.PeakRSS))
 	}
-	bakeSec := time.Since(start).Seconds()
-	rss := peakRSS()
-	fmt.Fprintf(log, "%s: baked in %.1f s, peak RSS %s\n", t.Name, bakeSec, compress.FormatBytes(rss))
+	stats, bakeSec, rss := rec.Stats, rec.BakeSeconds, rec.PeakRSS
 	model, err := horizon.New(cli.Terrain(dem), params)
 	if err != nil {
 		return err
@@ -198,6 +217,71 @@ func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
 	return nil
 }
 
+// bakeRecord describes one terrain's bake in the stores folder, so that
+// --reuse can skip it and still report what it cost.
+type bakeRecord struct {
+	Source      string           `json:"source"`
+	Window      heightmap.Window `json:"window"`
+	LimitsGiB   []float64        `json:"limits_gib"`
+	Params      horizon.Params   `json:"params"`
+	Baked       time.Time        `json:"baked"`
+	BakeSeconds float64          `json:"bake_s"`
+	PeakRSS     int64            `json:"peak_rss_bytes"`
+	Stats       []compress.Stats `json:"stats"`
+	Stores      []storeFile      `json:"stores"`
+}
+
+// storeFile identifies a baked store by size and modification time.
+type storeFile struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+}
+
+// load fills r from the record at path and reports whether it describes
+// the same bake (DEM, window, limits, parameters) and its stores are there
+// unchanged.
+func (r *bakeRecord) load(path string, outs []bake.Output) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var old bakeRecord
+	if json.Unmarshal(b, &old) != nil || old.Source != r.Source || old.Window != r.Window ||
+		fmt.Sprint(old.LimitsGiB) != fmt.Sprint(r.LimitsGiB) || old.Params != r.Params ||
+		len(old.Stats) != len(outs) || len(old.Stores) != len(outs) {
+		return false
+	}
+	for i, o := range outs {
+		fi, err := os.Stat(o.Path)
+		if err != nil || old.Stores[i].Path != o.Path || fi.Size() != old.Stores[i].Size || !fi.ModTime().Equal(old.Stores[i].ModTime) {
+			return false
+		}
+	}
+	*r = old
+	return true
+}
+
+// save records the stores just baked at path.
+func (r *bakeRecord) save(path string, outs []bake.Output) error {
+	r.Stores = r.Stores[:0]
+	for _, o := range outs {
+		fi, err := os.Stat(o.Path)
+		if err != nil {
+			return err
+		}
+		r.Stores = append(r.Stores, storeFile{o.Path, fi.Size(), fi.ModTime().UTC()})
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
 // benchStore draws the pairs for one store and runs every case on them,
 // one thread, after warm-up; then audits a sample of each case's frontier
 // sets.
@@ -218,6 +302,7 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		}
 		pairs = append(pairs, [2][2]int{a, b})
 	}
+	var kept []grow.Result
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	for _, mm := range cases {
@@ -226,38 +311,44 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		for _, p := range pairs[:c.warmup] {
 			gr.Grow(p[0], p[1], opt, &s, &res)
 		}
+		timed := pairs[c.warmup:]
+		if mm.method == grow.Simple && mm.merge == quadpvs.Lossless {
+			timed = timed[:c.slowPairs]
+		}
+		// The first c.audit frontier sets are kept and audited after the
+		// timed loop, so that recomputing PVSs does not disturb the timing.
+		kept = kept[:0]
 		start := time.Now()
-		for i, p := range pairs[c.warmup:] {
+		for i, p := range timed {
 			if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
 				return err
 			}
 			rep.runs = append(rep.runs, runRow{caseKey: key, Pair: i, A: p[0], B: p[1],
 				Points: res.A.Points + res.B.Points, MS: float64(res.Elapsed.Nanoseconds()) / 1e6})
+			if i < c.audit {
+				kept = append(kept, res.Clone())
+			}
 		}
-		v, checked, err := auditCase(c, gr, model, opt, pairs[c.warmup:], rng)
+		elapsed := time.Since(start)
+		v, checked, err := auditCase(c, model, kept, rng)
 		if err != nil {
 			return err
 		}
 		rep.audits[key] = [2]int{v, checked}
 		fmt.Fprintf(log, "%s %gGiB %s %s/%s: %d pairs in %.1f s, audit %d points, %d violations\n",
-			name, lim, acc, mm.method, mm.merge, c.pairs, time.Since(start).Seconds(), checked, v)
+			name, lim, acc, mm.method, mm.merge, len(timed), elapsed.Seconds(), checked, v)
 	}
 	return nil
 }
 
-// auditCase recomputes, for up to c.audit of the pairs, the uncompressed PVS
-// of auditSample points per frontier and counts points of the other
+// auditCase recomputes, for each frontier set of results, the uncompressed
+// PVS of auditSample points per frontier and counts points of the other
 // frontier they see: the guarantee in both directions.
-func auditCase(c *config, gr *grow.Grower, model *horizon.Model, opt grow.Options, pairs [][2][2]int, rng *rand.Rand) (violations, checked int, err error) {
+func auditCase(c *config, model *horizon.Model, results []grow.Result, rng *rand.Rand) (violations, checked int, err error) {
 	wk := model.NewWorker()
-	var s grow.Scratch
-	var res grow.Result
 	var bm horizon.Bitmap
-	for i := 0; i < min(c.audit, len(pairs)); i++ {
-		p := pairs[i]
-		if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
-			return 0, 0, err
-		}
+	for i := range results {
+		res := &results[i]
 		for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
 			other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
 			cells := f.AppendCells(nil)

@@ -240,11 +240,19 @@ func (r *report) markdown(sums []summary) string {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Benchmark across memory limits, %s\n\n", r.started.Format("2006-01-02"))
-	fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
+	slow := ""
+	if r.slowPairs != r.pairs {
+		slow = fmt.Sprintf(" --slow-pairs %d", r.slowPairs)
+	}
+	fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d%s --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
 		"queries on one thread (GOMAXPROCS=1) after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
-		r.pairs, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), r.warmup, gcPercent(), r.elapsed.Round(time.Second))
+		r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), r.warmup, gcPercent(), r.elapsed.Round(time.Second))
 	if r.pairs < 10500 {
 		fmt.Fprintf(&b, "**Reduced run**: %d pairs per case, not the thesis's 10,500; the confidence intervals are correspondingly wider.\n\n", r.pairs)
+	}
+	if r.slowPairs != r.pairs {
+		fmt.Fprintf(&b, "**Simple/lossless ran on the first %d of each case's pairs** (the same pairs as the other methods, in the same order), "+
+			"not %d: it is the slowest case by two orders of magnitude. Its confidence intervals are wider accordingly.\n\n", r.slowPairs, r.pairs)
 	}
 	b.WriteString("Terrains: *open* = 316×316 window (700,700) of `N44W072.hgt` (the thesis's 100,000-point Martian terrain); " +
 		"*urban* = 500×500 window (143,184) of `annarbor-dsm-2ft.tif` (its 250,000-point Houston terrain). Limits are GiB, as the thesis's GB (Table 4.5).\n\n" +

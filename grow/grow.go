@@ -23,6 +23,7 @@ package grow
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"frontiersets/quadpvs"
@@ -131,6 +132,15 @@ type Result struct {
 	MutuallyVisible bool
 	A, B            Frontier
 	Elapsed         time.Duration
+}
+
+// Clone returns a deep copy of r, which stays valid after the Scratch and
+// Result it came from are reused.
+func (r *Result) Clone() Result {
+	c := *r
+	c.A.Quads, c.A.morton = slices.Clone(r.A.Quads), slices.Clone(r.A.morton)
+	c.B.Quads, c.B.morton = slices.Clone(r.B.Quads), slices.Clone(r.B.morton)
+	return c
 }
 
 // Grower answers frontier queries on one hierarchical PVS.

@@ -26,10 +26,10 @@ type player struct {
 	// for lossy ones, whose result depends on the trees' shapes (§3.3).
 	union      quadpvs.Union
 	acc, spare quadpvs.Tree
-	member     []uint32     // == gen: the quad is one of the frontier's quads
-	cntGen     []uint32     // == gen: cnt is valid for this query
-	cnt        []int32      // frontier cells inside the quad
-	queued     []uint32     // == gen: the quad has been queued
+	member     []uint32 // == gen: the quad is one of the frontier's quads
+	cntGen     []uint32 // == gen: cnt is valid for this query
+	cnt        []int32  // frontier cells inside the quad
+	queued     []uint32 // == gen: the quad has been queued
 	quads      []Quad
 	points     int
 	queue      []qitem // FIFO from head, or a min-heap on ground height

@@ -89,6 +89,18 @@ func BytesFor(n int) int { return 8*((n+31)/32) + 4*((n+63)/64) }
 // code returns code i.
 func (t *Tree) code(i int) Status { return Status(t.codes[i>>5] >> (uint(i&31) * 2) & 3) }
 
+// codes4 returns codes i … i+3 in the low 8 bits (code i lowest); codes
+// past the end read as 0.
+func (t *Tree) codes4(i int) uint {
+	b := uint(2 * i)
+	w := b >> 6
+	v := t.codes[w] >> (b & 63)
+	if b&63 > 56 && int(w)+1 < len(t.codes) {
+		v |= t.codes[w+1] << (64 - b&63)
+	}
+	return uint(v & 0xff)
+}
+
 // Root returns the root's status.
 func (t *Tree) Root() Status { return t.code(0) }
 

@@ -34,7 +34,15 @@ type Union struct {
 	full  [][]uint64 // full[s] for s > 0; stage 0's full bits are any[0] | pad
 	pad   []uint64   // stage 0: the padding cells of the square
 	full0 [][]uint64 // full stages of the empty union, copied by Reset
+	lv    [16]levelBits
 	stack []unionItem
+}
+
+// levelBits says where a quad of a level is read: stage s, its first bit
+// at Morton code >> (6·s), covering the bits of mask.
+type levelBits struct {
+	s    int
+	mask uint64
 }
 
 type unionItem struct {
@@ -72,6 +80,14 @@ func (u *Union) alloc(g Geometry) {
 		}
 		if bits <= 64 {
 			break
+		}
+	}
+	for l := range g.Levels() {
+		st := min(l/3, len(u.any)-1)
+		n := uint(2*l - 6*st) // log2 of the bits the quad covers at stage st
+		u.lv[l] = levelBits{st, ^uint64(0)}
+		if n < 6 {
+			u.lv[l].mask = 1<<(1<<n) - 1
 		}
 	}
 	// Stage 0 padding: cells outside the terrain.
@@ -125,13 +141,10 @@ func (u *Union) QuadStatus(l, qx, qy int) Status {
 // status is QuadStatus for the quad of level l whose first cell has Morton
 // code m.
 func (u *Union) status(l uint8, m uint32) Status {
-	s := min(int(l)/3, len(u.any)-1)
+	lb := &u.lv[l&15]
+	s := lb.s
 	b := m >> (6 * s)
-	n := uint(2*int(l) - 6*s) // log2 of the bits the quad covers at stage s
-	mask := ^uint64(0)
-	if n < 6 {
-		mask = (1<<(1<<n) - 1) << (b & 63)
-	}
+	mask := lb.mask << (b & 63)
 	w := b >> 6
 	if u.any[s][w]&mask == 0 {
 		return Hidden
@@ -154,28 +167,44 @@ func (u *Union) status(l uint8, m uint32) Status {
 // painted area in 64-cell words.
 func (u *Union) Add(t *Tree) {
 	k := uint8(u.g.K)
+	switch t.code(0) {
+	case Visible:
+		u.paintIfNew(k, 0)
+		return
+	case Unknown:
+	default:
+		return
+	}
+	// The stack holds Unknown nodes only: children are read four codes at
+	// a time, Hidden ones dropped and Visible ones painted on the spot.
 	st := append(u.stack[:0], unionItem{0, 0, k})
 	for len(st) > 0 {
 		it := st[len(st)-1]
 		st = st[:len(st)-1]
-		switch t.code(int(it.pos)) {
-		case Visible:
-			if u.status(it.l, it.m) != Visible {
-				u.paint(it.l, it.m)
+		if u.status(it.l, it.m) == Visible {
+			continue
+		}
+		c := t.childBase(int(it.pos))
+		four := t.codes4(c)
+		l := it.l - 1
+		step := uint32(1) << (2 * l)
+		for j := range uint32(4) {
+			switch Status(four >> (2 * j) & 3) {
+			case Visible:
+				u.paintIfNew(l, it.m+j*step)
+			case Unknown:
+				st = append(st, unionItem{uint32(c) + j, it.m + j*step, l})
 			}
-		case Unknown:
-			if u.status(it.l, it.m) == Visible {
-				continue
-			}
-			c := uint32(t.childBase(int(it.pos)))
-			l := it.l - 1
-			step := uint32(1) << (2 * l)
-			st = append(st,
-				unionItem{c + 3, it.m + 3*step, l}, unionItem{c + 2, it.m + 2*step, l},
-				unionItem{c + 1, it.m + step, l}, unionItem{c, it.m, l})
 		}
 	}
 	u.stack = st
+}
+
+// paintIfNew paints the quad unless the union already shows it wholly.
+func (u *Union) paintIfNew(l uint8, m uint32) {
+	if u.status(l, m) != Visible {
+		u.paint(l, m)
+	}
 }
 
 // paint sets every cell of the quad of level l whose first cell has Morton
