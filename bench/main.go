@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,6 +30,8 @@ import (
 	"frontiersets/internal/bake"
 	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
+
+	"golang.org/x/sync/errgroup"
 )
 
 func main() {
@@ -49,6 +52,7 @@ type config struct {
 	pairs       int
 	slowPairs   int // pairs for simple growing with lossless merges
 	reuse       bool
+	jobs        int // terrains benchmarked at once, one thread each
 	audit       int // frontier sets audited per case
 	auditSample int // points per side whose PVS is recomputed
 	seed        uint64
@@ -69,6 +73,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.pairs, "pairs", 10500, "mutually invisible `pairs` per case")
 	fs.IntVar(&c.slowPairs, "slow-pairs", 0, "`pairs` for simple/lossless, the slowest case (0: --pairs)")
 	fs.BoolVar(&c.reuse, "reuse", false, "reuse the stores of an earlier bake of the same DEMs, windows and limits in --stores (bake time and peak RSS are taken from its record)")
+	fs.IntVar(&c.jobs, "jobs", 1, "terrains whose queries run at once, each on its own thread (1: one thread, GOMAXPROCS=1)")
 	fs.IntVar(&c.audit, "audit", 200, "frontier sets audited per case")
 	fs.IntVar(&c.auditSample, "audit-sample", 8, "frontier `points` per side whose PVS is recomputed in an audit")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed`")
@@ -98,6 +103,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if c.slowPairs == 0 {
 		c.slowPairs = c.pairs
 	}
+	if c.jobs < 1 || c.jobs > runtime.NumCPU() {
+		return cli.Usagef("--jobs %d: want 1 to %d (the cores)", c.jobs, runtime.NumCPU())
+	}
 	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.audit < 0 || c.warmup < 0 {
 		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --audit ≥ 0, --warmup ≥ 0")
 	}
@@ -113,10 +121,35 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rep.config = c
 	rep.started = time.Now().UTC()
 	rep.audits = map[caseKey][2]int{}
-	for _, t := range c.terrains {
-		if err := benchTerrain(&c, t, &rep, stdout); err != nil {
+	// Bakes first, on every core; then the queries, one terrain per thread.
+	runs := make([]*terrainRun, len(c.terrains))
+	for i, t := range c.terrains {
+		var err error
+		if runs[i], err = bakeTerrain(&c, t, stdout); err != nil {
 			return err
 		}
+	}
+	parts := make([]report, len(runs))
+	if c.jobs > 1 {
+		runtime.GOMAXPROCS(c.jobs)
+	}
+	var eg errgroup.Group
+	eg.SetLimit(c.jobs)
+	for i, tr := range runs {
+		parts[i].audits = map[caseKey][2]int{}
+		eg.Go(func() error {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			return tr.bench(&c, &parts[i], stdout)
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		rep.stores = append(rep.stores, p.stores...)
+		rep.runs = append(rep.runs, p.runs...)
+		maps.Copy(rep.audits, p.audits)
 	}
 	rep.elapsed = time.Since(rep.started)
 	return rep.write(outDir, stdout)
@@ -136,16 +169,26 @@ var cases = []methodMerge{
 	{grow.Simple, quadpvs.Lossless}, {grow.Simple, quadpvs.Lossy},
 }
 
-// benchTerrain bakes one terrain at every limit and accounting in one pass,
-// then runs and audits every case on each store.
-func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
+// terrainRun is one terrain's baked stores, ready to be benchmarked.
+type terrainRun struct {
+	t      terrain
+	dem    *heightmap.Grid
+	quads  int
+	params horizon.Params
+	outs   []bake.Output
+	rec    bakeRecord
+}
+
+// bakeTerrain bakes one terrain at every limit and accounting in one pass
+// (or reuses an earlier bake, with --reuse).
+func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 	dem, err := heightmap.Load(t.Path, heightmap.Options{Window: t.Window})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	quads := g.QuadCount()
 	var outs []bake.Output
@@ -153,11 +196,11 @@ func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
 		budget := int64(lim * (1 << 30))
 		ours, err := compress.CapForBudget(budget, quads)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		thesis, err := compress.ThesisNodeCap(budget, quads)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for i, cp := range []compress.Cap{ours, thesis} {
 			outs = append(outs, bake.Output{
@@ -175,18 +218,24 @@ func benchTerrain(c *config, t terrain, rep *report, log io.Writer) error {
 		start := time.Now()
 		stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: outs})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rec.BakeSeconds, rec.PeakRSS, rec.Stats, rec.Baked = time.Since(start).Seconds(), peakRSS(), stats, time.Now().UTC()
 		if err := rec.save(recPath, outs); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(log, "%s: baked in %.1f s, peak RSS %s\n", t.Name, rec.BakeSeconds, compress.FormatBytes(rec.PeakRSS))
 	} else {
 		fmt.Fprintf(log, "%s: reusing the stores baked %s (%.1f s, peak RSS %s)\n", t.Name,
 			rec.Baked.Format(time.RFC3339), rec.BakeSeconds, compress.FormatBytes(rec.PeakRSS))
 	}
-	stats, bakeSec, rss := rec.Stats, rec.BakeSeconds, rec.PeakRSS
+	return &terrainRun{t: t, dem: dem, quads: quads, params: params, outs: outs, rec: rec}, nil
+}
+
+// bench runs and audits every case on each of the terrain's stores.
+func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
+	t, dem, quads, params, outs := tr.t, tr.dem, tr.quads, tr.params, tr.outs
+	stats, bakeSec, rss := tr.rec.Stats, tr.rec.BakeSeconds, tr.rec.PeakRSS
 	model, err := horizon.New(cli.Terrain(dem), params)
 	if err != nil {
 		return err
@@ -303,8 +352,10 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		pairs = append(pairs, [2][2]int{a, b})
 	}
 	var kept []grow.Result
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
+	if c.jobs == 1 {
+		prev := runtime.GOMAXPROCS(1)
+		defer runtime.GOMAXPROCS(prev)
+	}
 	for _, mm := range cases {
 		opt := grow.Options{Method: mm.method, Merge: mm.merge}
 		key := caseKey{name, lim, acc, mm.method.String(), mm.merge.String()}

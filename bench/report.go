@@ -244,9 +244,17 @@ func (r *report) markdown(sums []summary) string {
 	if r.slowPairs != r.pairs {
 		slow = fmt.Sprintf(" --slow-pairs %d", r.slowPairs)
 	}
+	threads := "queries on one thread (GOMAXPROCS=1)"
+	if r.jobs > 1 {
+		slow += fmt.Sprintf(" --jobs %d", r.jobs)
+		threads = fmt.Sprintf("each query on one thread; the terrains ran at once, each on its own locked OS thread and core (GOMAXPROCS=%d)", r.jobs)
+	}
+	if r.reuse {
+		slow += " --reuse"
+	}
 	fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d%s --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
-		"queries on one thread (GOMAXPROCS=1) after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
-		r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), r.warmup, gcPercent(), r.elapsed.Round(time.Second))
+		"%s, after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
+		r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), threads, r.warmup, gcPercent(), r.elapsed.Round(time.Second))
 	if r.pairs < 10500 {
 		fmt.Fprintf(&b, "**Reduced run**: %d pairs per case, not the thesis's 10,500; the confidence intervals are correspondingly wider.\n\n", r.pairs)
 	}
