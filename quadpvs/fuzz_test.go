@@ -82,8 +82,8 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzMerge checks lossless merges against the bitmap OR and lossy merges
-// for conservativeness on arbitrary bitmaps.
+// FuzzMerge checks lossless merges and Union against the bitmap OR, and
+// lossy merges for conservativeness, on arbitrary bitmaps.
 func FuzzMerge(f *testing.F) {
 	f.Add(byte(7), byte(5), []byte{0xF0, 0x0F}, []byte{0x01})
 	f.Add(byte(39), byte(1), []byte{0xFF}, []byte{0x00, 0x81})
@@ -112,6 +112,18 @@ func FuzzMerge(f *testing.F) {
 		var d Tree
 		if err := FromCodes(g, ll.Codes(), ll.Len(), &d); err != nil {
 			t.Fatalf("merged tree does not decode: %v", err)
+		}
+		// The Union of both trees answers every cell as the bitmap OR.
+		var u Union
+		u.Reset(g)
+		u.Add(&ta)
+		u.Add(&tb)
+		for r := range g.Height {
+			for c := range g.Width {
+				if got, want := u.QuadStatus(0, c, r) == Visible, union.Visible(c, r); got != want {
+					t.Fatalf("Union cell (%d,%d) visible %v, want %v", c, r, got, want)
+				}
+			}
 		}
 	})
 }

@@ -18,7 +18,8 @@ package quadpvs
 // terrain cell visible; padding counts as visible). A quad of level l is
 // read from stage min(⌊l/3⌋, last) as 1, 4, 16 or up to 64 aligned bits of
 // one word. Stages stop at the first one of at most 64 bits; a 512×512
-// square needs 32 KiB, 512 B and 8 B.
+// square needs 32 KiB for stage 0 and as much for its padding mask, then
+// 1 KiB and 16 B.
 //
 // Padding cells may be set in stage 0: Add only sets whole nodes of a tree,
 // and every node holds a terrain cell, so a quad's any bit is set exactly
