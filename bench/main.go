@@ -78,10 +78,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.auditSample, "audit-sample", 8, "frontier `points` per side whose PVS is recomputed in an audit")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed`")
 	fs.IntVar(&c.warmup, "warmup", 50, "untimed `queries` before each case")
-	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a dated subfolder is made")
+	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
+	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if *replot != "" {
+		var rep report
+		rep.audits = map[caseKey][2]int{}
+		if err := rep.readRuns(filepath.Join(*replot, "runs.csv.zst")); err != nil {
+			return err
+		}
+		if err := writePlots(*replot, &rep, rep.summaries()); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "redrew the plots in %s\n", *replot)
+		return nil
 	}
 	for _, s := range strings.Split(*limits, ",") {
 		var v float64
@@ -109,10 +122,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.audit < 0 || c.warmup < 0 {
 		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --audit ≥ 0, --warmup ≥ 0")
 	}
+	// A new folder per run: <date>, or <date>-2, -3… when that day already
+	// has results, so that no run overwrites another.
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
 	day := time.Now().UTC().Format("2006-01-02")
 	outDir := filepath.Join(c.out, day)
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return err
+	for n := 2; ; n++ {
+		err := os.Mkdir(outDir, 0o755)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) {
+			return err
+		}
+		outDir = filepath.Join(c.out, fmt.Sprintf("%s-%d", day, n))
 	}
 	if err := os.MkdirAll(c.stores, 0o755); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -98,6 +99,11 @@ func trend(path string, r *report, sums []summary, terrain, acc, label string, m
 		sc.Shape = plotutil.Shape(ci)
 		p.Add(l, sc)
 		p.Legend.Add(col[0]+" "+col[1], l, sc)
+	}
+	// Room above the highest line for the legend: a third of the decades
+	// shown, on the log axis.
+	if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
+		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 1.0/3)
 	}
 	p.Legend.Top = true
 	p.BackgroundColor = color.White

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -318,4 +319,56 @@ func (r *report) markdown(sums []summary) string {
 		total, points, r.audit, r.auditSample)
 	b.WriteString("\nPlots: `time-*.png` and `size-*.png` (distributions per case, like Figures 4.1, 4.2, 4.4, 4.5), `trend-*.png` (means against the limit, like Figures 4.3 and 4.6). Every query: `runs.csv.zst`.\n")
 	return strings.ReplaceAll(b.String(), "\r", "")
+}
+
+// readRuns reads a runs.csv.zst written by writeRuns into r.runs, and sets
+// r.terrains and r.limitsGiB from it (in order of appearance), so that plots
+// can be drawn again from a finished run (--replot).
+func (r *report) readRuns(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer zr.Close()
+	cr := csv.NewReader(zr)
+	cr.FieldsPerRecord = 12
+	if _, err := cr.Read(); err != nil { // header
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		var x runRow
+		var nums [6]int
+		for i, s := range rec[5:11] {
+			if nums[i], err = strconv.Atoi(s); err != nil {
+				return fmt.Errorf("%s line %d: %q is not an integer", path, line, s)
+			}
+		}
+		lim, err1 := strconv.ParseFloat(strings.TrimSuffix(rec[1], "GiB"), 64)
+		ms, err2 := strconv.ParseFloat(rec[11], 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("%s line %d: bad limit %q or time %q", path, line, rec[1], rec[11])
+		}
+		x.caseKey = caseKey{rec[0], lim, rec[2], rec[3], rec[4]}
+		x.Pair, x.A, x.B, x.Points, x.MS = nums[0], [2]int{nums[1], nums[2]}, [2]int{nums[3], nums[4]}, nums[5], ms
+		r.runs = append(r.runs, x)
+		if !slices.ContainsFunc(r.terrains, func(t terrain) bool { return t.Name == x.Terrain }) {
+			r.terrains = append(r.terrains, terrain{Name: x.Terrain})
+		}
+		if !slices.Contains(r.limitsGiB, lim) {
+			r.limitsGiB = append(r.limitsGiB, lim)
+		}
+	}
+	return nil
 }

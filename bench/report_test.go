@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -33,5 +35,31 @@ func TestStatistics(t *testing.T) {
 	}
 	if !strings.Contains(md, "*3.4 ± 0.3*") || !strings.Contains(md, "Reduced run") {
 		t.Errorf("thesis figures or reduced-run notice missing:\n%s", md)
+	}
+}
+
+// TestRunsRoundTrip writes runs.csv.zst and reads it back for --replot.
+func TestRunsRoundTrip(t *testing.T) {
+	var w report
+	w.runs = []runRow{
+		{caseKey: caseKey{"open", 0.1, "ours", "simple", "lossless"}, Pair: 0, A: [2]int{1, 2}, B: [2]int{3, 4}, Points: 500, MS: 12.5},
+		{caseKey: caseKey{"urban", 0.25, "thesis", "hierarchical", "lossy"}, Pair: 7, A: [2]int{10, 20}, B: [2]int{30, 40}, Points: 9, MS: 0.0125},
+	}
+	path := filepath.Join(t.TempDir(), "runs.csv.zst")
+	if err := w.writeRuns(path); err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := r.readRuns(path); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.runs, w.runs) {
+		t.Errorf("read %+v, wrote %+v", r.runs, w.runs)
+	}
+	if len(r.terrains) != 2 || r.terrains[1].Name != "urban" || !reflect.DeepEqual(r.limitsGiB, []float64{0.1, 0.25}) {
+		t.Errorf("terrains %+v, limits %v", r.terrains, r.limitsGiB)
+	}
+	if err := r.readRuns(filepath.Join(t.TempDir(), "absent.csv.zst")); err == nil {
+		t.Error("reading an absent file succeeded")
 	}
 }
