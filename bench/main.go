@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type config struct {
 	limitsGiB   []float64
 	pairs       int
 	slowPairs   int // pairs for simple growing with lossless merges
+	firstPair   int // index of the first timed pair in the seed's sequence
+	cases       []methodMerge
 	reuse       bool
 	jobs        int // terrains benchmarked at once, one thread each
 	audit       int // frontier sets audited per case
@@ -72,6 +75,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var c config
 	fs.IntVar(&c.pairs, "pairs", 10500, "mutually invisible `pairs` per case")
 	fs.IntVar(&c.slowPairs, "slow-pairs", 0, "`pairs` for simple/lossless, the slowest case (0: --pairs)")
+	fs.IntVar(&c.firstPair, "first-pair", 0, "start the timed pairs at this `index` of the seed's sequence, to run a case in parts (see --combine)")
+	casesFlag := fs.String("cases", "hierarchical/lossless,hierarchical/lossy,simple/lossless,simple/lossy", "method/merge `cases` to run")
+	combine := fs.String("combine", "", "write one report from the results `folders` (comma-separated) of runs made in parts, instead of running")
 	fs.BoolVar(&c.reuse, "reuse", false, "reuse the stores of an earlier bake of the same DEMs, windows and limits in --stores (bake time and peak RSS are taken from its record)")
 	fs.IntVar(&c.jobs, "jobs", 1, "terrains whose queries run at once, each on its own thread (1: one thread, GOMAXPROCS=1)")
 	fs.IntVar(&c.audit, "audit", 200, "frontier sets audited per case")
@@ -113,31 +119,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		c.terrains = append(c.terrains, terrain{t.name, t.path, w})
 	}
+	if *combine != "" {
+		return combineRuns(c.out, strings.Split(*combine, ","), stdout)
+	}
 	if c.slowPairs == 0 {
 		c.slowPairs = c.pairs
+	}
+	for _, name := range strings.Split(*casesFlag, ",") {
+		i := slices.IndexFunc(cases, func(mm methodMerge) bool { return mm.method.String()+"/"+mm.merge.String() == name })
+		if i < 0 {
+			return cli.Usagef("--cases: %q is not one of hierarchical/lossless, hierarchical/lossy, simple/lossless, simple/lossy", name)
+		}
+		c.cases = append(c.cases, cases[i])
 	}
 	if c.jobs < 1 || c.jobs > runtime.NumCPU() {
 		return cli.Usagef("--jobs %d: want 1 to %d (the cores)", c.jobs, runtime.NumCPU())
 	}
-	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.audit < 0 || c.warmup < 0 {
-		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --audit ≥ 0, --warmup ≥ 0")
+	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.firstPair < 0 || c.audit < 0 || c.warmup < 0 {
+		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --first-pair ≥ 0, --audit ≥ 0, --warmup ≥ 0")
 	}
-	// A new folder per run: <date>, or <date>-2, -3… when that day already
-	// has results, so that no run overwrites another.
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+	outDir, err := newResultsDir(c.out)
+	if err != nil {
 		return err
-	}
-	day := time.Now().UTC().Format("2006-01-02")
-	outDir := filepath.Join(c.out, day)
-	for n := 2; ; n++ {
-		err := os.Mkdir(outDir, 0o755)
-		if err == nil {
-			break
-		}
-		if !os.IsExist(err) {
-			return err
-		}
-		outDir = filepath.Join(c.out, fmt.Sprintf("%s-%d", day, n))
 	}
 	if err := os.MkdirAll(c.stores, 0o755); err != nil {
 		return err
@@ -178,6 +181,88 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	rep.elapsed = time.Since(rep.started)
 	return rep.write(outDir, stdout)
+}
+
+// newResultsDir makes a new folder under out for one run's results:
+// <date>, or <date>-2, -3… when that day already has results, so that no
+// run overwrites another.
+func newResultsDir(out string) (string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	day := time.Now().UTC().Format("2006-01-02")
+	dir := filepath.Join(out, day)
+	for n := 2; ; n++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) {
+			return "", err
+		}
+		dir = filepath.Join(out, fmt.Sprintf("%s-%d", day, n))
+	}
+}
+
+// combineRuns writes into a new results folder under out one report from
+// the results folders dirs of a run made in parts (--cases, --first-pair):
+// every query of their runs.csv.zst, their audits summed, and the stores of
+// the first. A pair timed twice in one case is an error.
+func combineRuns(out string, dirs []string, log io.Writer) error {
+	var rep report
+	rep.audits = map[caseKey][2]int{}
+	seen := map[caseKey]map[int]bool{}
+	for i, dir := range dirs {
+		var part report
+		if err := part.readRuns(filepath.Join(dir, "runs.csv.zst")); err != nil {
+			return err
+		}
+		for _, x := range part.runs {
+			if seen[x.caseKey] == nil {
+				seen[x.caseKey] = map[int]bool{}
+			}
+			if seen[x.caseKey][x.Pair] {
+				return fmt.Errorf("%s: pair %d of %s %gGiB %s %s/%s was timed in an earlier folder too", dir, x.Pair, x.Terrain, x.LimitGiB, x.Accounting, x.Method, x.Merge)
+			}
+			seen[x.caseKey][x.Pair] = true
+		}
+		rep.runs = append(rep.runs, part.runs...)
+		for _, t := range part.terrains {
+			if !slices.ContainsFunc(rep.terrains, func(u terrain) bool { return u.Name == t.Name }) {
+				rep.terrains = append(rep.terrains, t)
+			}
+		}
+		for _, l := range part.limitsGiB {
+			if !slices.Contains(rep.limitsGiB, l) {
+				rep.limitsGiB = append(rep.limitsGiB, l)
+			}
+		}
+		if err := rep.readAudits(filepath.Join(dir, "summary.csv")); err != nil {
+			return err
+		}
+		if i == 0 {
+			if err := rep.readStores(filepath.Join(dir, "stores.csv")); err != nil {
+				return err
+			}
+		}
+	}
+	// Pairs per case: the most any case has, and simple/lossless's fewest.
+	for _, s := range rep.summaries() {
+		rep.pairs = max(rep.pairs, s.pairs)
+		if s.Method == "simple" && s.Merge == "lossless" && (rep.slowPairs == 0 || s.pairs < rep.slowPairs) {
+			rep.slowPairs = s.pairs
+		}
+	}
+	if rep.slowPairs == 0 {
+		rep.slowPairs = rep.pairs
+	}
+	rep.combined = dirs
+	rep.started = time.Now().UTC()
+	dir, err := newResultsDir(out)
+	if err != nil {
+		return err
+	}
+	return rep.write(dir, log)
 }
 
 // accountings: ours caps codes from the byte budget; thesis caps nodes at
@@ -365,8 +450,8 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 	var s grow.Scratch
 	var res grow.Result
 	var pairs [][2][2]int
-	for tries := 0; len(pairs) < c.pairs+c.warmup; tries++ {
-		if tries > 1000*(c.pairs+c.warmup) {
+	for tries := 0; len(pairs) < c.warmup+c.firstPair+c.pairs; tries++ {
+		if tries > 1000*(c.warmup+c.firstPair+c.pairs) {
 			return fmt.Errorf("%s %g GiB %s: too few mutually invisible pairs", name, lim, acc)
 		}
 		a := [2]int{rng.IntN(g.Width), rng.IntN(g.Height)}
@@ -381,13 +466,13 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		prev := runtime.GOMAXPROCS(1)
 		defer runtime.GOMAXPROCS(prev)
 	}
-	for _, mm := range cases {
+	for _, mm := range c.cases {
 		opt := grow.Options{Method: mm.method, Merge: mm.merge}
 		key := caseKey{name, lim, acc, mm.method.String(), mm.merge.String()}
 		for _, p := range pairs[:c.warmup] {
 			gr.Grow(p[0], p[1], opt, &s, &res)
 		}
-		timed := pairs[c.warmup:]
+		timed := pairs[c.warmup+c.firstPair:]
 		if mm.method == grow.Simple && mm.merge == quadpvs.Lossless {
 			timed = timed[:c.slowPairs]
 		}
@@ -399,7 +484,7 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 			if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
 				return err
 			}
-			rep.runs = append(rep.runs, runRow{caseKey: key, Pair: i, A: p[0], B: p[1],
+			rep.runs = append(rep.runs, runRow{caseKey: key, Pair: c.firstPair + i, A: p[0], B: p[1],
 				Points: res.A.Points + res.B.Points, MS: float64(res.Elapsed.Nanoseconds()) / 1e6})
 			if i < c.audit {
 				kept = append(kept, res.Clone())

@@ -39,6 +39,14 @@ func writePlots(dir string, r *report, sums []summary) error {
 	return nil
 }
 
+// widenLogRange gives a log-scale Y axis whose data are a single value a
+// decade either side (plot would widen it by ±1, below zero).
+func widenLogRange(p *plot.Plot) {
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Min, p.Y.Max = p.Y.Min/math.Sqrt(10), p.Y.Max*math.Sqrt(10)
+	}
+}
+
 func boxes(path string, r *report, terrain, acc, label string, val func(runRow) float64) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s terrain, %s accounting", terrain, acc)
@@ -68,6 +76,7 @@ func boxes(path string, r *report, terrain, acc, label string, val func(runRow) 
 			x++
 		}
 	}
+	widenLogRange(p)
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 1.2
 	p.X.Tick.Label.XAlign = -1
@@ -100,11 +109,10 @@ func trend(path string, r *report, sums []summary, terrain, acc, label string, m
 		p.Add(l, sc)
 		p.Legend.Add(col[0]+" "+col[1], l, sc)
 	}
+	widenLogRange(p)
 	// Room above the highest line for the legend: a third of the decades
 	// shown, on the log axis.
-	if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
-		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 1.0/3)
-	}
+	p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 1.0/3)
 	p.Legend.Top = true
 	p.BackgroundColor = color.White
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)

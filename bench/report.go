@@ -59,11 +59,12 @@ type storeRow struct {
 
 type report struct {
 	config
-	started time.Time
-	elapsed time.Duration
-	stores  []storeRow
-	runs    []runRow
-	audits  map[caseKey][2]int // violations, points checked
+	started  time.Time
+	elapsed  time.Duration
+	combined []string // results folders this report combines (--combine)
+	stores   []storeRow
+	runs     []runRow
+	audits   map[caseKey][2]int // violations, points checked
 }
 
 // summary is one row of summary.csv.
@@ -253,9 +254,14 @@ func (r *report) markdown(sums []summary) string {
 	if r.reuse {
 		slow += " --reuse"
 	}
-	fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d%s --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
-		"%s, after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
-		r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), threads, r.warmup, gcPercent(), r.elapsed.Round(time.Second))
+	if len(r.combined) > 0 {
+		fmt.Fprintf(&b, "Combined with `go run ./bench --combine` from the runs in `%s`; their READMEs say how each was made. Stores are those of the first.\n\n",
+			strings.Join(r.combined, "`, `"))
+	} else {
+		fmt.Fprintf(&b, "Run with `go run ./bench --pairs %d%s --audit %d --audit-sample %d --seed %d` on this machine (%d cores, %s), "+
+			"%s, after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
+			r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), threads, r.warmup, gcPercent(), r.elapsed.Round(time.Second))
+	}
 	if r.pairs < 10500 {
 		fmt.Fprintf(&b, "**Reduced run**: %d pairs per case, not the thesis's 10,500; the confidence intervals are correspondingly wider.\n\n", r.pairs)
 	}
@@ -263,8 +269,20 @@ func (r *report) markdown(sums []summary) string {
 		fmt.Fprintf(&b, "**Simple/lossless ran on the first %d of each case's pairs** (the same pairs as the other methods, in the same order), "+
 			"not %d: it is the slowest case by two orders of magnitude. Its confidence intervals are wider accordingly.\n\n", r.slowPairs, r.pairs)
 	}
-	b.WriteString("Terrains: *open* = 316×316 window (700,700) of `N44W072.hgt` (the thesis's 100,000-point Martian terrain); " +
-		"*urban* = 500×500 window (143,184) of `annarbor-dsm-2ft.tif` (its 250,000-point Houston terrain). Limits are GiB, as the thesis's GB (Table 4.5).\n\n" +
+	b.WriteString("Terrains:")
+	for i, t := range r.terrains {
+		sep := ";"
+		if i == len(r.terrains)-1 {
+			sep = "."
+		}
+		what := map[string]string{"open": " (the thesis's 100,000-point Martian terrain)", "urban": " (its 250,000-point Houston terrain)"}[t.Name]
+		if t.Window.Width > 0 {
+			fmt.Fprintf(&b, " *%s* = %d×%d window (%d,%d) of `%s`%s%s", t.Name, t.Window.Width, t.Window.Height, t.Window.Col, t.Window.Row, filepath.Base(t.Path), what, sep)
+		} else {
+			fmt.Fprintf(&b, " *%s*%s, windows as in the parts%s", t.Name, what, sep)
+		}
+	}
+	b.WriteString(" Limits are GiB, as the thesis's GB (Table 4.5).\n\n" +
 		"Accountings: **ours** caps every PVS at the codes the byte limit allows in this project's encoding (0.3125 bytes per code + 24 bytes per quad); " +
 		"**thesis** caps every PVS at limit / (quads × 3 bytes) nodes, the thesis's Table 4.5.\n\n")
 	b.WriteString("## Stores\n\n| terrain | limit | accounting | cap | nodes/PVS mean (max) | in memory | file | hidden kept | bake | peak RSS | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -315,8 +333,12 @@ func (r *report) markdown(sums []summary) string {
 		total += s.violations
 		points += s.auditPoints
 	}
-	fmt.Fprintf(&b, "%d violations over %d frontier points whose uncompressed PVS was recomputed from the DEM (up to %d frontier sets per case, %d points per side, both directions).\n",
-		total, points, r.audit, r.auditSample)
+	how := fmt.Sprintf("up to %d frontier sets per case, %d points per side", r.audit, r.auditSample)
+	if len(r.combined) > 0 {
+		how = "frontier sets sampled as each part's README says"
+	}
+	fmt.Fprintf(&b, "%d violations over %d frontier points whose uncompressed PVS was recomputed from the DEM (%s, both directions).\n",
+		total, points, how)
 	b.WriteString("\nPlots: `time-*.png` and `size-*.png` (distributions per case, like Figures 4.1, 4.2, 4.4, 4.5), `trend-*.png` (means against the limit, like Figures 4.3 and 4.6). Every query: `runs.csv.zst`.\n")
 	return strings.ReplaceAll(b.String(), "\r", "")
 }
@@ -369,6 +391,89 @@ func (r *report) readRuns(path string) error {
 		if !slices.Contains(r.limitsGiB, lim) {
 			r.limitsGiB = append(r.limitsGiB, lim)
 		}
+	}
+	return nil
+}
+
+// readCSV returns the records after the header of the CSV file at path,
+// each of n fields.
+func readCSV(path string, n int) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = n
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no header", path)
+	}
+	return recs[1:], nil
+}
+
+// fields parses the fields of one CSV record, keeping the first error.
+type fields struct {
+	rec []string
+	err error
+}
+
+func (f *fields) int64(i int) int64 {
+	v, err := strconv.ParseInt(f.rec[i], 10, 64)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("field %d: %q is not an integer", i+1, f.rec[i])
+	}
+	return v
+}
+
+func (f *fields) int(i int) int { return int(f.int64(i)) }
+
+func (f *fields) float(i int) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(f.rec[i], "GiB"), 64)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("field %d: %q is not a number", i+1, f.rec[i])
+	}
+	return v
+}
+
+// readAudits adds the violations and audited points of every case of a
+// summary.csv written by writeSummary to r.audits.
+func (r *report) readAudits(path string) error {
+	recs, err := readCSV(path, 15)
+	if err != nil {
+		return err
+	}
+	for i, rec := range recs {
+		f := fields{rec: rec}
+		k := caseKey{rec[0], f.float(1), rec[2], rec[3], rec[4]}
+		v, n := f.int(13), f.int(14)
+		if f.err != nil {
+			return fmt.Errorf("%s line %d: %w", path, i+2, f.err)
+		}
+		a := r.audits[k]
+		r.audits[k] = [2]int{a[0] + v, a[1] + n}
+	}
+	return nil
+}
+
+// readStores reads a stores.csv written by writeStores into r.stores.
+func (r *report) readStores(path string) error {
+	recs, err := readCSV(path, 15)
+	if err != nil {
+		return err
+	}
+	for i, rec := range recs {
+		f := fields{rec: rec}
+		s := storeRow{Terrain: rec[0], LimitGiB: f.float(1), Accounting: rec[2], Points: f.int(3), Quads: f.int(4),
+			CapCodes: f.int(5), CapNodes: f.int(6), NodesTotal: f.int64(7), NodesMax: f.int(8), MemoryBytes: f.int64(9),
+			FileBytes: f.int64(10), HiddenKept: f.float(11), BakeSeconds: f.float(12), PeakRSS: f.int64(13), LoadSeconds: f.float(14)}
+		if f.err != nil {
+			return fmt.Errorf("%s line %d: %w", path, i+2, f.err)
+		}
+		r.stores = append(r.stores, s)
 	}
 	return nil
 }
