@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,9 @@ func TestCombineParts(t *testing.T) {
 	whole := runBench(filepath.Join(tmp, "whole"), "--pairs", "6")
 	part1 := runBench(filepath.Join(tmp, "part1"), "--pairs", "6", "--slow-pairs", "2")
 	part2 := runBench(filepath.Join(tmp, "part2"), "--cases", "simple/lossless", "--first-pair", "2", "--pairs", "4")
+	if md, err := os.ReadFile(filepath.Join(part2, "README.md")); err != nil || !strings.Contains(string(md), "**Part of a run**: pairs 2–5") {
+		t.Errorf("part README without its pair range (%v):\n%.600s", err, md)
+	}
 	if err := run([]string{"--combine", part1 + "," + part2, "--out", filepath.Join(tmp, "combined")}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}

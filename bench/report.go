@@ -254,6 +254,17 @@ func (r *report) markdown(sums []summary) string {
 	if r.reuse {
 		slow += " --reuse"
 	}
+	var names []string
+	for _, mm := range r.cases {
+		names = append(names, mm.method.String()+"/"+mm.merge.String())
+	}
+	part := r.firstPair > 0 || (len(r.cases) > 0 && len(r.cases) < len(cases))
+	if len(r.cases) > 0 && len(r.cases) < len(cases) {
+		slow += " --cases " + strings.Join(names, ",")
+	}
+	if r.firstPair > 0 {
+		slow += fmt.Sprintf(" --first-pair %d", r.firstPair)
+	}
 	if len(r.combined) > 0 {
 		fmt.Fprintf(&b, "Combined with `go run ./bench --combine` from the runs in `%s`; their READMEs say how each was made. Stores are those of the first.\n\n",
 			strings.Join(r.combined, "`, `"))
@@ -262,7 +273,10 @@ func (r *report) markdown(sums []summary) string {
 			"%s, after %d warm-up queries per case, GOGC=%d; %s in all.\n\n",
 			r.pairs, slow, r.audit, r.auditSample, r.seed, runtime.NumCPU(), runtime.Version(), threads, r.warmup, gcPercent(), r.elapsed.Round(time.Second))
 	}
-	if r.pairs < 10500 {
+	if part {
+		fmt.Fprintf(&b, "**Part of a run**: pairs %d–%d of the seed's sequence, cases %s. Combine it with the other parts (`go run ./bench --combine DIR,DIR,…`).\n\n",
+			r.firstPair, r.firstPair+r.pairs-1, strings.Join(names, ", "))
+	} else if r.pairs < 10500 {
 		fmt.Fprintf(&b, "**Reduced run**: %d pairs per case, not the thesis's 10,500; the confidence intervals are correspondingly wider.\n\n", r.pairs)
 	}
 	if r.slowPairs != r.pairs {
