@@ -76,6 +76,21 @@ func orBitmaps(a, b horizon.Bitmap) horizon.Bitmap {
 	return o
 }
 
+// quadCells counts the visible and hidden terrain cells of bitmap b in the
+// quad of level l at (x, y): the brute-force oracle of quad queries.
+func quadCells(g Geometry, b horizon.Bitmap, l, x, y int) (vis, hid int) {
+	for r := y << l; r < min((y+1)<<l, g.Height); r++ {
+		for c := x << l; c < min((x+1)<<l, g.Width); c++ {
+			if b.Visible(c, r) {
+				vis++
+			} else {
+				hid++
+			}
+		}
+	}
+	return vis, hid
+}
+
 // checkTree checks t against the bitmap it should hold: the expansion, every
 // cell and quad query, the hidden count, and a decode of its codes.
 func checkTree(t *testing.T, g Geometry, tr *Tree, want horizon.Bitmap) {
@@ -103,16 +118,7 @@ func checkTree(t *testing.T, g Geometry, tr *Tree, want horizon.Bitmap) {
 		qc, qr := g.QuadsAcross(l)
 		for y := range qr {
 			for x := range qc {
-				vis, hid := 0, 0
-				for r := y << l; r < min((y+1)<<l, g.Height); r++ {
-					for c := x << l; c < min((x+1)<<l, g.Width); c++ {
-						if want.Visible(c, r) {
-							vis++
-						} else {
-							hid++
-						}
-					}
-				}
+				vis, hid := quadCells(g, want, l, x, y)
 				s := tr.QuadStatus(g, l, x, y)
 				switch {
 				case s == Visible && hid > 0, s == Hidden && vis > 0, s == Outside:

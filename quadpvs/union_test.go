@@ -17,16 +17,7 @@ func checkUnion(t *testing.T, g Geometry, u *Union, want horizon.Bitmap, ref *Tr
 		qc, qr := g.QuadsAcross(l)
 		for y := range qr {
 			for x := range qc {
-				vis, hid := 0, 0
-				for r := y << l; r < min((y+1)<<l, g.Height); r++ {
-					for c := x << l; c < min((x+1)<<l, g.Width); c++ {
-						if want.Visible(c, r) {
-							vis++
-						} else {
-							hid++
-						}
-					}
-				}
+				vis, hid := quadCells(g, want, l, x, y)
 				exp := Unknown
 				switch {
 				case vis == 0:
