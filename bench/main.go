@@ -284,7 +284,6 @@ type terrainRun struct {
 	t      terrain
 	dem    *heightmap.Grid
 	quads  int
-	params horizon.Params
 	outs   []bake.Output
 	rec    bakeRecord
 }
@@ -339,14 +338,14 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 		fmt.Fprintf(log, "%s: reusing the stores baked %s (%.1f s, peak RSS %s)\n", t.Name,
 			rec.Baked.Format(time.RFC3339), rec.BakeSeconds, compress.FormatBytes(rec.PeakRSS))
 	}
-	return &terrainRun{t: t, dem: dem, quads: quads, params: params, outs: outs, rec: rec}, nil
+	return &terrainRun{t: t, dem: dem, quads: quads, outs: outs, rec: rec}, nil
 }
 
 // bench runs and audits every case on each of the terrain's stores.
 func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
-	t, dem, quads, params, outs := tr.t, tr.dem, tr.quads, tr.params, tr.outs
+	t, dem, quads, outs := tr.t, tr.dem, tr.quads, tr.outs
 	stats, bakeSec, rss := tr.rec.Stats, tr.rec.BakeSeconds, tr.rec.PeakRSS
-	model, err := horizon.New(cli.Terrain(dem), params)
+	model, err := horizon.New(cli.Terrain(dem), tr.rec.Params) // the bake's parameters
 	if err != nil {
 		return err
 	}
