@@ -281,11 +281,11 @@ var cases = []methodMerge{
 
 // terrainRun is one terrain's baked stores, ready to be benchmarked.
 type terrainRun struct {
-	t      terrain
-	dem    *heightmap.Grid
-	quads  int
-	outs   []bake.Output
-	rec    bakeRecord
+	t     terrain
+	dem   *heightmap.Grid
+	quads int
+	outs  []bake.Output
+	rec   bakeRecord
 }
 
 // bakeTerrain bakes one terrain at every limit and accounting in one pass
