@@ -36,31 +36,54 @@ func checkUnion(t *testing.T, g Geometry, u *Union, want horizon.Bitmap, ref *Tr
 	}
 }
 
+// unionFold adds the same bitmaps to a Union, to a lossless merge tree and
+// to their bitmap OR, then checks the three agree.
+type unionFold struct {
+	g          Geometry
+	u          Union
+	m          Merger
+	z          Normalizer
+	acc, spare *Tree
+	norm       Tree
+	want       horizon.Bitmap
+}
+
+func (f *unionFold) reset(t *testing.T, g Geometry) {
+	f.g = g
+	f.u.Reset(g)
+	f.want = horizon.NewBitmap(g.Width, g.Height)
+	f.acc, f.spare = encode(t, g, f.want), &Tree{}
+}
+
+func (f *unionFold) add(t *testing.T, b horizon.Bitmap) {
+	tr := encode(t, f.g, b)
+	f.u.Add(tr)
+	f.m.MergeInto(f.acc, f.spare, tr, Lossless)
+	f.want = orBitmaps(f.want, b)
+}
+
+func (f *unionFold) check(t *testing.T) {
+	t.Helper()
+	f.z.Normalize(&f.norm, f.acc)
+	checkUnion(t, f.g, &f.u, f.want, &f.norm)
+}
+
 // TestUnion folds random PVSs into a Union and into a lossless merge tree,
 // through Reset and changes of geometry on one Union.
 func TestUnion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	var u Union
-	var m Merger
-	var z Normalizer
+	var f unionFold
 	for _, wh := range append(geometries, [2]int{200, 130}, [2]int{513, 3}) {
 		g, _ := NewGeometry(wh[0], wh[1])
 		for round := range 3 {
-			u.Reset(g)
-			want := horizon.NewBitmap(wh[0], wh[1])
-			acc, spare := encode(t, g, want), &Tree{}
-			var norm Tree
+			f.reset(t, g)
 			for i := range 1 + round*3 {
 				b := blobs(rng, wh[0], wh[1])
 				if i%2 == 1 {
 					b = noise(rng, wh[0], wh[1], 0.05)
 				}
-				tr := encode(t, g, b)
-				u.Add(tr)
-				m.MergeInto(acc, spare, tr, Lossless)
-				want = orBitmaps(want, b)
-				z.Normalize(&norm, acc)
-				checkUnion(t, g, &u, want, &norm)
+				f.add(t, b)
+				f.check(t)
 			}
 		}
 	}
@@ -69,19 +92,10 @@ func TestUnion(t *testing.T) {
 // TestUnionRealPVSs folds viewsheds of a real window.
 func TestUnionRealPVSs(t *testing.T) {
 	g, bms := realPVSs(t, "N44W072.hgt", heightmap.Window{Col: 800, Row: 800, Width: 90, Height: 70}, 12)
-	var u Union
-	var m Merger
-	var z Normalizer
-	u.Reset(g)
-	want := horizon.NewBitmap(g.Width, g.Height)
-	acc, spare := encode(t, g, want), &Tree{}
-	var norm Tree
+	var f unionFold
+	f.reset(t, g)
 	for _, b := range bms {
-		tr := encode(t, g, b)
-		u.Add(tr)
-		m.MergeInto(acc, spare, tr, Lossless)
-		want = orBitmaps(want, b)
+		f.add(t, b)
 	}
-	z.Normalize(&norm, acc)
-	checkUnion(t, g, &u, want, &norm)
+	f.check(t)
 }
