@@ -62,6 +62,7 @@ type config struct {
 	out         string
 	stores      string
 	warmup      int
+	progress    time.Duration // between progress lines within a case; 0: none
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -84,6 +85,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.auditSample, "audit-sample", 8, "frontier `points` per side whose PVS is recomputed in an audit")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed`")
 	fs.IntVar(&c.warmup, "warmup", 50, "untimed `queries` before each case")
+	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
@@ -135,8 +137,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if c.jobs < 1 || c.jobs > runtime.NumCPU() {
 		return cli.Usagef("--jobs %d: want 1 to %d (the cores)", c.jobs, runtime.NumCPU())
 	}
-	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.firstPair < 0 || c.audit < 0 || c.warmup < 0 {
-		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --first-pair ≥ 0, --audit ≥ 0, --warmup ≥ 0")
+	if c.pairs < 1 || c.slowPairs < 1 || c.slowPairs > c.pairs || c.firstPair < 0 || c.audit < 0 || c.warmup < 0 || c.progress < 0 {
+		return cli.Usagef("--pairs ≥ 1, 1 ≤ --slow-pairs ≤ --pairs, --first-pair ≥ 0, --audit ≥ 0, --warmup ≥ 0, --progress ≥ 0")
 	}
 	outDir, err := newResultsDir(c.out)
 	if err != nil {
@@ -478,7 +480,9 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		// The first c.audit frontier sets are kept and audited after the
 		// timed loop, so that recomputing PVSs does not disturb the timing.
 		kept = kept[:0]
+		label := fmt.Sprintf("%s %gGiB %s %s/%s", name, lim, acc, mm.method, mm.merge)
 		start := time.Now()
+		next := start.Add(c.progress)
 		for i, p := range timed {
 			if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
 				return err
@@ -488,6 +492,14 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 			if i < c.audit {
 				kept = append(kept, res.Clone())
 			}
+			// Outside the query's own clock (res.Elapsed), so it is not timed.
+			if c.progress > 0 && i+1 < len(timed) {
+				if now := time.Now(); now.After(next) {
+					next = now.Add(c.progress)
+					left := time.Duration(float64(now.Sub(start)) / float64(i+1) * float64(len(timed)-i-1))
+					fmt.Fprintf(log, "%s: %d of %d pairs, about %s left\n", label, i+1, len(timed), left.Round(time.Second))
+				}
+			}
 		}
 		elapsed := time.Since(start)
 		v, checked, err := auditCase(c, model, kept, rng)
@@ -495,8 +507,7 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 			return err
 		}
 		rep.audits[key] = [2]int{v, checked}
-		fmt.Fprintf(log, "%s %gGiB %s %s/%s: %d pairs in %.1f s, audit %d points, %d violations\n",
-			name, lim, acc, mm.method, mm.merge, len(timed), elapsed.Seconds(), checked, v)
+		fmt.Fprintf(log, "%s: %d pairs in %.1f s, audit %d points, %d violations\n", label, len(timed), elapsed.Seconds(), checked, v)
 	}
 	return nil
 }

@@ -22,9 +22,11 @@ func TestCombineParts(t *testing.T) {
 	common := []string{"--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
 		"--open-window", "700,700,24,20", "--urban-window", "143,184,20,24", "--limits", "0.0005",
 		"--stores", stores, "--reuse", "--audit", "2", "--warmup", "1"}
+	var log strings.Builder
 	runBench := func(out string, extra ...string) string {
 		t.Helper()
-		if err := run(append(append([]string{}, common...), append([]string{"--out", out}, extra...)...), io.Discard, io.Discard); err != nil {
+		log.Reset()
+		if err := run(append(append([]string{}, common...), append([]string{"--out", out}, extra...)...), &log, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		dirs, _ := filepath.Glob(filepath.Join(out, "*"))
@@ -35,7 +37,11 @@ func TestCombineParts(t *testing.T) {
 	}
 	whole := runBench(filepath.Join(tmp, "whole"), "--pairs", "6")
 	part1 := runBench(filepath.Join(tmp, "part1"), "--pairs", "6", "--slow-pairs", "2")
-	part2 := runBench(filepath.Join(tmp, "part2"), "--cases", "simple/lossless", "--first-pair", "2", "--pairs", "4")
+	part2 := runBench(filepath.Join(tmp, "part2"), "--cases", "simple/lossless", "--first-pair", "2", "--pairs", "4", "--progress", "1ns")
+	// With a progress line after every query but the last: 3 per case.
+	if n := strings.Count(log.String(), " of 4 pairs, about "); n != 3*2*2 {
+		t.Errorf("%d progress lines, want 3 per case and store:\n%s", n, log.String())
+	}
 	if md, err := os.ReadFile(filepath.Join(part2, "README.md")); err != nil || !strings.Contains(string(md), "**Part of a run**: pairs 2–5") {
 		t.Errorf("part README without its pair range (%v):\n%.600s", err, md)
 	}
