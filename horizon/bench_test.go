@@ -35,7 +35,7 @@ func BenchmarkViewshed(b *testing.B) {
 				c, r := (i*7919)%ter.Width, (i*104729)%ter.Height
 				bm, _ = w.Viewshed(c, r, bm)
 				for k := range m.p.Sectors {
-					steps += int(w.last[k]) - int(m.lineStart[k])
+					steps += int(w.n[k])
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
@@ -60,5 +60,32 @@ func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		New(ter, DefaultParams())
+	}
+}
+
+// BenchmarkClassify measures one observer's visibility as a quad pyramid
+// (the bake's path: whole quads decided from bounds), S = 1024; it reports
+// observers/s and ns per observer–cell pair.
+func BenchmarkClassify(b *testing.B) {
+	for _, bt := range benchTerrains {
+		b.Run(bt.name, func(b *testing.B) {
+			ter := loadWindow(b, bt.name, bt.win)
+			m, err := New(ter, DefaultParams())
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := m.NewWorker()
+			lv := NewLevels(ter.Width, ter.Height)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				c, r := (i*7919)%ter.Width, (i*104729)%ter.Height
+				if err := w.Classify(c, r, lv, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ter.Width*ter.Height), "ns/pair")
+		})
 	}
 }

@@ -23,7 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"math/bits"
 )
 
 // Terrain is the heightmap the viewsheds are computed on: Width×Height cells,
@@ -75,34 +75,44 @@ var (
 // Model holds the observer-independent tables for one terrain and Params.
 // It is read-only after New and safe for concurrent use by many Workers.
 //
-// Midlines: the steps of sector k are [lineStart[k], lineStart[k+1]) in the
-// step arrays; the first step of each line is the observer itself (offset
-// 0). Index 0 of the step arrays is reserved for a profile slot of +Inf that
-// hides every cell beyond MaxDistance. Offsets: the cell at offset (dc,dr)
-// from the observer, -Width < dc < Width, -Height < dr < Height, has entry
-// (dr+Height-1)*(2*Width-1) + dc+Width-1 of the off* arrays.
+// Midlines are not tabulated step by step: sector k's midline advances one
+// cell along its major axis per step (index stride secMajor[k]) and
+// secSlope[k] cells along the minor axis (stride secMinor[k]), a 32.32
+// fixed-point fraction, so step i's first cell and the weight of its second
+// are exact integer arithmetic. Step i lies i·secStep[k] metres from the
+// observer. A Worker's profile of sector k occupies slots [lineStart[k],
+// lineStart[k+1]); the first is the observer itself (slope -Inf).
+//
+// Offsets: the cell at offset (dc,dr) from the observer, |dc| ≤ rc,
+// |dr| ≤ rr, has entry |dr|·(rc+1) + |dc| of off (and offDrp): distance and
+// azimuth are symmetric, so one quadrant is kept (offset returns the
+// azimuth in the other three); offsets beyond lie beyond MaxDistance
+// (rc = Width-1, rr = Height-1 without one).
 type Model struct {
 	t Terrain
 	p Params
 
-	lineStart   []int32   // len S+1
-	secBDC      []int8    // per sector: column offset of a step's second cell (0 or 1)
-	secBDR      []int8    // per sector: row offset of a step's second cell (0 or 1)
-	stepDC      []int16   // column offset of each step's first cell
-	stepDR      []int16   // row offset of each step's first cell
-	stepDelta   []int32   // stepDR*Width + stepDC: index offset in Elev
-	stepWeight  []float32 // weight of the second cell in the step's height
-	stepInvDist []float32 // 1 / distance in metres (0 at the observer)
-	stepDist    []float32 // distance in metres
-	stepDrop    []float32 // Earth-curvature drop in metres (nil when off)
+	lineStart []int32   // len S+1
+	secMajor  []int32   // index stride of one major-axis step: ±1 or ±Width
+	secMinor  []int32   // index stride of one minor-axis cell: Width or 1
+	secSlope  []int64   // minor-axis cells per step, 32.32 fixed point, |·| ≤ 2³²
+	secColMaj []bool    // the major axis is the column axis
+	secMax    []int32   // steps of the midline inside the grid's extent and MaxDistance
+	secStep   []float64 // metres per step
+	secInv    []float32 // 1 / metres per step
+	secDrop   []float32 // Earth-curvature drop at step i is secDrop·i² metres (nil when off)
+	recip     []float32 // recip[i] = 1/i (recip[0] = 0)
 
-	// Each cell is judged against the two midlines that bracket its azimuth
-	// (its own sector's and the nearer neighbour's): profile slots and
-	// sectors of both. Sector S marks cells beyond MaxDistance.
-	offProf    [2][]int32
-	offSector  [2][]uint16
-	offInvDist []float32 // 1 / distance in metres (0 at the observer and beyond MaxDistance)
-	offDrop    []float32 // Earth-curvature drop in metres (nil when off)
+	rc, rr int
+	off    []offEntry
+	offDrp []float32 // Earth-curvature drop in metres (nil when off)
+	lim    float32   // MaxDistance in metres, +Inf when none
+	invLim float32   // 1/MaxDistance rounded down, 0 when none
+
+	// zmin[l], zmax[l]: lowest and highest elevation of each quad of level l
+	// (side 2^l cells), row-major over ⌈W/2^l⌉×⌈H/2^l⌉; level 0 is Elev.
+	zmin, zmax [][]float32
+	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 }
 
 // Validate reports parameters New would refuse (errors wrap ErrParams): S
@@ -114,17 +124,19 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: %d sectors, want 8 to %d", ErrParams, p.Sectors, math.MaxUint16-1)
 	case !(p.ObserverHeight >= 0) || !(p.TargetHeight >= 0) || math.IsInf(p.ObserverHeight, 0) || math.IsInf(p.TargetHeight, 0):
 		return fmt.Errorf("%w: observer height %g m and target height %g m must be ≥ 0", ErrParams, p.ObserverHeight, p.TargetHeight)
-	case !(p.MaxDistance >= 0):
-		return fmt.Errorf("%w: max distance %g m must be ≥ 0", ErrParams, p.MaxDistance)
+	case !(p.MaxDistance >= 0) || math.IsInf(p.MaxDistance, 0):
+		return fmt.Errorf("%w: max distance %g m must be ≥ 0 and finite", ErrParams, p.MaxDistance)
 	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
 		return fmt.Errorf("%w: refraction coefficient %g, want 0 ≤ k < 1", ErrParams, p.Refraction)
 	}
 	return nil
 }
 
-// New validates t and p and builds the tables: about S·max(W,H) midline
-// steps of 20 bytes and (2W-1)·(2H-1) offset entries of 16 bytes (20 with
-// Earth curvature): 12.8 MB for a 316² grid at S = 1024. Errors wrap
+// New validates t and p and builds the tables: per sector a few words, and
+// 12 bytes (16 with Earth curvature) per offset of one quadrant within
+// reach: W·H offsets without MaxDistance, about (MaxDistance/Dx)·
+// (MaxDistance/Dy) with it; plus an elevation pyramid of about 2.7 words per
+// cell. TableBytes gives the total. Errors wrap
 // ErrTerrain or ErrParams.
 func New(t Terrain, p Params) (*Model, error) {
 	switch {
@@ -144,9 +156,36 @@ func New(t Terrain, p Params) (*Model, error) {
 		}
 	}
 	m := &Model{t: t, p: p}
+	m.lim, m.invLim = float32(math.Inf(1)), 0
+	if p.MaxDistance > 0 {
+		// invLim rounds down: no cell within the limit has a smaller 1/d.
+		m.lim, m.invLim = float32(p.MaxDistance), math.Nextafter32(float32(1/p.MaxDistance), 0)
+	}
 	m.buildLines()
 	m.buildOffsets()
+	m.buildPyramid()
 	return m, nil
+}
+
+// TableBytes returns the memory New allocates for a width×height terrain
+// with S sectors and the given MaxDistance (0: none) and cell spacing, in
+// bytes, for memory estimates.
+func TableBytes(width, height, sectors int, maxDistance, dx, dy float64) int64 {
+	rc, rr := reach(width, height, maxDistance, dx, dy)
+	offsets := int64(rc+1) * int64(rr+1)
+	cells := int64(width) * int64(height)
+	return 12*offsets + 8*cells*4/3 + 48*int64(sectors) + 4*int64(max(width, height))
+}
+
+// reach returns the offset table's half extents: the farthest column and
+// row offsets a cell within MaxDistance can have.
+func reach(width, height int, maxDistance, dx, dy float64) (rc, rr int) {
+	rc, rr = width-1, height-1
+	if maxDistance > 0 {
+		rc = min(rc, int(maxDistance/dx)+1)
+		rr = min(rr, int(maxDistance/dy)+1)
+	}
+	return rc, rr
 }
 
 // Terrain returns the terrain the model was built on.
@@ -174,135 +213,200 @@ func (m *Model) sectorAzimuth(k int) float64 {
 	return (float64(k) + 0.5) * 2 * math.Pi / float64(m.p.Sectors)
 }
 
-// buildLines walks every sector's midline as a Bresenham line: one step per
-// column (or row) along the major axis of the direction in cells, out to the
-// grid's extent from any observer (|dc| < Width, |dr| < Height) or
-// MaxDistance. At step i the midline crosses the major-axis cell centre line
-// at a fractional minor offset f; the step keeps the cell at floor(f) and the
-// weight f-floor(f) of its neighbour one further along the minor axis, so
-// that the walk samples the surface on the midline itself (linear
-// interpolation between the two cells the line passes between) rather than
-// at the centres of the cells it rounds to.
+// buildLines sets up every sector's midline as a Bresenham line: one step
+// per column (or row) along the major axis of the direction in cells, out to
+// the grid's extent from any observer or MaxDistance. At step i the midline
+// crosses the major-axis cell centre line at a fractional minor offset f; the
+// step samples the cell at floor(f) and, with weight f-floor(f), its
+// neighbour one further along the minor axis, so that the walk samples the
+// surface on the midline itself (linear interpolation between the two cells
+// the line passes between) rather than at the centres of the cells it rounds
+// to.
 func (m *Model) buildLines() {
 	S, W, H := m.p.Sectors, m.t.Width, m.t.Height
 	lim := m.maxDist()
 	m.lineStart = make([]int32, S+1)
-	m.secBDC, m.secBDR = make([]int8, S), make([]int8, S)
-	// slot 0: the +Inf profile for cells beyond MaxDistance
-	m.stepDC, m.stepDR, m.stepDelta = []int16{0}, []int16{0}, []int32{0}
-	m.stepWeight, m.stepInvDist, m.stepDist = []float32{0}, []float32{0}, []float32{0}
-	curved := m.p.EarthCurvature
-	if curved {
-		m.stepDrop = []float32{0}
+	m.secMajor, m.secMinor = make([]int32, S), make([]int32, S)
+	m.secSlope, m.secColMaj, m.secMax = make([]int64, S), make([]bool, S), make([]int32, S)
+	m.secStep, m.secInv = make([]float64, S), make([]float32, S)
+	if m.p.EarthCurvature {
+		m.secDrop = make([]float32, S)
 	}
+	m.recip = make([]float32, max(W, H)+1)
+	for i := 1; i < len(m.recip); i++ {
+		m.recip[i] = float32(1 / float64(i))
+	}
+	pos := int32(0)
 	for k := range S {
-		m.lineStart[k] = int32(len(m.stepDC))
 		az := m.sectorAzimuth(k)
 		ux, uy := math.Sin(az)/m.t.Dx, -math.Cos(az)/m.t.Dy // cells per metre
 		colMajor := math.Abs(ux) >= math.Abs(uy)
+		var slope float64 // minor cells per major step
+		var ext int       // major-axis extent of the grid in steps
 		if colMajor {
-			m.secBDR[k] = 1
+			slope, ext = uy/math.Abs(ux), W-1
+			m.secMajor[k], m.secMinor[k] = int32(sign(ux)), int32(W)
 		} else {
-			m.secBDC[k] = 1
+			slope, ext = ux/math.Abs(uy), H-1
+			m.secMajor[k], m.secMinor[k] = int32(sign(uy)*W), 1
 		}
-		for i := 0; ; i++ {
-			var x, y float64 // exact offset of the midline at step i, cells
-			if colMajor {
-				x, y = float64(i*sign(ux)), float64(i)*uy/math.Abs(ux)
-			} else {
-				x, y = float64(i)*ux/math.Abs(uy), float64(i*sign(uy))
-			}
-			dc, dr := int(math.Floor(x)), int(math.Floor(y))
-			wgt := y - float64(dr)
-			if !colMajor {
-				wgt = x - float64(dc)
-			}
-			d := math.Hypot(x*m.t.Dx, y*m.t.Dy)
-			if i > 0 && (dc <= -W || dr <= -H || dc+int(m.secBDC[k]) >= W || dr+int(m.secBDR[k]) >= H || d > lim) {
-				break // step 0, the observer, is always kept
-			}
-			inv := float32(0)
-			if i > 0 {
-				inv = float32(1 / d)
-			}
-			m.stepDC = append(m.stepDC, int16(dc))
-			m.stepDR = append(m.stepDR, int16(dr))
-			m.stepDelta = append(m.stepDelta, int32(dr*W+dc))
-			m.stepWeight = append(m.stepWeight, float32(wgt))
-			m.stepInvDist = append(m.stepInvDist, inv)
-			m.stepDist = append(m.stepDist, float32(d))
-			if curved {
-				m.stepDrop = append(m.stepDrop, m.drop(d))
-			}
+		m.secColMaj[k] = colMajor
+		m.secSlope[k] = int64(math.Round(slope * (1 << 32)))
+		var step float64
+		if colMajor {
+			step = math.Hypot(m.t.Dx, slope*m.t.Dy)
+		} else {
+			step = math.Hypot(slope*m.t.Dx, m.t.Dy)
 		}
+		m.secStep[k], m.secInv[k] = step, float32(1/step)
+		if m.secDrop != nil {
+			m.secDrop[k] = m.drop(step)
+		}
+		n := ext
+		if !math.IsInf(lim, 1) {
+			n = min(n, int(lim/step))
+		}
+		m.secMax[k] = int32(n)
+		m.lineStart[k] = pos
+		pos += int32(n + 1)
 	}
-	m.lineStart[S] = int32(len(m.stepDC))
+	m.lineStart[S] = pos
 }
 
-// buildOffsets assigns every offset from the observer its distance and, for
-// the two sector midlines that bracket its metric azimuth, the profile slot
-// that decides it: the last midline step at least marginSteps steps closer
-// to the observer than the cell.
+// steps returns how many steps of sector k's midline from the observer at
+// (col,row) have both cells inside the grid (and lie within MaxDistance).
+func (m *Model) steps(k, col, row int) int {
+	W, H := m.t.Width, m.t.Height
+	n := int(m.secMax[k])
+	var majRoom, minPos, minNeg int // room along the major axis; minor room ahead (for both cells of a step) and behind
+	if m.secColMaj[k] {
+		majRoom, minPos, minNeg = W-1-col, H-2-row, row
+		if m.secMajor[k] < 0 {
+			majRoom = col
+		}
+	} else {
+		majRoom, minPos, minNeg = H-1-row, W-2-col, col
+		if m.secMajor[k] < 0 {
+			majRoom = row
+		}
+	}
+	n = min(n, majRoom)
+	switch mf := m.secSlope[k]; {
+	case mf > 0:
+		if minPos < 0 {
+			return 0
+		}
+		n = min(n, int((int64(minPos+1)<<32-1)/mf))
+	case mf < 0:
+		n = min(n, int((int64(minNeg)<<32)/(-mf)))
+	default:
+		if minPos < 0 {
+			return 0
+		}
+	}
+	return max(n, 0)
+}
+
+// offEntry describes offset (|dc|, -|dr|), north-east of the observer.
+type offEntry struct {
+	u   float32 // metric azimuth in sectors, [0, S/4]: midline k at k+½
+	d   float32 // distance in metres
+	inv float32 // 1 / distance (0 at the observer)
+}
+
+// buildOffsets assigns every offset within reach its distance and metric
+// azimuth (in sectors).
 func (m *Model) buildOffsets() {
-	S, W, H := m.p.Sectors, m.t.Width, m.t.Height
-	lim := m.maxDist()
-	n := (2*W - 1) * (2*H - 1)
-	for i := range 2 {
-		m.offProf[i] = make([]int32, n)
-		m.offSector[i] = make([]uint16, n)
-	}
-	m.offInvDist = make([]float32, n)
+	m.rc, m.rr = reach(m.t.Width, m.t.Height, m.p.MaxDistance, m.t.Dx, m.t.Dy)
+	n := (m.rc + 1) * (m.rr + 1)
+	m.off = make([]offEntry, n)
 	if m.p.EarthCurvature {
-		m.offDrop = make([]float32, n)
+		m.offDrp = make([]float32, n)
 	}
-	for dr := -(H - 1); dr < H; dr++ {
-		for dc := -(W - 1); dc < W; dc++ {
-			o := (dr+H-1)*(2*W-1) + dc + W - 1
-			x, y := float64(dc)*m.t.Dx, float64(dr)*m.t.Dy
-			d := math.Hypot(x, y)
-			if d > lim {
-				m.offSector[0][o], m.offSector[1][o] = uint16(S), uint16(S) // slot 0: +Inf, hidden
-				continue
-			}
-			az := math.Atan2(x, -y)
-			if az < 0 {
-				az += 2 * math.Pi
-			}
-			u := az / (2 * math.Pi) * float64(S) // in sectors; midline k at k+0.5
-			k := min(int(u), S-1)
-			k2 := (k + 1) % S
-			if u-float64(k) < 0.5 {
-				k2 = (k + S - 1) % S
-			}
+	o := 0
+	for dr := 0; dr <= m.rr; dr++ {
+		for dc := 0; dc <= m.rc; dc++ {
+			d := math.Hypot(float64(dc)*m.t.Dx, float64(dr)*m.t.Dy)
+			e := &m.off[o]
+			e.u = m.azQ(dc, dr)
+			e.d = float32(d)
 			if d > 0 {
-				m.offInvDist[o] = float32(1 / d)
+				e.inv = float32(1 / d)
 			}
-			if m.offDrop != nil {
-				m.offDrop[o] = m.drop(d)
+			if m.offDrp != nil {
+				m.offDrp[o] = m.drop(d)
 			}
-			for i, sec := range [2]int{k, k2} {
-				m.offSector[i][o] = uint16(sec)
-				m.offProf[i][o] = m.profileSlot(sec, d)
-			}
+			o++
 		}
 	}
 }
 
-// profileSlot returns the step of sector k's midline whose running maximum
-// decides a cell at distance d metres: the last step at least marginSteps
-// steps closer than d (the observer's own step, of slope -Inf, when none).
-func (m *Model) profileSlot(k int, d float64) int32 {
-	start, end := int(m.lineStart[k]), int(m.lineStart[k+1])
-	if d == 0 {
-		return int32(start)
+// azQ returns the metric azimuth in sectors of offset (dc, -dr), dc, dr ≥ 0.
+func (m *Model) azQ(dc, dr int) float32 {
+	return float32(math.Atan2(float64(dc)*m.t.Dx, float64(dr)*m.t.Dy) / (2 * math.Pi) * float64(m.p.Sectors))
+}
+
+// quadrantU turns the north-east azimuth q of (|dc|, -|dr|), in sectors,
+// into the azimuth of (dc, dr), in [0, S).
+func quadrantU(q float32, dc, dr, s int) float32 {
+	switch {
+	case dc >= 0 && dr <= 0:
+		return q
+	case dc >= 0:
+		return float32(s)/2 - q
+	case dr > 0:
+		return float32(s)/2 + q
 	}
-	step := min(m.t.Dx, m.t.Dy) // one step's length along this midline
-	if end-start > 1 {
-		step = float64(m.stepDist[start+1])
+	return float32(s) - q
+}
+
+// offset returns the table index of offset (dc,dr), which must lie within
+// reach, and its azimuth in sectors.
+func (m *Model) offset(dc, dr int) (int, float32) {
+	o := abs(dr)*(m.rc+1) + abs(dc)
+	return o, quadrantU(m.off[o].u, dc, dr, m.p.Sectors)
+}
+
+// azU returns the metric azimuth of offset (dc,dr) in sectors, in [0,S):
+// the midline of sector k lies at k+½. It computes what offset reads from
+// the table, for offsets beyond reach.
+func (m *Model) azU(dc, dr int) float32 {
+	return quadrantU(m.azQ(abs(dc), abs(dr)), dc, dr, m.p.Sectors)
+}
+
+// buildPyramid builds the min/max elevation pyramid.
+func (m *Model) buildPyramid() {
+	W, H := m.t.Width, m.t.Height
+	levels := bits.Len(uint(max(W, H)-1)) + 1
+	m.zmin, m.zmax = make([][]float32, levels), make([][]float32, levels)
+	m.cols = make([]int32, levels)
+	for l := range levels {
+		c, _ := quadsAcross(W, H, l)
+		m.cols[l] = int32(c)
 	}
-	cut := float32(d - marginSteps*step)
-	j := sort.Search(end-start, func(j int) bool { return m.stepDist[start+j] > cut }) - 1
-	return int32(start + max(j, 0))
+	m.zmin[0], m.zmax[0] = m.t.Elev, m.t.Elev
+	for l := 1; l < levels; l++ {
+		cc, cr := quadsAcross(W, H, l-1)
+		pc, pr := quadsAcross(W, H, l)
+		lo, hi := make([]float32, pc*pr), make([]float32, pc*pr)
+		clo, chi := m.zmin[l-1], m.zmax[l-1]
+		for y := range pr {
+			y0, y1 := 2*y, min(2*y+1, cr-1)
+			for x := range pc {
+				x0, x1 := 2*x, min(2*x+1, cc-1)
+				lo[y*pc+x] = min(clo[y0*cc+x0], clo[y0*cc+x1], clo[y1*cc+x0], clo[y1*cc+x1])
+				hi[y*pc+x] = max(chi[y0*cc+x0], chi[y0*cc+x1], chi[y1*cc+x0], chi[y1*cc+x1])
+			}
+		}
+		m.zmin[l], m.zmax[l] = lo, hi
+	}
+}
+
+// quadsAcross returns how many quads of side 2^l cells cover a width×height
+// grid per row and per column.
+func quadsAcross(width, height, l int) (cols, rows int) {
+	s := 1 << l
+	return (width + s - 1) / s, (height + s - 1) / s
 }
 
 func sign(v float64) int {

@@ -18,27 +18,25 @@ type Sector struct {
 type Worker struct {
 	m *Model
 	// prof[j] is the running maximum slope (tangent of the elevation angle)
-	// of the midline steps up to step j, for the last observer.
+	// of the midline steps up to slot j, for the last observer: sector k's
+	// slots are [lineStart[k], lineStart[k]+n[k]], the first the observer
+	// itself (-Inf).
 	prof []float32
-	// last[k] is the last profile slot of sector k inside the grid for the
-	// last observer; last[S] = 0, the +Inf slot.
-	last []int32
-	// horizon cell (step index) of each sector for the last observer, or -1.
-	hstep []int32
-	eye   float32 // eye elevation of the last observer, metres
+	n    []int32 // steps of each sector's midline inside the grid, last observer
+	eye  float32 // eye elevation of the last observer, metres
+	tau  float32 // target height minus eye elevation, metres
+	col  int     // last observer
+	row  int
 }
 
-// NewWorker returns a Worker with its scratch allocated (about 4 bytes per
-// midline step).
+// NewWorker returns a Worker with its scratch allocated (4 bytes per
+// midline slot).
 func (m *Model) NewWorker() *Worker {
-	w := &Worker{
-		m:     m,
-		prof:  make([]float32, len(m.stepDC)),
-		last:  make([]int32, m.p.Sectors+1),
-		hstep: make([]int32, m.p.Sectors),
+	return &Worker{
+		m:    m,
+		prof: make([]float32, m.lineStart[m.p.Sectors]),
+		n:    make([]int32, m.p.Sectors),
 	}
-	w.prof[0] = float32(math.Inf(1))
-	return w
 }
 
 // Viewshed computes the visibility of every cell from an observer standing at
@@ -46,7 +44,7 @@ func (m *Model) NewWorker() *Worker {
 // dst's words when dst has the terrain's size, and allocates otherwise. The
 // observer's own cell is always visible.
 //
-// Cost: one step per midline cell inside the grid (S lines) plus one lookup
+// Cost: one step per midline cell inside the grid (S lines) plus one test
 // per cell. Errors: ErrOutside when (col,row) is not a cell of the terrain.
 func (w *Worker) Viewshed(col, row int, dst Bitmap) (Bitmap, error) {
 	m := w.m
@@ -58,115 +56,164 @@ func (w *Worker) Viewshed(col, row int, dst Bitmap) (Bitmap, error) {
 		dst = NewBitmap(W, H)
 	}
 	w.walk(col, row)
-	w.classify(col, row, dst.Words)
+	w.classify(dst.Words)
 	return dst, nil
 }
 
 // walk fills the profiles of all sectors for the observer at (col,row).
 func (w *Worker) walk(col, row int) {
 	m := w.m
-	W, H := m.t.Width, m.t.Height
+	W := m.t.Width
 	elev := m.t.Elev
 	obs := row*W + col
 	eye := elev[obs] + float32(m.p.ObserverHeight)
-	w.eye = eye
-	prof := w.prof
-	dc, dr, delta, wgt, inv := m.stepDC, m.stepDR, m.stepDelta, m.stepWeight, m.stepInvDist
-	drop := m.stepDrop
-	S := m.p.Sectors
-	for k := range S {
-		start, end := int(m.lineStart[k]), int(m.lineStart[k+1])
-		bdc, bdr := int(m.secBDC[k]), int(m.secBDR[k])
-		b := bdr*W + bdc // index offset of a step's second cell
-		// The line leaves the grid when its first cell or its second cell does.
-		colLo, colHi := col, col+bdc
-		rowLo, rowHi := row, row+bdr
-		cur := float32(math.Inf(-1))
-		prof[start] = cur
-		h := int32(-1)
-		j := start + 1
-		for ; j < end; j++ {
-			c, r := int(dc[j]), int(dr[j])
-			if uint(colLo+c) >= uint(W) || uint(colHi+c) >= uint(W) || uint(rowLo+r) >= uint(H) || uint(rowHi+r) >= uint(H) {
-				break
-			}
-			a := obs + int(delta[j])
-			z := elev[a] + wgt[j]*(elev[a+b]-elev[a])
-			if drop != nil {
-				z -= drop[j]
-			}
-			s := (z - eye) * inv[j]
-			if s > cur {
-				cur, h = s, int32(j)
-			}
-			prof[j] = cur
+	w.eye, w.col, w.row = eye, col, row
+	w.tau = float32(m.p.TargetHeight) - eye
+	negInf := float32(math.Inf(-1))
+	for k := range w.n {
+		start := int(m.lineStart[k])
+		n := m.steps(k, col, row)
+		w.n[k] = int32(n)
+		w.prof[start] = negInf
+		prof := w.prof[start+1 : start+1+n]
+		rec := m.recip[1 : n+1]
+		mf, maj, mw, inv := m.secSlope[k], int(m.secMajor[k]), int(m.secMinor[k]), m.secInv[k]
+		if m.secDrop == nil {
+			walkLine(prof, rec, elev, obs+maj, maj, mw, mf, eye, inv)
+		} else {
+			walkLineCurved(prof, rec, elev, obs+maj, maj, mw, mf, eye, inv, m.secDrop[k])
 		}
-		w.last[k] = int32(j - 1)
-		w.hstep[k] = h
 	}
-	w.last[S] = 0
+}
+
+// walkLine fills prof[i] with the running maximum slope, seen from an eye at
+// elevation eye, of the midline's steps 1…len(prof): step i+1 samples cell
+// a0+i·maj+floor(y)·mw and its neighbour at +mw with weight frac(y), y =
+// (i+1)·mf in 32.32 fixed point; rec[i] = 1/(i+1) and inv is 1/(metres per
+// step). A leaf function, so that its few variables stay in registers.
+func walkLine(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, inv float32) {
+	cur := float32(math.Inf(-1))
+	y := mf
+	rec = rec[:len(prof)]
+	for i := range prof {
+		a := a0 + int(y>>32)*mw
+		z0 := elev[a]
+		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
+		if s := (z - eye) * (inv * rec[i]); s > cur {
+			cur = s
+		}
+		prof[i] = cur
+		y += mf
+		a0 += maj
+	}
+}
+
+// walkLineCurved is walkLine with the Earth-curvature drop dk·i² metres at
+// step i.
+func walkLineCurved(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, inv, dk float32) {
+	cur := float32(math.Inf(-1))
+	y := mf
+	rec = rec[:len(prof)]
+	for i := range prof {
+		a := a0 + int(y>>32)*mw
+		z0 := elev[a]
+		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
+		fi := float32(i + 1)
+		if s := (z - dk*fi*fi - eye) * (inv * rec[i]); s > cur {
+			cur = s
+		}
+		prof[i] = cur
+		y += mf
+		a0 += maj
+	}
+}
+
+// slot returns the profile slot of sector k that decides a cell at d metres:
+// the last step at least marginSteps steps closer than d (the observer's
+// own slot, of slope -Inf, when none; the line's last step inside the grid
+// when the cell lies beyond it).
+func (w *Worker) slot(k int, d float32) int {
+	j := min(int(d*w.m.secInv[k]-marginSteps), int(w.n[k]))
+	return int(w.m.lineStart[k]) + max(j, 0)
+}
+
+// brackets returns the two sectors whose midlines bracket azimuth u (in
+// sectors, [0,S)): floor(u-½) and the next, modulo S.
+func brackets(u float32, s int) (k0, k1 int) {
+	k0 = int(u + float32(s) - 0.5)
+	if k0 >= s {
+		k0 -= s
+	}
+	k1 = k0 + 1
+	if k1 == s {
+		k1 = 0
+	}
+	return k0, k1
+}
+
+// threshold returns the slope a target at distance d metres and azimuth u
+// sectors must reach to be visible: the lower of the two bracketing
+// midlines' running maxima at its distance (+Inf beyond MaxDistance).
+func (w *Worker) threshold(u, d float32) float32 {
+	m := w.m
+	if d > m.lim {
+		return float32(math.Inf(1))
+	}
+	k0, k1 := brackets(u, m.p.Sectors)
+	return min(w.prof[w.slot(k0, d)], w.prof[w.slot(k1, d)])
+}
+
+// cellVisible applies the per-cell test to cell (c,r), whose offset from the
+// last observer lies within reach.
+func (w *Worker) cellVisible(c, r int) bool {
+	m := w.m
+	o, u := m.offset(c-w.col, r-w.row)
+	e := m.off[o]
+	z := m.t.Elev[r*m.t.Width+c] + w.tau
+	if m.offDrp != nil {
+		z -= m.offDrp[o]
+	}
+	return z*e.inv >= w.threshold(u, e.d)
 }
 
 // classify sets one bit per cell: visible when the target's top is at or
 // above the running maximum slope, at its distance, of either of the two
-// midlines that bracket its azimuth (hidden only when both hide it).
-func (w *Worker) classify(col, row int, words []uint64) {
+// midlines that bracket its azimuth (hidden only when both hide it); cells
+// beyond MaxDistance are hidden.
+func (w *Worker) classify(words []uint64) {
 	m := w.m
 	W, H := m.t.Width, m.t.Height
-	elev := m.t.Elev
-	tau := float32(m.p.TargetHeight) - w.eye
-	prof, last := w.prof, w.last
-	stride := 2*W - 1
-	var word uint64
-	i := 0
-	for r := range H {
-		o := (r-row+H-1)*stride + (W - 1 - col)
-		prof0, prof1 := m.offProf[0][o:o+W], m.offProf[1][o:o+W]
-		sec0, sec1 := m.offSector[0][o:o+W], m.offSector[1][o:o+W]
-		offInv := m.offInvDist[o : o+W]
-		zs := elev[r*W : r*W+W]
-		var drops []float32
-		if m.offDrop != nil {
-			drops = m.offDrop[o : o+W]
-		}
-		for c := range W {
-			p0, p1 := prof0[c], prof1[c]
-			if l := last[sec0[c]]; p0 > l {
-				p0 = l
-			}
-			if l := last[sec1[c]]; p1 > l {
-				p1 = l
-			}
-			z := zs[c] + tau
-			if drops != nil {
-				z -= drops[c]
-			}
-			if z*offInv[c] >= min(prof[p0], prof[p1]) {
-				word |= 1 << (uint(i) & 63)
-			}
-			i++
-			if i&63 == 0 {
-				words[i>>6-1] = word
-				word = 0
+	clear(words)
+	c0, c1 := max(w.col-m.rc, 0), min(w.col+m.rc, W-1)
+	r0, r1 := max(w.row-m.rr, 0), min(w.row+m.rr, H-1)
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			if w.cellVisible(c, r) {
+				i := r*W + c
+				words[i>>6] |= 1 << (uint(i) & 63)
 			}
 		}
 	}
-	if i&63 != 0 {
-		words[i>>6] = word
-	}
-	obs := row*W + col
+	obs := w.row*W + w.col
 	words[obs>>6] |= 1 << (uint(obs) & 63)
 }
 
 // Horizon appends to dst the approximate horizon of every sector (S entries,
-// sector k at azimuth (k+½)·2π/S) for the observer of the last Viewshed call.
+// sector k at azimuth (k+½)·2π/S) for the observer of the last Viewshed or
+// Classify call.
 func (w *Worker) Horizon(dst []Sector) []Sector {
 	m := w.m
 	for k := range m.p.Sectors {
 		s := Sector{Azimuth: m.sectorAzimuth(k), Elevation: -math.Pi / 2}
-		if h := w.hstep[k]; h >= 0 {
-			s.Elevation = math.Atan(float64(w.prof[h]))
-			s.Distance = float64(m.stepDist[h])
+		start, n := int(m.lineStart[k]), int(w.n[k])
+		if n > 0 {
+			top := w.prof[start+n]
+			j := 1
+			for w.prof[start+j] < top {
+				j++ // the first step that reaches the line's maximum
+			}
+			s.Elevation = math.Atan(float64(top))
+			s.Distance = float64(j) * m.secStep[k]
 		}
 		dst = append(dst, s)
 	}

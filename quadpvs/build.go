@@ -14,19 +14,14 @@ import (
 // concurrent use.
 type Encoder struct {
 	g     Geometry
-	level [][]Status // level[l]: status of each quad of level l, row-major over QuadsAcross(l)
+	level horizon.Levels // level[l]: status of each quad of level l, row-major over QuadsAcross(l)
 	cur   []quadPos
 	next  []quadPos
 }
 
 // NewEncoder returns an Encoder for terrains of geometry g.
 func NewEncoder(g Geometry) *Encoder {
-	e := &Encoder{g: g, level: make([][]Status, g.Levels())}
-	for l := range e.level {
-		c, r := g.QuadsAcross(l)
-		e.level[l] = make([]Status, c*r)
-	}
-	return e
+	return &Encoder{g: g, level: horizon.NewLevels(g.Width, g.Height)}
 }
 
 // Encode builds the tree of bm into dst (reusing its memory) in time linear
@@ -38,10 +33,26 @@ func (e *Encoder) Encode(bm horizon.Bitmap, dst *Tree) error {
 	}
 	cells := e.level[0]
 	for i := range cells {
-		cells[i] = Status(bm.Words[i>>6] >> (uint(i) & 63) & 1)
+		cells[i] = uint8(bm.Words[i>>6] >> (uint(i) & 63) & 1)
 	}
 	e.pyramid()
-	e.emit(dst)
+	e.emit(e.level, dst)
+	return nil
+}
+
+// EncodeLevels builds into dst (reusing its memory) the tree of a status
+// pyramid filled top-down by horizon.Worker.Classify: from the root, every
+// quad reached is Hidden, Visible or Unknown (horizon's QuadHidden,
+// QuadVisible, QuadMixed codes), and the children of an Unknown quad inside
+// the terrain are all set; a quad is Unknown exactly when its terrain cells
+// differ (the canonical tree). Time is linear in the tree's codes. Errors:
+// lv of another size than the geometry's.
+func (e *Encoder) EncodeLevels(lv horizon.Levels, dst *Tree) error {
+	g := e.g
+	if len(lv) != g.Levels() || len(lv[0]) != g.Width*g.Height {
+		return fmt.Errorf("quadpvs: pyramid of %d levels for a %d×%d geometry", len(lv), g.Width, g.Height)
+	}
+	e.emit(lv, dst)
 	return nil
 }
 
@@ -60,8 +71,8 @@ func (e *Encoder) pyramid() {
 				// don't-care that never breaks agreement.
 				a, b := child[y0*cc+x0], child[y0*cc+x1]
 				c, d := child[y1*cc+x0], child[y1*cc+x1]
-				s := Unknown
-				if a == b && a == c && a == d && a != Unknown {
+				s := uint8(Unknown)
+				if a == b && a == c && a == d && a != uint8(Unknown) {
 					s = a
 				}
 				parent[y*pc+x] = s
@@ -70,11 +81,11 @@ func (e *Encoder) pyramid() {
 	}
 }
 
-// emit writes the pyramid breadth-first into dst.
-func (e *Encoder) emit(dst *Tree) {
+// emit writes the pyramid lv breadth-first into dst.
+func (e *Encoder) emit(lv horizon.Levels, dst *Tree) {
 	g := e.g
 	w := newWriter(dst)
-	root := e.level[g.K][0]
+	root := Status(lv[g.K][0])
 	w.put(root)
 	e.cur = e.cur[:0]
 	if root == Unknown {
@@ -82,7 +93,7 @@ func (e *Encoder) emit(dst *Tree) {
 	}
 	for l := g.K - 1; len(e.cur) > 0; l-- {
 		cc, cr := g.QuadsAcross(l)
-		st := e.level[l]
+		st := lv[l]
 		e.next = e.next[:0]
 		for _, p := range e.cur {
 			for k := range 4 {
@@ -91,7 +102,7 @@ func (e *Encoder) emit(dst *Tree) {
 					w.put(Outside)
 					continue
 				}
-				s := st[y*cc+x]
+				s := Status(st[y*cc+x])
 				w.put(s)
 				if s == Unknown {
 					e.next = append(e.next, quadPos{g.K - l, x, y})

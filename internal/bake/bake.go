@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		}
 		return nil
 	}
-	valid := validWords(dem)
+	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
 	builder := quadpvs.NewHierarchyBuilder(g, emit)
 	order := builder.Order()
 
@@ -171,22 +171,15 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 			defer wg.Done()
 			wk := model.NewWorker()
 			enc := quadpvs.NewEncoder(g)
-			bm := horizon.NewBitmap(dem.Width, dem.Height)
+			lv := horizon.NewLevels(dem.Width, dem.Height)
 			for i := range jobs {
 				c := order[i]
 				t := pool.Get().(*quadpvs.Tree)
-				if dem.IsNodata(dem.Index(c[0], c[1])) {
-					clear(bm.Words) // nobody stands on a nodata cell: it sees nothing
-				} else {
-					var err error
-					if bm, err = wk.Viewshed(c[0], c[1], bm); err != nil {
-						return err
-					}
-					for i, v := range valid { // nobody stands on, so nobody sees, a nodata cell
-						bm.Words[i] &= v
-					}
+				// Nobody stands on, so nobody sees, a nodata cell (mask).
+				if err := wk.Classify(c[0], c[1], lv, mask); err != nil {
+					return err
 				}
-				if err := enc.Encode(bm, t); err != nil {
+				if err := enc.EncodeLevels(lv, t); err != nil {
 					return err
 				}
 				select {
@@ -245,21 +238,6 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		stats[i] = st
 	}
 	return stats, nil
-}
-
-// validWords returns a bitmap of the cells with data (horizon.Bitmap word
-// layout), or nil when every cell has data.
-func validWords(dem *heightmap.Grid) []uint64 {
-	if dem.NodataCount == 0 {
-		return nil
-	}
-	v := horizon.NewBitmap(dem.Width, dem.Height)
-	for i, nd := range dem.Nodata {
-		if !nd {
-			v.Words[i>>6] |= 1 << (uint(i) & 63)
-		}
-	}
-	return v.Words
 }
 
 // headerFor describes a store of dem baked with p under o's cap.

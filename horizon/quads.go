@@ -1,0 +1,322 @@
+package horizon
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Quad classes, as Classify writes them into a level pyramid. They equal
+// quadpvs's Hidden, Visible and Unknown codes.
+const (
+	QuadHidden  uint8 = 0 // every terrain cell of the quad is hidden
+	QuadVisible uint8 = 1 // every terrain cell of the quad is visible
+	QuadMixed   uint8 = 2 // some cells visible, some hidden: see the four children
+)
+
+// Levels is a quad pyramid of a Width×Height grid: Levels[l] has one byte per
+// quad of side 2^l cells, row-major over ⌈W/2^l⌉ columns × ⌈H/2^l⌉ rows
+// (quad (x,y) of level l covers cells [x·2^l, (x+1)·2^l) × [y·2^l,
+// (y+1)·2^l)), for l = 0 (the cells) to K = ⌈log2 max(W,H)⌉ (one quad). It
+// is the layout of quadpvs's geometry (§3.2).
+type Levels [][]uint8
+
+// NewLevels returns a zeroed pyramid for a width×height grid.
+func NewLevels(width, height int) Levels {
+	k := bits.Len(uint(max(width, height) - 1))
+	lv := make(Levels, k+1)
+	for l := range lv {
+		c, r := quadsAcross(width, height, l)
+		lv[l] = make([]uint8, c*r)
+	}
+	return lv
+}
+
+// Mask marks the cells a PVS may contain: cells without data are hidden from
+// every observer (nobody stands on, so nobody sees, a nodata cell). Its
+// pyramid holds, per quad, QuadVisible when every cell has data, QuadHidden
+// when none has, QuadMixed otherwise. A Mask is read-only and safe for
+// concurrent use.
+type Mask struct{ lv Levels }
+
+// NewMask returns the mask of a width×height grid whose cell i (row-major)
+// has no data when nodata[i]; nil when every cell has data.
+func NewMask(width, height int, nodata []bool) *Mask {
+	any := false
+	for _, nd := range nodata {
+		any = any || nd
+	}
+	if !any {
+		return nil
+	}
+	lv := NewLevels(width, height)
+	for i, nd := range nodata {
+		if !nd {
+			lv[0][i] = QuadVisible
+		}
+	}
+	for l := 1; l < len(lv); l++ {
+		cc, cr := quadsAcross(width, height, l-1)
+		pc, pr := quadsAcross(width, height, l)
+		for y := range pr {
+			y0, y1 := 2*y, min(2*y+1, cr-1)
+			for x := range pc {
+				x0, x1 := 2*x, min(2*x+1, cc-1)
+				ch := lv[l-1]
+				a, b, c, d := ch[y0*cc+x0], ch[y0*cc+x1], ch[y1*cc+x0], ch[y1*cc+x1]
+				s := QuadMixed
+				if a == b && a == c && a == d && a != QuadMixed {
+					s = a
+				}
+				lv[l][y*pc+x] = s
+			}
+		}
+	}
+	return &Mask{lv}
+}
+
+// Classify computes the visibility of every cell from an observer standing
+// at cell (col,row), as Viewshed does, but writes it as a quad pyramid into
+// lv (made by NewLevels for the terrain's size): top-down, a quad is decided
+// wholly hidden or wholly visible from bounds (its lowest and highest
+// elevation, its nearest and farthest cell, the midlines that bracket its
+// cells' azimuths), so that only quads along the boundaries of visible
+// regions are looked at cell by cell. Every quad reached gets its class;
+// the children of a QuadMixed quad are all reached; the classes below a
+// decided quad are left as they were. A quad is QuadMixed exactly when its
+// terrain cells differ, so the result is the canonical pyramid of the
+// Viewshed bitmap (cells outside mask hidden, when mask is not nil; an
+// observer on a cell outside mask sees nothing).
+//
+// Errors: ErrOutside when (col,row) is not a cell of the terrain.
+func (w *Worker) Classify(col, row int, lv Levels, mask *Mask) error {
+	m := w.m
+	W, H := m.t.Width, m.t.Height
+	if col < 0 || row < 0 || col >= W || row >= H {
+		return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, col, row, W, H)
+	}
+	if len(lv) != len(m.zmin) {
+		return fmt.Errorf("horizon: pyramid of %d levels for a %d×%d grid", len(lv), W, H)
+	}
+	top := len(lv) - 1
+	if mask != nil && mask.lv[0][row*W+col] == QuadHidden {
+		lv[top][0] = QuadHidden
+		return nil
+	}
+	w.walk(col, row)
+	var ml Levels
+	if mask != nil {
+		ml = mask.lv
+	}
+	w.quad(lv, ml, top, 0, 0)
+	return nil
+}
+
+// minBoundLevel is the lowest level whose quads are first tried as a whole:
+// below it, most quads on a visibility boundary are mixed and testing their
+// cells costs less than the bound (BenchmarkClassify).
+const minBoundLevel = 2
+
+// quad classifies quad (l,x,y) and returns its class.
+func (w *Worker) quad(lv, ml Levels, l, x, y int) uint8 {
+	m := w.m
+	qi := y*int(m.cols[l]) + x
+	mk := QuadVisible
+	if ml != nil {
+		if mk = ml[l][qi]; mk == QuadHidden {
+			lv[l][qi] = QuadHidden
+			return QuadHidden
+		}
+	}
+	var s uint8
+	switch {
+	case l == 0:
+		s = w.cell(ml, x, y)
+	case l == 1:
+		s = w.quad2(lv[0], ml, x, y)
+	default:
+		s = QuadMixed
+		if l >= minBoundLevel {
+			s = w.bound(l, x, y)
+		}
+		if s == QuadVisible && mk == QuadMixed {
+			s = QuadMixed
+		}
+		if s == QuadMixed {
+			s = 3 // none yet
+			for k := range 4 {
+				cx, cy := 2*x+k&1, 2*y+k>>1
+				if cx<<(l-1) >= m.t.Width || cy<<(l-1) >= m.t.Height {
+					continue // past the terrain's edge: a don't-care
+				}
+				c := w.quad(lv, ml, l-1, cx, cy)
+				if s == 3 {
+					s = c
+				} else if c != s {
+					s = QuadMixed
+				}
+			}
+		}
+	}
+	lv[l][qi] = s
+	return s
+}
+
+// quad2 classifies the cells of level-1 quad (x,y) one by one into cells
+// (level 0 of the pyramid) and returns the quad's class.
+func (w *Worker) quad2(cells []uint8, ml Levels, x, y int) uint8 {
+	W, H := w.m.t.Width, w.m.t.Height
+	s := uint8(3)
+	for k := range 4 {
+		c, r := 2*x+k&1, 2*y+k>>1
+		if c >= W || r >= H {
+			continue
+		}
+		cs := w.cell(ml, c, r)
+		cells[r*W+c] = cs
+		if s == 3 {
+			s = cs
+		} else if cs != s {
+			s = QuadMixed
+		}
+	}
+	return s
+}
+
+// cell classifies cell (c,r).
+func (w *Worker) cell(ml Levels, c, r int) uint8 {
+	m := w.m
+	if ml != nil && ml[0][r*m.t.Width+c] == QuadHidden {
+		return QuadHidden
+	}
+	dc, dr := c-w.col, r-w.row
+	if (dc == 0 && dr == 0) || (abs(dc) <= m.rc && abs(dr) <= m.rr && w.cellVisible(c, r)) {
+		return QuadVisible
+	}
+	return QuadHidden
+}
+
+// bound decides quad (l,x,y), l ≥ 1, from bounds: QuadHidden when even its
+// highest target, at its nearest cell, lies below the lowest running maximum
+// any of its cells is judged against; QuadVisible when even its lowest
+// target, at its farthest cell, reaches the highest; QuadMixed otherwise
+// (undecided). Every bound is taken on the same float32 values the per-cell
+// test uses (offset table entries, profile slots), and each step of the
+// per-cell test is monotonic in them, so a decided quad is decided the same
+// way cell by cell.
+func (w *Worker) bound(l, x, y int) uint8 {
+	m := w.m
+	W, H := m.t.Width, m.t.Height
+	c0, r0 := x<<l, y<<l
+	c1, r1 := min(c0+1<<l, W)-1, min(r0+1<<l, H)-1
+	if c0 <= w.col && w.col <= c1 && r0 <= w.row && w.row <= r1 {
+		return QuadMixed // holds the observer
+	}
+	// Offsets of the nearest cell and the four corners.
+	dc0, dc1, dr0, dr1 := c0-w.col, c1-w.col, r0-w.row, r1-w.row
+	nc, nr := clampZero(dc0, dc1), clampZero(dr0, dr1)
+	if abs(nc) > m.rc || abs(nr) > m.rr {
+		return QuadHidden // wholly beyond MaxDistance
+	}
+	on := abs(nr)*(m.rc+1) + abs(nc)
+	dNear := m.off[on].d
+	if dNear > m.lim {
+		return QuadHidden
+	}
+	fc, fr := farther(dc0, dc1), farther(dr0, dr1)
+	far := abs(fc) <= m.rc && abs(fr) <= m.rr
+	var dFar, invFar float32
+	of := 0
+	if far {
+		of = abs(fr)*(m.rc+1) + abs(fc)
+		dFar, invFar = m.off[of].d, m.off[of].inv
+		far = dFar <= m.lim
+	}
+	if !far {
+		dFar, invFar = m.lim, m.invLim // some cells beyond MaxDistance: never wholly visible
+	}
+	// Sector range covering every cell's bracketing midlines, padded by one.
+	S := m.p.Sectors
+	uLo, uHi := float32(math.Inf(1)), float32(math.Inf(-1))
+	wrap := dc0 <= 0 && 0 <= dc1 && dr1 < 0 // straddles the north ray, azimuth 0
+	for _, o := range [4][2]int{{dc0, dr0}, {dc1, dr0}, {dc0, dr1}, {dc1, dr1}} {
+		var u float32
+		if abs(o[0]) <= m.rc && abs(o[1]) <= m.rr {
+			_, u = m.offset(o[0], o[1])
+		} else {
+			u = m.azU(o[0], o[1])
+		}
+		if wrap && u > float32(S)/2 {
+			u -= float32(S)
+		}
+		uLo, uHi = min(uLo, u), max(uHi, u)
+	}
+	kLo := int(math.Floor(float64(uLo)-0.5)) - 1
+	kHi := int(math.Floor(float64(uHi)+0.5)) + 1
+	if kHi-kLo+1 >= S {
+		kLo, kHi = 0, S-1
+	}
+	qi := y*int(m.cols[l]) + x
+	zHi := m.zmax[l][qi] + w.tau
+	zLo := m.zmin[l][qi] + w.tau
+	if m.offDrp != nil {
+		zHi -= m.offDrp[on] // the least drop
+		if far {
+			zLo -= m.offDrp[of] // the most
+		}
+	}
+	invNear := m.off[on].inv
+	// Highest slope of a target: at the nearest cell when above the eye.
+	sHi := zHi * invFar
+	if zHi >= 0 {
+		sHi = zHi * invNear
+	}
+	sLo := zLo * invNear
+	if zLo >= 0 {
+		sLo = zLo * invFar
+	}
+	// Hidden: every bracketing midline's running maximum at the nearest
+	// distance exceeds sHi. Visible: every one at the farthest distance is
+	// at most sLo. Stop as soon as neither can hold.
+	hidden, visible := true, far
+	for k := kLo; k <= kHi; k++ {
+		kk := k
+		if kk < 0 {
+			kk += S
+		} else if kk >= S {
+			kk -= S
+		}
+		if hidden && w.prof[w.slot(kk, dNear)] <= sHi {
+			hidden = false
+		}
+		if visible && w.prof[w.slot(kk, dFar)] > sLo {
+			visible = false
+		}
+		if !hidden && !visible {
+			return QuadMixed
+		}
+	}
+	if hidden {
+		return QuadHidden
+	}
+	return QuadVisible
+}
+
+// clampZero returns the value of [a,b] nearest 0.
+func clampZero(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	if b < 0 {
+		return b
+	}
+	return 0
+}
+
+// farther returns a or b, whichever is farther from 0.
+func farther(a, b int) int {
+	if abs(b) > abs(a) {
+		return b
+	}
+	return a
+}
