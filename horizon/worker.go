@@ -22,7 +22,8 @@ type Worker struct {
 	// slots are [lineStart[k], lineStart[k]+n[k]], the first the observer
 	// itself (-Inf).
 	prof []float32
-	n    []int32 // steps of each sector's midline inside the grid, last observer
+	n    []int32 // steps of each sector's midline walked (inside the grid), last observer
+	suf  []float32 // scratch of suffixMax
 	eye  float32 // eye elevation of the last observer, metres
 	tau  float32 // target height minus eye elevation, metres
 	col  int     // last observer
@@ -36,6 +37,7 @@ func (m *Model) NewWorker() *Worker {
 		m:    m,
 		prof: make([]float32, m.lineStart[m.p.Sectors]),
 		n:    make([]int32, m.p.Sectors),
+		suf:  make([]float32, max(m.t.Width, m.t.Height)>>chunkShift+2),
 	}
 }
 
@@ -60,7 +62,18 @@ func (w *Worker) Viewshed(col, row int, dst Bitmap) (Bitmap, error) {
 	return dst, nil
 }
 
+// chunkShift sets the granularity of the early stop: lines are checked every
+// 2^chunkShift steps against the highest elevation of the rest of the line,
+// read from the elevation pyramid's tiles of that side.
+const chunkShift = 5
+
 // walk fills the profiles of all sectors for the observer at (col,row).
+//
+// A line stops early: once its running maximum reaches the steepest slope
+// any later step could have — from the highest elevation of the rest of the
+// line — no later step can raise it, and every later slot reads the line's
+// last computed one (slot clamps to n[k]), so the profile is the same as the
+// full walk's.
 func (w *Worker) walk(col, row int) {
 	m := w.m
 	W := m.t.Width
@@ -73,25 +86,77 @@ func (w *Worker) walk(col, row int) {
 	for k := range w.n {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)
-		w.n[k] = int32(n)
 		w.prof[start] = negInf
 		prof := w.prof[start+1 : start+1+n]
 		rec := m.recip[1 : n+1]
 		mf, maj, mw, inv := m.secSlope[k], int(m.secMajor[k]), int(m.secMinor[k]), m.secInv[k]
+		suf := w.suffixMax(k, col, row, n, eye)
 		if m.secDrop == nil {
-			walkLine(prof, rec, elev, obs+maj, maj, mw, mf, eye, inv)
+			n = walkLine(prof, rec, elev, suf, obs+maj, maj, mw, mf, eye, inv)
 		} else {
-			walkLineCurved(prof, rec, elev, obs+maj, maj, mw, mf, eye, inv, m.secDrop[k])
+			n = walkLineCurved(prof, rec, elev, suf, obs+maj, maj, mw, mf, eye, inv, m.secDrop[k])
+		}
+		w.n[k] = int32(n)
+	}
+}
+
+// suffixMax fills w.suf for sector k's line of n steps from (col,row):
+// suf[c] bounds the height above the eye of every sample of steps
+// c·2^chunkShift+1 … n (padded for the rounding of interpolated samples);
+// suf[c] = +Inf means no stop is possible there. It returns w.suf.
+func (w *Worker) suffixMax(k, col, row, n int, eye float32) []float32 {
+	m := w.m
+	chunks := (n + 1<<chunkShift - 1) >> chunkShift
+	suf := w.suf[:chunks+1]
+	suf[chunks] = float32(math.Inf(-1))
+	tl := min(chunkShift, len(m.zmax)-1)
+	tiles, tcols := m.zmax[tl], int(m.cols[tl])
+	mf := m.secSlope[k]
+	dir := 1
+	if m.secMajor[k] < 0 {
+		dir = -1
+	}
+	major, minor := col, row
+	if !m.secColMaj[k] {
+		major, minor = row, col
+	}
+	for c := chunks - 1; c >= 0; c-- {
+		i0, i1 := c<<chunkShift+1, min((c+1)<<chunkShift, n) // steps of the chunk
+		a0, a1 := major+dir*i0, major+dir*i1
+		b0, b1 := minor+int((int64(i0)*mf)>>32), minor+int((int64(i1)*mf)>>32)
+		a0, a1 = min(a0, a1)>>tl, max(a0, a1)>>tl
+		b0, b1 = min(b0, b1)>>tl, (max(b0, b1)+1)>>tl // the second cell of a step
+		z := suf[c+1]
+		for a := a0; a <= a1; a++ {
+			for b := b0; b <= b1; b++ {
+				x, y := a, b
+				if !m.secColMaj[k] {
+					x, y = b, a
+				}
+				if y*tcols+x < len(tiles) && x < tcols {
+					z = max(z, tiles[y*tcols+x])
+				}
+			}
+		}
+		suf[c] = z
+	}
+	for c := range suf {
+		if suf[c] = suf[c] + 0.01 + 1e-6*float32(math.Abs(float64(suf[c]))) - eye; !(suf[c] >= 0) {
+			suf[c] = float32(math.Inf(1)) // lower than the eye: no decreasing bound
 		}
 	}
+	return suf
 }
 
 // walkLine fills prof[i] with the running maximum slope, seen from an eye at
 // elevation eye, of the midline's steps 1…len(prof): step i+1 samples cell
 // a0+i·maj+floor(y)·mw and its neighbour at +mw with weight frac(y), y =
 // (i+1)·mf in 32.32 fixed point; rec[i] = 1/(i+1) and inv is 1/(metres per
-// step). A leaf function, so that its few variables stay in registers.
-func walkLine(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, inv float32) {
+// step). After each chunk of 2^chunkShift steps it stops if the maximum has
+// reached the steepest slope the rest of the line could have (suf, from
+// suffixMax), and returns the steps filled. A leaf function, so that its few
+// variables stay in registers.
+func walkLine(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, eye, inv float32) int {
 	cur := float32(math.Inf(-1))
 	y := mf
 	rec = rec[:len(prof)]
@@ -99,18 +164,23 @@ func walkLine(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, inv flo
 		a := a0 + int(y>>32)*mw
 		z0 := elev[a]
 		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
-		if s := (z - eye) * (inv * rec[i]); s > cur {
+		t := inv * rec[i]
+		if s := (z - eye) * t; s > cur {
 			cur = s
 		}
 		prof[i] = cur
+		if (i+1)&(1<<chunkShift-1) == 0 && cur >= suf[(i+1)>>chunkShift]*t {
+			return i + 1
+		}
 		y += mf
 		a0 += maj
 	}
+	return len(prof)
 }
 
 // walkLineCurved is walkLine with the Earth-curvature drop dk·i² metres at
 // step i.
-func walkLineCurved(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, inv, dk float32) {
+func walkLineCurved(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, eye, inv, dk float32) int {
 	cur := float32(math.Inf(-1))
 	y := mf
 	rec = rec[:len(prof)]
@@ -119,13 +189,18 @@ func walkLineCurved(prof, rec, elev []float32, a0, maj, mw int, mf int64, eye, i
 		z0 := elev[a]
 		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
 		fi := float32(i + 1)
-		if s := (z - dk*fi*fi - eye) * (inv * rec[i]); s > cur {
+		t := inv * rec[i]
+		if s := (z - dk*fi*fi - eye) * t; s > cur {
 			cur = s
 		}
 		prof[i] = cur
+		if (i+1)&(1<<chunkShift-1) == 0 && cur >= suf[(i+1)>>chunkShift]*t {
+			return i + 1
+		}
 		y += mf
 		a0 += maj
 	}
+	return len(prof)
 }
 
 // slot returns the profile slot of sector k that decides a cell at d metres:

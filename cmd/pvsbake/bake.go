@@ -74,6 +74,13 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	total := g.Width * g.Height
+	cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+	if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
+		fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d): projected %s with %d workers\n",
+			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, formatDuration(pr.Wall), nw)
+	} else if ctx.Err() == nil {
+		return err
+	}
 	var bar *progressbar.ProgressBar
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
@@ -81,12 +88,12 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 	}
 	start := time.Now()
-	stats, err := bake.Run(ctx, bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs,
-		Progress: func(done, _ int) {
-			if bar != nil {
-				bar.Set(done)
-			}
-		}})
+	cfg.Progress = func(done, _ int) {
+		if bar != nil {
+			bar.Set(done)
+		}
+	}
+	stats, err := bake.Run(ctx, cfg)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -101,6 +108,22 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
 	return nil
+}
+
+// calibrationPoints is how many points the projection times: about a
+// second of work on a 1025² grid.
+const calibrationPoints = 200
+
+// formatDuration rounds d for a person: seconds below ten minutes, minutes
+// below ten hours, hours beyond.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Minute:
+		return d.Round(time.Second).String()
+	case d < 10*time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return fmt.Sprintf("%.0fh", d.Hours())
 }
 
 // bakeOutputs turns -o and the budget or node lists into outputs. With one
