@@ -22,11 +22,11 @@ type Worker struct {
 	// slots are [lineStart[k], lineStart[k]+n[k]], the first the observer
 	// itself (-Inf).
 	prof []float32
-	n    []int32 // steps of each sector's midline walked (inside the grid), last observer
+	n    []int32   // steps of each sector's midline walked (inside the grid), last observer
 	suf  []float32 // scratch of suffixMax
-	eye  float32 // eye elevation of the last observer, metres
-	tau  float32 // target height minus eye elevation, metres
-	col  int     // last observer
+	eye  float32   // eye elevation of the last observer, metres
+	tau  float32   // target height minus eye elevation, metres
+	col  int       // last observer
 	row  int
 }
 
