@@ -16,25 +16,53 @@ type Capper struct {
 	st     []Status
 	parent []int32
 	q      []int32
+	// state of the collapses on the current source (prepare, collapse)
+	src           *Tree
+	pos           int // next code, from the end, the collapses look at
+	nodes, ncodes int
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped
 // at maxNodes nodes (≥ 1), the thesis's count. A tree already within the cap
 // is copied as is. Time is linear in src.Len().
 func (c *Capper) Cap(dst, src *Tree, maxNodes int) error {
-	return c.cap(dst, src, maxNodes, false)
+	return c.CapEach([]*Tree{dst}, src, []int{maxNodes}, false)
 }
 
 // CapCodes is Cap with the cap on codes (Len, Outside codes included), which
 // is what a tree's bytes depend on (BytesFor): the cap for a byte budget.
 func (c *Capper) CapCodes(dst, src *Tree, maxCodes int) error {
-	return c.cap(dst, src, maxCodes, true)
+	return c.CapEach([]*Tree{dst}, src, []int{maxCodes}, true)
 }
 
-func (c *Capper) cap(dst, src *Tree, limit int, codes bool) error {
-	if limit < 1 {
-		return fmt.Errorf("quadpvs: cap of %d nodes, want at least 1", limit)
+// CapEach writes into dsts[j] src capped at limits[j], on codes (Len) when
+// codes is set, else on nodes, for limits in non-increasing order (each ≥ 1):
+// the same trees as one Cap or CapCodes call per limit, in one pass, since a
+// smaller cap continues the larger one's collapses. dsts must not include
+// src. Time is linear in src.Len() plus the trees written.
+func (c *Capper) CapEach(dsts []*Tree, src *Tree, limits []int, codes bool) error {
+	if len(dsts) != len(limits) {
+		return fmt.Errorf("quadpvs: %d trees for %d caps", len(dsts), len(limits))
 	}
+	for j, l := range limits {
+		if l < 1 {
+			return fmt.Errorf("quadpvs: cap of %d nodes, want at least 1", l)
+		}
+		if j > 0 && l > limits[j-1] {
+			return fmt.Errorf("quadpvs: caps %d then %d, want them largest first", limits[j-1], l)
+		}
+	}
+	c.prepare(src)
+	for j, l := range limits {
+		c.collapse(l, codes)
+		c.emit(dsts[j])
+	}
+	c.src = nil
+	return nil
+}
+
+// prepare decodes src's codes and parents for collapse.
+func (c *Capper) prepare(src *Tree) {
 	n := src.n
 	if cap(c.st) < n {
 		c.st = make([]Status, n)
@@ -52,26 +80,32 @@ func (c *Capper) cap(dst, src *Tree, limit int, codes bool) error {
 			}
 		}
 	}
-	nodes, ncodes := src.nodes, src.n
+	c.src, c.pos, c.nodes, c.ncodes = src, n-1, src.nodes, src.n
+}
+
+// collapse continues the collapses until the tree is within limit.
+func (c *Capper) collapse(limit int, codes bool) {
+	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
 	over := func() bool {
 		if codes {
-			return ncodes > limit
+			return c.ncodes > limit
 		}
-		return nodes > limit
+		return c.nodes > limit
 	}
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
-	for i := n - 1; i >= 0 && over(); i-- {
+	for ; c.pos >= 0 && over(); c.pos-- {
+		i := c.pos
 		if st[i] != Unknown {
 			continue
 		}
 		for u := i; ; {
 			b := src.childBase(u)
-			ncodes -= 4
+			c.ncodes -= 4
 			for k := range 4 {
 				if st[b+k] != Outside {
-					nodes--
+					c.nodes--
 					st[b+k] = Outside // dropped: no longer emitted
 				}
 			}
@@ -93,6 +127,11 @@ func (c *Capper) cap(dst, src *Tree, limit int, codes bool) error {
 			u = p
 		}
 	}
+}
+
+// emit writes the current state of the collapses into dst.
+func (c *Capper) emit(dst *Tree) {
+	src, st := c.src, c.st
 	w := newWriter(dst)
 	q := append(c.q[:0], 0)
 	for h := 0; h < len(q); h++ {
@@ -105,8 +144,7 @@ func (c *Capper) cap(dst, src *Tree, limit int, codes bool) error {
 	}
 	c.q = q
 	w.finish()
-	if dst.nodes != nodes {
-		panic(fmt.Sprintf("quadpvs: cap counted %d nodes, emitted %d", nodes, dst.nodes))
+	if dst.nodes != c.nodes {
+		panic(fmt.Sprintf("quadpvs: cap counted %d nodes, emitted %d", c.nodes, dst.nodes))
 	}
-	return nil
 }

@@ -110,3 +110,47 @@ func BenchmarkCap(b *testing.B) {
 	}
 	b.ReportMetric(float64(kept)/float64(all), "hidden-kept")
 }
+
+// TestCapEach: capping at several limits in one pass gives the trees of one
+// Cap (or CapCodes) call per limit, on real PVSs and on their unions.
+func TestCapEach(t *testing.T) {
+	g, real := realPVSs(t, "N44W072.hgt", heightmap.Window{Col: 500, Row: 500, Width: 100, Height: 90}, 8)
+	var c, c1 Capper
+	var m Merger
+	var u Tree
+	for i, b := range real {
+		src := encode(t, g, b)
+		if i > 0 {
+			m.Merge(&u, encode(t, g, real[i-1]), src, Lossless)
+			src = &u
+		}
+		for _, codes := range []bool{false, true} {
+			size := src.Nodes()
+			if codes {
+				size = src.Len()
+			}
+			limits := []int{size, size * 2 / 3, size / 3, size / 3, 17, 1}
+			dsts := make([]*Tree, len(limits))
+			for j := range dsts {
+				dsts[j] = new(Tree)
+			}
+			if err := c.CapEach(dsts, src, limits, codes); err != nil {
+				t.Fatal(err)
+			}
+			for j, l := range limits {
+				var want Tree
+				if codes {
+					c1.CapCodes(&want, src, l)
+				} else {
+					c1.Cap(&want, src, l)
+				}
+				if !equalTrees(dsts[j], &want) {
+					t.Fatalf("tree %d, codes %v, limit %d: CapEach gives %d codes, Cap %d", i, codes, l, dsts[j].Len(), want.Len())
+				}
+			}
+		}
+	}
+	if err := c.CapEach([]*Tree{new(Tree), new(Tree)}, &u, []int{5, 9}, false); err == nil {
+		t.Error("caps in increasing order are accepted")
+	}
+}

@@ -10,9 +10,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -47,20 +49,20 @@ type Config struct {
 }
 
 // Estimate returns the peak resident memory in bytes a bake of a
-// width×height grid with S sectors, the given workers and outputs is
-// expected to need: twice the live data (the Go collector lets the heap grow
-// to twice what is live, GOGC=100) — the viewshed tables, each worker's
-// scratch, the reorder window of per-point trees, the per-level partial
-// unions, each output's quad index — plus 64 MiB for the runtime and the
-// output buffers. Calibrated on the 316² HGT bake with four outputs:
-// estimate 136 MB, measured peak RSS 137 MB.
-func Estimate(width, height, sectors, workers, outputs int) int64 {
+// width×height grid (cells dx × dy metres) with parameters p, the given
+// workers and outputs is expected to need: twice the live data (the Go
+// collector lets the heap grow to twice what is live, GOGC=100) — the DEM,
+// the visibility tables (horizon.TableBytes), each worker's scratch (profiles,
+// status pyramids, trees), the reorder window of per-point trees, the
+// per-level partial unions, each output's quad index — plus 64 MiB for the
+// runtime and the output buffers. Measured against peak RSS in
+// bench/results (bench bake).
+func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outputs int) int64 {
 	w, h := int64(width), int64(height)
 	cells := w * h
-	steps := int64(sectors) * max(w, h)
-	tables := 20*steps + 16*(2*w-1)*(2*h-1)
+	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
 	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
-	worker := 4*steps + cells/8 + cells*4/3 + 2*tree
+	worker := 4*int64(p.Sectors)*max(w, h) + 2*cells*4/3 + 2*tree
 	g, _ := quadpvs.NewGeometry(width, height)
 	levels := int64(g.Levels())
 	quads := int64(g.QuadCount())
@@ -111,30 +113,35 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	}
 
 	hier := quadpvs.NewHierarchy(g) // only for quad indexes
-	var walker quadpvs.Walker
-	var capper quadpvs.Capper
-	var capped quadpvs.Tree
+	eg, ctx := errgroup.WithContext(ctx)
+	// Finished quads go, copied, from the merging goroutine to a stage that
+	// caps them for every output and writes them, in the same order.
+	type finished struct {
+		q int
+		t *quadpvs.Tree
+	}
+	fin := make(chan finished, 64)
+	finPool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
 	emit := func(l, x, y int, t *quadpvs.Tree) error {
-		q := hier.QuadIndex(l, x, y)
-		sampled := q%sample == 0
-		before := 0
-		if sampled {
-			before = walker.HiddenCells(g, t)
+		c := finPool.Get().(*quadpvs.Tree)
+		t.CopyTo(c)
+		select {
+		case fin <- finished{hier.QuadIndex(l, x, y), c}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		for _, o := range outs {
-			c := o.cfg.Cap.Apply(&capper, &capped, t)
-			if err := o.w.Add(q, c); err != nil {
-				return fmt.Errorf("write %s: %w", o.cfg.Path, err)
+	}
+	eg.Go(func() error {
+		qw := newQuadWriter(g, outs, sample)
+		for f := range fin {
+			if err := qw.write(f.q, f.t); err != nil {
+				return err
 			}
-			o.stats.add(c)
-			if sampled {
-				o.hiddenBefore += int64(before)
-				o.hiddenAfter += int64(walker.HiddenCells(g, c))
-				o.stats.HiddenQuads++
-			}
+			finPool.Put(f.t)
 		}
 		return nil
-	}
+	})
 	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
 	builder := quadpvs.NewHierarchyBuilder(g, emit)
 	order := builder.Order()
@@ -147,7 +154,6 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	jobs := make(chan int)
 	results := make(chan result, workers)
 	slots := make(chan struct{}, window(workers)) // bounds trees waiting in the reorder buffer
-	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
 		defer close(jobs)
 		for i := range order {
@@ -193,6 +199,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	}
 	go func() { wg.Wait(); close(results) }()
 	eg.Go(func() error {
+		defer close(fin)
 		pending := map[int]*quadpvs.Tree{}
 		next := 0
 		for r := range results {
@@ -238,6 +245,98 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		stats[i] = st
 	}
 	return stats, nil
+}
+
+// quadWriter caps every finished quad for each output and appends it to the
+// output's store, sampling hidden cells kept on every sample-th quad.
+type quadWriter struct {
+	g      quadpvs.Geometry
+	outs   []*output
+	sample int
+	order  []int // outputs by cap, largest first, when all caps count the same thing
+	codes  bool  // the caps count codes (budgets), else nodes
+	each   bool  // cap all outputs in one pass (CapEach)
+	capper quadpvs.Capper
+	walker quadpvs.Walker
+	dst    []quadpvs.Tree // per output
+	lims   []int
+	dsts   []*quadpvs.Tree
+	bound  []bool
+}
+
+func newQuadWriter(g quadpvs.Geometry, outs []*output, sample int) *quadWriter {
+	qw := &quadWriter{g: g, outs: outs, sample: sample, dst: make([]quadpvs.Tree, len(outs)), bound: make([]bool, len(outs))}
+	nodes, codes := 0, 0
+	for i, o := range outs {
+		qw.order = append(qw.order, i)
+		if o.cfg.Cap.Codes > 0 {
+			codes++
+		} else if o.cfg.Cap.Nodes > 0 {
+			nodes++
+		}
+	}
+	qw.codes = codes > 0
+	qw.each = nodes == 0 || codes == 0
+	sort.SliceStable(qw.order, func(a, b int) bool { return qw.limit(qw.order[a]) > qw.limit(qw.order[b]) })
+	return qw
+}
+
+// limit returns output i's cap (codes or nodes), or MaxInt when none.
+func (qw *quadWriter) limit(i int) int {
+	c := qw.outs[i].cfg.Cap
+	switch {
+	case c.Codes > 0:
+		return c.Codes
+	case c.Nodes > 0:
+		return c.Nodes
+	}
+	return math.MaxInt
+}
+
+func (qw *quadWriter) write(q int, t *quadpvs.Tree) error {
+	sampled := q%qw.sample == 0
+	before := 0
+	if sampled {
+		before = qw.walker.HiddenCells(qw.g, t)
+	}
+	if qw.each {
+		size := t.Nodes()
+		if qw.codes {
+			size = t.Len()
+		}
+		qw.lims, qw.dsts = qw.lims[:0], qw.dsts[:0]
+		for _, i := range qw.order {
+			l := qw.limit(i)
+			qw.bound[i] = size > l
+			if qw.bound[i] {
+				qw.lims = append(qw.lims, l)
+				qw.dsts = append(qw.dsts, &qw.dst[i])
+			}
+		}
+		if len(qw.lims) > 0 {
+			if err := qw.capper.CapEach(qw.dsts, t, qw.lims, qw.codes); err != nil {
+				return err
+			}
+		}
+	}
+	for i, o := range qw.outs {
+		c := t
+		if !qw.each {
+			c = o.cfg.Cap.Apply(&qw.capper, &qw.dst[i], t)
+		} else if qw.bound[i] {
+			c = &qw.dst[i]
+		}
+		if err := o.w.Add(q, c); err != nil {
+			return fmt.Errorf("write %s: %w", o.cfg.Path, err)
+		}
+		o.stats.add(c)
+		if sampled {
+			o.hiddenBefore += int64(before)
+			o.hiddenAfter += int64(qw.walker.HiddenCells(qw.g, c))
+			o.stats.HiddenQuads++
+		}
+	}
+	return nil
 }
 
 // headerFor describes a store of dem baked with p under o's cap.
