@@ -17,6 +17,7 @@ package heightmap
 #include <cpl_conv.h>
 #include <cpl_string.h>
 #include <ogr_srs_api.h>
+#include <gdal_alg.h>
 
 static void pvs_init(void) {
 	GDALAllRegister();
@@ -81,6 +82,34 @@ static GDALDatasetH pvs_create_gtiff(const char *path, int w, int h, GDALDataTyp
 	GDALDatasetH ds = GDALCreate(drv, path, w, h, 1, t, opts);
 	CSLDestroy(opts);
 	return ds;
+}
+
+// pvs_mem_dem makes an in-memory float32 dataset of w×h elevations on a
+// metric grid (origin 0,0, dx × dy metres per cell), for GDAL's viewshed.
+static GDALDatasetH pvs_mem_dem(int w, int h, float *elev, double dx, double dy) {
+	GDALDriverH drv = GDALGetDriverByName("MEM");
+	if (drv == NULL) return NULL;
+	GDALDatasetH ds = GDALCreate(drv, "", w, h, 1, GDT_Float32, NULL);
+	if (ds == NULL) return NULL;
+	double gt[6] = {0, dx, 0, 0, 0, -dy};
+	GDALSetGeoTransform(ds, gt);
+	if (GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Write, 0, 0, w, h, elev, w, h, GDT_Float32, 0, 0) != CE_None) {
+		GDALClose(ds);
+		return NULL;
+	}
+	return ds;
+}
+
+// pvs_viewshed runs GDALViewshedGenerate (in memory, no curvature, edge
+// mode) from the point (x,y) and reads the result (255 visible, 0 hidden)
+// into out. It returns 0 on failure.
+static int pvs_viewshed(GDALDatasetH dem, double x, double y, double oh, double th, unsigned char *out, int w, int h) {
+	GDALDatasetH vs = GDALViewshedGenerate(GDALGetRasterBand(dem, 1), "MEM", "", NULL, x, y, oh, th,
+		255, 0, 0, 0, 0.0, GVM_Edge, 0, NULL, NULL, GVOT_NORMAL, NULL);
+	if (vs == NULL) return 0;
+	int ok = GDALRasterIO(GDALGetRasterBand(vs, 1), GF_Read, 0, 0, w, h, out, w, h, GDT_Byte, 0, 0) == CE_None;
+	GDALClose(vs);
+	return ok;
 }
 */
 import "C"
@@ -343,4 +372,54 @@ func WriteElevation(path string, g *Grid) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// GDALViewshed runs GDAL's viewshed (GDALViewshedGenerate, in memory, no
+// Earth curvature) on a grid's elevations, for benchmarks that compare the
+// project's visibility with GDAL's on the same grid and observers. It is not
+// safe for concurrent use; Close frees it.
+type GDALViewshed struct {
+	ds     C.GDALDatasetH
+	w, h   int
+	dx, dy float64
+}
+
+// NewGDALViewshed copies g's elevations (metres) into an in-memory GDAL
+// dataset on a metric grid of g's cell spacing.
+func NewGDALViewshed(g *Grid) (*GDALViewshed, error) {
+	gdalInit()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	C.CPLErrorReset()
+	ds := C.pvs_mem_dem(C.int(g.Width), C.int(g.Height), (*C.float)(unsafe.Pointer(&g.Elev[0])), C.double(g.Dx), C.double(g.Dy))
+	if ds == nil {
+		return nil, fmt.Errorf("heightmap: GDAL viewshed: %w", lastError("cannot make an in-memory dataset"))
+	}
+	return &GDALViewshed{ds: ds, w: g.Width, h: g.Height, dx: g.Dx, dy: g.Dy}, nil
+}
+
+// Viewshed computes the visibility of every cell from an observer at cell
+// (col,row), eye observerHeight metres above the ground, targets
+// targetHeight metres tall, into dst (Width×Height bytes, row-major: 255
+// visible, 0 hidden), as gdal_viewshed -cc 0 does.
+func (v *GDALViewshed) Viewshed(col, row int, observerHeight, targetHeight float64, dst []byte) error {
+	if len(dst) != v.w*v.h || col < 0 || row < 0 || col >= v.w || row >= v.h {
+		return fmt.Errorf("heightmap: GDAL viewshed from (%d,%d) into %d bytes for a %d×%d grid", col, row, len(dst), v.w, v.h)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	C.CPLErrorReset()
+	x, y := (float64(col)+0.5)*v.dx, -(float64(row)+0.5)*v.dy
+	if C.pvs_viewshed(v.ds, C.double(x), C.double(y), C.double(observerHeight), C.double(targetHeight), (*C.uchar)(unsafe.Pointer(&dst[0])), C.int(v.w), C.int(v.h)) == 0 {
+		return fmt.Errorf("heightmap: GDAL viewshed: %w", lastError("GDALViewshedGenerate failed"))
+	}
+	return nil
+}
+
+// Close frees the in-memory dataset.
+func (v *GDALViewshed) Close() {
+	if v.ds != nil {
+		C.GDALClose(v.ds)
+		v.ds = nil
+	}
 }

@@ -147,15 +147,24 @@ func TestBakeCancelAndErrors(t *testing.T) {
 	}
 }
 
-// TestEstimate holds the estimate to the measured peak RSS of the 316² HGT
-// bake with four budgets (137 MB, /usr/bin/time -v): not below it, and not
-// so far above that a bake that fits would be refused.
+// TestEstimate holds the estimate to the peak RSS measured (/usr/bin/time -v)
+// of bakes with four budgets: the 316² HGT window (139 MB) and the whole
+// 1201² tile with a 2,400 m view distance (481 MB); not below 90% of it,
+// and not so far above that a bake that fits would be refused.
 func TestEstimate(t *testing.T) {
-	const measured = 137e6
-	if e := Estimate(316, 316, 1024, 2, 4); e < measured*9/10 || e > 3*measured {
-		t.Errorf("estimate %d bytes for a bake measured at %d", e, int64(measured))
+	p := horizon.DefaultParams()
+	far := p
+	far.MaxDistance = 2400
+	for _, c := range []struct {
+		size     int
+		p        horizon.Params
+		measured float64
+	}{{316, p, 139e6}, {1201, far, 481e6}} {
+		if e := Estimate(c.size, c.size, c.p, 66.3, 92.6, 2, 4); e < int64(c.measured*9/10) || e > int64(3*c.measured) {
+			t.Errorf("%d²: estimate %d bytes for a bake measured at %d", c.size, e, int64(c.measured))
+		}
 	}
-	if small, big := Estimate(64, 64, 1024, 2, 1), Estimate(1201, 1201, 1024, 2, 1); !(small < big) {
+	if small, big := Estimate(64, 64, p, 10, 10, 2, 1), Estimate(1201, 1201, p, 10, 10, 2, 1); !(small < big) {
 		t.Errorf("estimates %d, %d do not grow with the grid", small, big)
 	}
 }

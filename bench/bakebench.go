@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"frontiersets/compress"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/atomicfile"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+	"frontiersets/quadpvs"
+)
+
+// bakeCase is one bake of the bake benchmark (issue: bake game-size
+// terrains): a DEM window baked at the four limits in one pass.
+type bakeCase struct {
+	Name        string
+	DEM         string  // path, or "synth:SIZE" for a synthetic hills terrain
+	Window      string  // col,row,width,height; "" for the whole raster
+	MaxDistance float64 // metres; 0 for none
+	Before      string  // the figure measured before this work, for comparison
+}
+
+// bakeCases are the cases of `bench bake`, in the order they run.
+var bakeCases = []bakeCase{
+	{"hgt-316", "N44W072.hgt", "700,700,316,316", 0, "77 s (README), 83.7 s (same day, baseline run)"},
+	{"dsm-500", "annarbor-dsm-2ft.tif", "143,184,500,500", 0, "531 s with other jobs (README)"},
+	{"hgt-1025", "N44W072.hgt", "88,88,1025,1025", 0, "≈ 2.8 h projected (1024², issue)"},
+	{"hgt-1201-2400m", "N44W072.hgt", "", 2400, "≈ 1.9 h projected (issue)"},
+	{"hgt-1201", "N44W072.hgt", "", 0, "≈ 4.6–5.3 h projected (issue)"},
+	{"synth-2049-3km", "synth:2049", "", 3000, "—"},
+}
+
+// bakeRow is one measured case.
+type bakeRow struct {
+	bakeCase
+	Points    int
+	Wall      time.Duration
+	Projected time.Duration
+	PeakRSS   int64 // bytes
+	Estimate  int64 // bytes, bake.Estimate
+	Workers   int
+}
+
+// pairsPerCoreSecond is observer–target pairs (points²) per second per core.
+func (r bakeRow) pairsPerCoreSecond() float64 {
+	return float64(r.Points) * float64(r.Points) / r.Wall.Seconds() / float64(r.Workers)
+}
+
+func runBakeBench(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("bench bake", "bench bake [--cases hgt-316,dsm-500,…] [--data ../shared/data] [--out bench/results] [--tmp DIR]", stderr)
+	names := make([]string, len(bakeCases))
+	for i, c := range bakeCases {
+		names[i] = c.Name
+	}
+	only := fs.String("cases", strings.Join(names, ","), "`cases` to bake")
+	data := fs.String("data", "../shared/data", "`folder` of the real DEMs")
+	out := fs.String("out", "bench/results", "results `folder`; a new dated subfolder is made")
+	tmp := fs.String("tmp", filepath.Join(os.TempDir(), "pvs-bakebench"), "`folder` for the stores (deleted after each case)")
+	budgets := fs.String("budget", "0.1GiB,0.25GiB,0.5GiB,1GiB", "the `budgets` of every bake, in one pass")
+	peers2 := fs.String("peers", "../shared/peers", "`folder` of the peers' source (Total_Viewshed is built from it; \"\" to skip)")
+	peerObs := fs.Int("peer-observers", 200, "`observers` timed with GDAL's viewshed and ours on each real window (0: skip)")
+	if _, err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	var run []bakeCase
+	for _, n := range strings.Split(*only, ",") {
+		i := -1
+		for j, c := range bakeCases {
+			if c.Name == n {
+				i = j
+			}
+		}
+		if i < 0 {
+			return cli.Usagef("--cases: %q is not one of %s", n, strings.Join(names, ", "))
+		}
+		run = append(run, bakeCases[i])
+	}
+	if err := os.MkdirAll(*tmp, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(*tmp, "pvsbake")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake")
+	build.Stderr = stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build pvsbake: %w", err)
+	}
+	var peers []peerRow
+	for _, pc := range peerCases {
+		if *peerObs == 0 {
+			break
+		}
+		r, err := peerGDAL(pc, *data, *peerObs)
+		if err != nil {
+			return fmt.Errorf("GDAL peer on %s: %w", pc.Name, err)
+		}
+		fmt.Fprintf(stdout, "%s: GDAL %.3f ms per observer, ours %.3f ms (bake path), %.3f ms (bitmap): GDAL/ours %.2f×\n",
+			pc.Name, r.GDAL, r.Ours, r.Bitmap, r.GDAL/r.Ours)
+		peers = append(peers, r)
+	}
+	var tv *tvRow
+	if *peers2 != "" {
+		r, err := peerTotalViewshed(*peers2, *data, *tmp, bin, stderr)
+		if err != nil {
+			fmt.Fprintf(stdout, "Total_Viewshed peer skipped: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s; our bake at --sectors 180: %.1f s (1 worker), %.1f s (2 workers)\n",
+				r.Size, r.TV.Seconds(), r.Ours1.Seconds(), r.Ours2.Seconds())
+			tv = &r
+		}
+	}
+	var rows []bakeRow
+	for _, c := range run {
+		row, err := bakeOne(c, bin, *data, *tmp, *budgets, stderr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		fmt.Fprintf(stdout, "%s: %d points in %s (projected %s), peak RSS %s (estimate %s), %.3g pairs/s per core\n",
+			c.Name, row.Points, row.Wall.Round(100*time.Millisecond), row.Projected.Round(time.Second),
+			compress.FormatBytes(row.PeakRSS), compress.FormatBytes(row.Estimate), row.pairsPerCoreSecond())
+		rows = append(rows, row)
+	}
+	dir, err := newResultsDir(*out)
+	if err != nil {
+		return err
+	}
+	if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", dir)
+	return nil
+}
+
+var (
+	bakedRE     = regexp.MustCompile(`baked (\d+) points in ([0-9.]+) s \(\d+ points/s, (\d+) workers\)`)
+	projectedRE = regexp.MustCompile(`projected ([0-9hms.µ]+) with`)
+)
+
+// bakeOne runs pvsbake bake for c as a child process and measures it.
+func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
+	dem := filepath.Join(data, c.DEM)
+	var g *heightmap.Grid
+	if size, ok := strings.CutPrefix(c.DEM, "synth:"); ok {
+		n, _ := strconv.Atoi(size)
+		dem = filepath.Join(tmp, fmt.Sprintf("synth-%d.tif", n))
+		if _, err := os.Stat(dem); err != nil {
+			cmd := exec.Command(bin, "synth", "--kind", "hills", "--size", size, "--cell-size", "30", "--relief", "800", "--seed", "1", "-o", dem)
+			cmd.Stderr = log
+			if err := cmd.Run(); err != nil {
+				return bakeRow{}, fmt.Errorf("synth: %w", err)
+			}
+		}
+	}
+	opts := heightmap.Options{}
+	if c.Window != "" {
+		w, err := heightmap.ParseWindow(c.Window)
+		if err != nil {
+			return bakeRow{}, err
+		}
+		opts.Window = w
+	}
+	g, err := heightmap.Load(dem, opts)
+	if err != nil {
+		return bakeRow{}, err
+	}
+	p := horizon.DefaultParams()
+	p.MaxDistance = c.MaxDistance
+	outputs := len(strings.Split(budgets, ","))
+	workers := runtime.GOMAXPROCS(0)
+	row := bakeRow{bakeCase: c, Points: g.Width * g.Height, Workers: workers,
+		Estimate: bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, workers, outputs)}
+	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--quiet"}
+	if c.Window != "" {
+		args = append(args, "--window", c.Window)
+	}
+	if c.MaxDistance > 0 {
+		args = append(args, "--max-distance", strconv.FormatFloat(c.MaxDistance, 'f', -1, 64))
+	}
+	var so, se bytes.Buffer
+	cmd := exec.CommandContext(context.Background(), bin, args...)
+	cmd.Stdout, cmd.Stderr = &so, io.MultiWriter(&se, log)
+	start := time.Now()
+	err = cmd.Run()
+	row.Wall = time.Since(start)
+	defer removeStores(tmp, c.Name)
+	if err != nil {
+		return row, fmt.Errorf("pvsbake %s: %w", strings.Join(args, " "), err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		row.PeakRSS = ru.Maxrss << 10
+	}
+	if m := bakedRE.FindStringSubmatch(so.String()); m != nil {
+		sec, _ := strconv.ParseFloat(m[2], 64)
+		row.Wall = time.Duration(sec * float64(time.Second)) // the bake itself, without loading the DEM
+		row.Workers, _ = strconv.Atoi(m[3])
+	}
+	if m := projectedRE.FindStringSubmatch(se.String()); m != nil {
+		row.Projected, _ = time.ParseDuration(m[1])
+	}
+	return row, nil
+}
+
+func removeStores(tmp, name string) {
+	files, _ := filepath.Glob(filepath.Join(tmp, name+"-*.pvs"))
+	for _, f := range files {
+		os.Remove(f)
+	}
+}
+
+// writeBakeResults writes bake.csv and README.md into dir.
+func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, budgets string) error {
+	err := atomicfile.Write(filepath.Join(dir, "bake.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"case", "dem", "window", "max_distance_m", "points", "wall_s", "projected_s", "peak_rss_bytes", "estimate_bytes", "workers", "pairs_per_core_s", "before"})
+		for _, r := range rows {
+			cw.Write([]string{r.Name, r.DEM, r.Window, fmt.Sprint(r.MaxDistance), fmt.Sprint(r.Points),
+				fmt.Sprintf("%.1f", r.Wall.Seconds()), fmt.Sprintf("%.0f", r.Projected.Seconds()), fmt.Sprint(r.PeakRSS),
+				fmt.Sprint(r.Estimate), fmt.Sprint(r.Workers), fmt.Sprintf("%.4g", r.pairsPerCoreSecond()), r.Before})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "README.md"), func(w io.Writer) error {
+		fmt.Fprintf(w, "# Bake benchmark, %s\n\n", time.Now().UTC().Format("2006-01-02"))
+		fmt.Fprintf(w, "`go run ./bench bake` on this machine (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration. Pairs are points² (every observer against every cell) per second per worker.\n\n",
+			runtime.NumCPU(), strings.TrimPrefix(runtime.Version(), "go"), budgets)
+		fmt.Fprintln(w, "| case | window | max distance | points | wall | projected | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		for _, r := range rows {
+			win, md := r.Window, "—"
+			if win == "" {
+				win = "whole"
+			}
+			if r.MaxDistance > 0 {
+				md = fmt.Sprintf("%g m", r.MaxDistance)
+			}
+			pps := r.pairsPerCoreSecond()
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %.3g | %.2f | %s |\n", r.Name, win, md, r.Points,
+				r.Wall.Round(100*time.Millisecond), r.Projected.Round(time.Second), compress.FormatBytes(r.PeakRSS),
+				compress.FormatBytes(r.Estimate), pps, 1e9/pps, r.Before)
+		}
+		if len(peers) > 0 {
+			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`heightmap.GDALViewshed`, no curvature, output read back), against our per-point work in the bake (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n")
+			fmt.Fprintln(w, "| window | observers | GDAL | ours, bake path | ours, bitmap | GDAL ÷ ours (bake path) |")
+			fmt.Fprintln(w, "|---|---|---|---|---|---|")
+			for _, r := range peers {
+				fmt.Fprintf(w, "| %s %s | %d | %.3f | %.3f | %.3f | %.2f× |\n", r.DEM, r.Window, r.Observers, r.GDAL, r.Ours, r.Bitmap, r.GDAL/r.Ours)
+			}
+		}
+		if tv != nil {
+			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches), 180 sectors, observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors 180`, one 1 GiB budget.\n\n", tv.Size)
+			fmt.Fprintln(w, "| Total_Viewshed (1 thread) | ours, 1 worker | ours, 2 workers | ours (1 worker) ÷ Total_Viewshed |")
+			fmt.Fprintln(w, "|---|---|---|---|")
+			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.2f× |\n", tv.TV.Seconds(), tv.Ours1.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds())
+		}
+		return nil
+	})
+}
+
+// peerCases are the windows GDAL's viewshed is timed on.
+var peerCases = []bakeCase{bakeCases[0], bakeCases[1]}
+
+// peerRow is one side-by-side timing, milliseconds per observer.
+type peerRow struct {
+	bakeCase
+	Observers          int
+	GDAL, Ours, Bitmap float64
+}
+
+// peerGDAL times GDAL's viewshed and ours from the same observers of c's
+// window, one after the other on this goroutine's thread.
+func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
+	w, err := heightmap.ParseWindow(c.Window)
+	if err != nil {
+		return peerRow{}, err
+	}
+	g, err := heightmap.Load(filepath.Join(data, c.DEM), heightmap.Options{Window: w})
+	if err != nil {
+		return peerRow{}, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	gv, err := heightmap.NewGDALViewshed(g)
+	if err != nil {
+		return peerRow{}, err
+	}
+	defer gv.Close()
+	p := horizon.DefaultParams()
+	m, err := horizon.New(cli.Terrain(g), p)
+	if err != nil {
+		return peerRow{}, err
+	}
+	geo, err := quadpvs.NewGeometry(g.Width, g.Height)
+	if err != nil {
+		return peerRow{}, err
+	}
+	wk, enc := m.NewWorker(), quadpvs.NewEncoder(geo)
+	lv := horizon.NewLevels(g.Width, g.Height)
+	var tree quadpvs.Tree
+	out := make([]byte, g.Width*g.Height)
+	bm := horizon.NewBitmap(g.Width, g.Height)
+	var tg, to, tb time.Duration
+	points := g.Width * g.Height
+	for i := range observers + 5 {
+		pt := int(int64(i) * int64(points) / int64(observers+5))
+		col, row := (pt%g.Width*7919+pt/g.Width)%g.Width, pt/g.Width
+		t0 := time.Now()
+		if err := gv.Viewshed(col, row, p.ObserverHeight, p.TargetHeight, out); err != nil {
+			return peerRow{}, err
+		}
+		t1 := time.Now()
+		if err := wk.Classify(col, row, lv, nil); err != nil {
+			return peerRow{}, err
+		}
+		if err := enc.EncodeLevels(lv, &tree); err != nil {
+			return peerRow{}, err
+		}
+		t2 := time.Now()
+		if bm, err = wk.Viewshed(col, row, bm); err != nil {
+			return peerRow{}, err
+		}
+		t3 := time.Now()
+		if i >= 5 { // the first few warm the caches
+			tg, to, tb = tg+t1.Sub(t0), to+t2.Sub(t1), tb+t3.Sub(t2)
+		}
+	}
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(observers) }
+	return peerRow{bakeCase: c, Observers: observers, GDAL: ms(tg), Ours: ms(to), Bitmap: ms(tb)}, nil
+}
+
+// tvRow is the Total_Viewshed comparison.
+type tvRow struct {
+	Size             int
+	TV, Ours1, Ours2 time.Duration
+}
+
+// peerTotalViewshed builds Tabik et al.'s total-viewshed program from
+// peers/Total_Viewshed in a copy under tmp, runs it on a UTM crop of the HGT
+// tile, and bakes the same crop with our baker at 180 sectors. Any missing
+// tool or failed step is returned as an error (the peer is then skipped).
+func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, error) {
+	src := filepath.Join(peers, "Total_Viewshed")
+	if _, err := os.Stat(filepath.Join(src, "Makefile")); err != nil {
+		return tvRow{}, err
+	}
+	for _, tool := range []string{"g++", "make", "gdalwarp", "gdal_translate"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tvRow{}, fmt.Errorf("%s not found (apt-get install g++ make gdal-bin)", tool)
+		}
+	}
+	base := filepath.Join(tmp, "tv")
+	work := filepath.Join(base, "work")
+	os.RemoveAll(work)
+	for _, d := range []string{filepath.Join(work, "obj"), filepath.Join(work, "input"), filepath.Join(work, "output"), filepath.Join(base, "cached")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return tvRow{}, err
+		}
+	}
+	files, _ := os.ReadDir(src)
+	for _, f := range files {
+		if f.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			return tvRow{}, err
+		}
+		if err := os.WriteFile(filepath.Join(work, f.Name()), b, 0o644); err != nil {
+			return tvRow{}, err
+		}
+	}
+	runIn := func(dir string, name string, args ...string) error {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		var se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &se
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, lastLine(se.String()))
+		}
+		return nil
+	}
+	if err := runIn(work, "make", "compute"); err != nil {
+		return tvRow{}, err
+	}
+	const size = 316
+	hgt, _ := filepath.Abs(filepath.Join(data, "N44W072.hgt"))
+	steps := [][]string{
+		{"gdal_translate", "-q", "-srcwin", "300", "300", "400", "400", hgt, "src.tif"},
+		{"gdalwarp", "-q", "-overwrite", "-t_srs", "EPSG:32619", "-tr", "80", "80", "-r", "bilinear", "src.tif", "utm.tif"},
+		{"gdal_translate", "-q", "-srcwin", "20", "20", fmt.Sprint(size), fmt.Sprint(size), "utm.tif", "crop.tif"},
+		{"gdal_translate", "-q", "-of", "ENVI", "-ot", "Float32", "crop.tif", "input/4900000_0300000_080.flt"},
+	}
+	for _, s := range steps {
+		if err := runIn(work, s[0], s[1:]...); err != nil {
+			return tvRow{}, err
+		}
+	}
+	var tv time.Duration
+	for range 2 { // the first run writes the per-sector caches
+		start := time.Now()
+		if err := runIn(work, "./comp.out", "4900000_0300000_080.flt", "-t0", "-H1.8"); err != nil {
+			return tvRow{}, err
+		}
+		tv = time.Since(start)
+	}
+	r := tvRow{Size: size, TV: tv}
+	for _, workers := range []int{1, 2} {
+		var so bytes.Buffer
+		cmd := exec.Command(bin, "bake", filepath.Join(work, "crop.tif"), "-o", filepath.Join(work, "ours.pvs"), "--budget", "1GiB",
+			"--sectors", "180", "--workers", fmt.Sprint(workers), "--quiet")
+		cmd.Stdout, cmd.Stderr = &so, log
+		if err := cmd.Run(); err != nil {
+			return tvRow{}, fmt.Errorf("our bake of the crop: %w", err)
+		}
+		m := bakedRE.FindStringSubmatch(so.String())
+		if m == nil {
+			return tvRow{}, fmt.Errorf("our bake of the crop printed %q", so.String())
+		}
+		sec, _ := strconv.ParseFloat(m[2], 64)
+		if workers == 1 {
+			r.Ours1 = time.Duration(sec * float64(time.Second))
+		} else {
+			r.Ours2 = time.Duration(sec * float64(time.Second))
+		}
+	}
+	os.RemoveAll(work)
+	return r, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

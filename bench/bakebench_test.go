@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBakeBenchReport: the GDAL side-by-side timing runs on a small real
+// window, and the report holds every case and the peer table.
+func TestBakeBenchReport(t *testing.T) {
+	data := "../../shared/data"
+	if _, err := os.Stat(filepath.Join(data, "N44W072.hgt")); err != nil {
+		t.Skipf("real DEMs absent: %v", err)
+	}
+	pc := bakeCase{Name: "hgt-48", DEM: "N44W072.hgt", Window: "700,700,48,48"}
+	pr, err := peerGDAL(pc, data, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(pr.GDAL > 0 && pr.Ours > 0 && pr.Bitmap > 0) || pr.Observers != 6 {
+		t.Fatalf("peer timing %+v", pr)
+	}
+	rows := []bakeRow{
+		{bakeCase: bakeCases[0], Points: 99856, Wall: 45 * time.Second, Projected: 50 * time.Second, PeakRSS: 120e6, Estimate: 130e6, Workers: 2},
+		{bakeCase: bakeCases[3], Points: 1442401, Wall: 200 * time.Second, PeakRSS: 480e6, Estimate: 510e6, Workers: 2},
+	}
+	dir := t.TempDir()
+	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, TV: 16 * time.Second, Ours1: 20 * time.Second, Ours2: 11 * time.Second}, "0.1GiB,1GiB"); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| hgt-316 | 700,700,316,316 | — | 99856 | 45s | 50s |", "| hgt-1201-2400m | whole | 2400 m | 1442401 |", "GDAL ÷ ours", "| 16.0 s | 20.0 s | 11.0 s | 1.25× |"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q:\n%s", want, readme)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "bake.csv"))
+	if n := strings.Count(string(csv), "\n"); n != 3 {
+		t.Errorf("bake.csv has %d lines, want a header and 2 rows", n)
+	}
+}
