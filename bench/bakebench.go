@@ -123,7 +123,16 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 			tv = &r
 		}
 	}
+	dir, err := newResultsDir(*out)
+	if err != nil {
+		return err
+	}
+	// The report is written again after every case, so that a long run
+	// stopped early keeps what it measured.
 	var rows []bakeRow
+	if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
+		return err
+	}
 	for _, c := range run {
 		row, err := bakeOne(c, bin, *data, *tmp, *budgets, stderr)
 		if err != nil {
@@ -133,13 +142,9 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 			c.Name, row.Points, row.Wall.Round(100*time.Millisecond), row.Projected.Round(time.Second),
 			compress.FormatBytes(row.PeakRSS), compress.FormatBytes(row.Estimate), row.pairsPerCoreSecond())
 		rows = append(rows, row)
-	}
-	dir, err := newResultsDir(*out)
-	if err != nil {
-		return err
-	}
-	if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
-		return err
+		if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
 	return nil

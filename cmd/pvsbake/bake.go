@@ -66,7 +66,7 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	if nw == 0 {
 		nw = runtime.GOMAXPROCS(0)
 	}
-	need := bake.Estimate(g.Width, g.Height, p.Sectors, nw, len(outputs))
+	need := bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, nw, len(outputs))
 	if avail := availableMemory(); avail > 0 && need > avail*9/10 {
 		return fmt.Errorf("baking %d×%d cells needs about %s of memory and %s is available; bake a smaller --window (about %d×%d)",
 			g.Width, g.Height, compress.FormatBytes(need), compress.FormatBytes(avail), g.Width/2, g.Height/2)
