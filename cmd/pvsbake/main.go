@@ -30,7 +30,7 @@ commands:
 Run 'pvsbake COMMAND -h' for a command's flags.`
 
 func main() {
-	err := run(os.Args[1:], os.Stdout, os.Stderr); profStop(); os.Exit(cli.Report("pvsbake", err, os.Stderr))
+	os.Exit(cli.Report("pvsbake", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
 // run executes one pvsbake command; errors are returned for main to print.
