@@ -54,6 +54,7 @@ type bakeRow struct {
 	PeakRSS   int64 // bytes
 	Estimate  int64 // bytes, bake.Estimate
 	Workers   int
+	ETA       time.Duration // the first progress line's elapsed + time left at or after one minute (0: none)
 }
 
 // pairsPerCoreSecond is observer–target pairs (points²) per second per core.
@@ -153,6 +154,7 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 var (
 	bakedRE     = regexp.MustCompile(`baked (\d+) points in ([0-9.]+) s \(\d+ points/s, (\d+) workers\)`)
 	projectedRE = regexp.MustCompile(`projected ([0-9hms.µ]+) with`)
+	progressRE  = regexp.MustCompile(`after ([0-9hms.]+), about ([0-9hms.]+) left`)
 )
 
 // bakeOne runs pvsbake bake for c as a child process and measures it.
@@ -188,7 +190,7 @@ func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow
 	workers := runtime.GOMAXPROCS(0)
 	row := bakeRow{bakeCase: c, Points: g.Width * g.Height, Workers: workers,
 		Estimate: bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, workers, outputs)}
-	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--quiet"}
+	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress-every", "20s"}
 	if c.Window != "" {
 		args = append(args, "--window", c.Window)
 	}
@@ -216,6 +218,14 @@ func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow
 	if m := projectedRE.FindStringSubmatch(se.String()); m != nil {
 		row.Projected, _ = time.ParseDuration(m[1])
 	}
+	for _, m := range progressRE.FindAllStringSubmatch(se.String(), -1) {
+		el, err1 := time.ParseDuration(m[1])
+		left, err2 := time.ParseDuration(m[2])
+		if err1 == nil && err2 == nil && el >= time.Minute {
+			row.ETA = el + left
+			break
+		}
+	}
 	return row, nil
 }
 
@@ -230,10 +240,10 @@ func removeStores(tmp, name string) {
 func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, budgets string) error {
 	err := atomicfile.Write(filepath.Join(dir, "bake.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"case", "dem", "window", "max_distance_m", "points", "wall_s", "projected_s", "peak_rss_bytes", "estimate_bytes", "workers", "pairs_per_core_s", "before"})
+		cw.Write([]string{"case", "dem", "window", "max_distance_m", "points", "wall_s", "projected_s", "eta_at_1min_s", "peak_rss_bytes", "estimate_bytes", "workers", "pairs_per_core_s", "before"})
 		for _, r := range rows {
 			cw.Write([]string{r.Name, r.DEM, r.Window, fmt.Sprint(r.MaxDistance), fmt.Sprint(r.Points),
-				fmt.Sprintf("%.1f", r.Wall.Seconds()), fmt.Sprintf("%.0f", r.Projected.Seconds()), fmt.Sprint(r.PeakRSS),
+				fmt.Sprintf("%.1f", r.Wall.Seconds()), fmt.Sprintf("%.0f", r.Projected.Seconds()), fmt.Sprintf("%.0f", r.ETA.Seconds()), fmt.Sprint(r.PeakRSS),
 				fmt.Sprint(r.Estimate), fmt.Sprint(r.Workers), fmt.Sprintf("%.4g", r.pairsPerCoreSecond()), r.Before})
 		}
 		cw.Flush()
@@ -244,10 +254,10 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 	}
 	return atomicfile.Write(filepath.Join(dir, "README.md"), func(w io.Writer) error {
 		fmt.Fprintf(w, "# Bake benchmark, %s\n\n", time.Now().UTC().Format("2006-01-02"))
-		fmt.Fprintf(w, "`go run ./bench bake` on this machine (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration. Pairs are points² (every observer against every cell) per second per worker.\n\n",
+		fmt.Fprintf(w, "`go run ./bench bake` on this machine (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration; ETA is elapsed + time left on its first progress line at or after one minute (— for bakes shorter than that). Pairs are points² (every observer against every cell) per second per worker.\n\n",
 			runtime.NumCPU(), strings.TrimPrefix(runtime.Version(), "go"), budgets)
-		fmt.Fprintln(w, "| case | window | max distance | points | wall | projected | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| case | window | max distance | points | wall | projected | ETA at 1 min | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
 			win, md := r.Window, "—"
 			if win == "" {
@@ -257,8 +267,12 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 				md = fmt.Sprintf("%g m", r.MaxDistance)
 			}
 			pps := r.pairsPerCoreSecond()
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %.3g | %.2f | %s |\n", r.Name, win, md, r.Points,
-				r.Wall.Round(100*time.Millisecond), r.Projected.Round(time.Second), compress.FormatBytes(r.PeakRSS),
+			eta := "—"
+			if r.ETA > 0 {
+				eta = fmt.Sprintf("%s (%+.0f%%)", r.ETA.Round(time.Second), 100*(r.ETA.Seconds()/r.Wall.Seconds()-1))
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %.3g | %.2f | %s |\n", r.Name, win, md, r.Points,
+				r.Wall.Round(100*time.Millisecond), r.Projected.Round(time.Second), eta, compress.FormatBytes(r.PeakRSS),
 				compress.FormatBytes(r.Estimate), pps, 1e9/pps, r.Before)
 		}
 		if len(peers) > 0 {

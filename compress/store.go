@@ -55,18 +55,19 @@ type VisParams struct {
 	MaxDistanceM    float64 `json:"max_distance_m"`
 	EarthCurvature  bool    `json:"earth_curvature"`
 	Refraction      float64 `json:"refraction"`
+	MarginM         float64 `json:"margin_m,omitempty"`
 }
 
 // Horizon returns the parameters as horizon.Params.
 func (v VisParams) Horizon() horizon.Params {
 	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
-		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction}
+		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM}
 }
 
 // FromHorizon converts horizon.Params.
 func FromHorizon(p horizon.Params) VisParams {
 	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
-		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction}
+		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin}
 }
 
 // Stats are measured while baking: the STAT section, as JSON.

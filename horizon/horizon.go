@@ -47,6 +47,13 @@ type Params struct {
 	// (R = 6,371,008.8 m). Off by default, as in gdal_viewshed -cc 0.
 	EarthCurvature bool
 	Refraction     float64 // refraction coefficient in [0, 1), used with EarthCurvature
+	// Margin in metres (≥ 0): a target counts as hidden only when its top
+	// lies below the line of sight over the terrain by at least this much,
+	// i.e. every target is judged Margin metres taller. A conservative
+	// margin for grazing lines of sight, which the sector approximation can
+	// judge hidden though the exact line clears the terrain by millimetres.
+	// 0 is the thesis's test.
+	Margin float64
 }
 
 // DefaultParams returns S = 1024 sectors, observer and target 1.8 m tall, no
@@ -117,7 +124,8 @@ type Model struct {
 
 // Validate reports parameters New would refuse (errors wrap ErrParams): S
 // from 8 to 65,534 sectors, heights ≥ 0 metres, a max distance ≥ 0 metres,
-// and with Earth curvature a refraction coefficient in [0, 1).
+// a margin ≥ 0 metres, and with Earth curvature a refraction coefficient in
+// [0, 1).
 func (p Params) Validate() error {
 	switch {
 	case p.Sectors < 8 || p.Sectors >= math.MaxUint16:
@@ -126,6 +134,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: observer height %g m and target height %g m must be ≥ 0", ErrParams, p.ObserverHeight, p.TargetHeight)
 	case !(p.MaxDistance >= 0) || math.IsInf(p.MaxDistance, 0):
 		return fmt.Errorf("%w: max distance %g m must be ≥ 0 and finite", ErrParams, p.MaxDistance)
+	case !(p.Margin >= 0) || math.IsInf(p.Margin, 0):
+		return fmt.Errorf("%w: margin %g m must be ≥ 0 and finite", ErrParams, p.Margin)
 	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
 		return fmt.Errorf("%w: refraction coefficient %g, want 0 ≤ k < 1", ErrParams, p.Refraction)
 	}

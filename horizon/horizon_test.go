@@ -301,3 +301,26 @@ func TestFidelity(t *testing.T) {
 func bitmapVisible(b Bitmap) func(int) bool {
 	return func(i int) bool { return b.Words[i>>6]>>(uint(i)&63)&1 != 0 }
 }
+
+// TestMargin: a margin of m metres judges every target m metres taller: a
+// 3 m wall hides the cells just behind it from a 1.8 m eye, but not with a
+// margin that lifts the targets above the sight line; a negative margin is
+// refused.
+func TestMargin(t *testing.T) {
+	ter := plane(60, 41, 2)
+	for r := range 41 {
+		ter.Elev[r*60+20] = 3
+	}
+	p := DefaultParams()
+	if b := viewshed(t, ter, p, 5, 20); b.Visible(30, 20) {
+		t.Fatal("cell (30,20) behind the wall is visible without a margin")
+	}
+	p.Margin = 3 // target top at 4.8 m: above the sight line from the 1.8 m eye over the 3 m wall, 3.8 m at (30,20)
+	if b := viewshed(t, ter, p, 5, 20); !b.Visible(30, 20) {
+		t.Error("cell (30,20) is hidden with a 3 m margin")
+	}
+	p.Margin = -1
+	if _, err := New(ter, p); !errors.Is(err, ErrParams) {
+		t.Errorf("margin -1 m: %v", err)
+	}
+}

@@ -25,7 +25,7 @@ type Worker struct {
 	n    []int32   // steps of each sector's midline walked (inside the grid), last observer
 	suf  []float32 // scratch of suffixMax
 	eye  float32   // eye elevation of the last observer, metres
-	tau  float32   // target height minus eye elevation, metres
+	tau  float32   // target height plus margin minus eye elevation, metres
 	col  int       // last observer
 	row  int
 }
@@ -81,7 +81,7 @@ func (w *Worker) walk(col, row int) {
 	obs := row*W + col
 	eye := elev[obs] + float32(m.p.ObserverHeight)
 	w.eye, w.col, w.row = eye, col, row
-	w.tau = float32(m.p.TargetHeight) - eye
+	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
 	negInf := float32(math.Inf(-1))
 	for k := range w.n {
 		start := int(m.lineStart[k])

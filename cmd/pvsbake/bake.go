@@ -21,7 +21,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--workers N] [--quiet]"
+const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--workers N] [--quiet] [--progress-every 30s]"
 
 // runBake bakes a DEM into one store per budget (§3.1–3.4).
 func runBake(args []string, stdout, stderr io.Writer) error {
@@ -34,7 +34,8 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	budgets := fs.String("budget", "", "memory budget of the store, e.g. 100MB, 0.5GiB, or a `list` 0.1GB,0.25GB,0.5GB,1GB")
 	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
 	workers := fs.Int("workers", 0, "goroutines computing viewsheds (default GOMAXPROCS)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	quiet := fs.Bool("quiet", false, "no progress bar or progress lines")
+	every := fs.Duration("progress-every", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -88,9 +89,20 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 	}
 	start := time.Now()
-	cfg.Progress = func(done, _ int) {
+	lines := bar == nil && !*quiet && *every > 0
+	next := start.Add(*every)
+	cfg.Progress = func(done, total int) {
 		if bar != nil {
 			bar.Set(done)
+		}
+		if lines && done < total && done&255 == 0 {
+			if now := time.Now(); now.After(next) {
+				next = now.Add(*every)
+				el := now.Sub(start)
+				left := time.Duration(float64(el) * float64(total-done) / float64(done))
+				fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
+					100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
+			}
 		}
 	}
 	stats, err := bake.Run(ctx, cfg)

@@ -14,7 +14,7 @@ import (
 	"frontiersets/internal/render"
 )
 
-const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--png out.png] [--horizon out.csv]"
+const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--margin 0] [--png out.png] [--horizon out.csv]"
 
 // runViewshed writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.

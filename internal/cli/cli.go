@@ -146,8 +146,8 @@ type VisFlags struct {
 }
 
 // Register adds --sectors, --observer-height, --target-height,
-// --max-distance, --curvature and --refraction to fs, with the defaults of
-// horizon.DefaultParams.
+// --max-distance, --curvature, --refraction and --margin to fs, with the
+// defaults of horizon.DefaultParams.
 func (v *VisFlags) Register(fs *flag.FlagSet) {
 	d := horizon.DefaultParams()
 	fs.IntVar(&v.p.Sectors, "sectors", d.Sectors, "number of azimuth `sectors` S")
@@ -156,6 +156,7 @@ func (v *VisFlags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&v.p.MaxDistance, "max-distance", 0, "hide cells farther than this many `metres` (0: no limit)")
 	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
 	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
+	fs.Float64Var(&v.p.Margin, "margin", d.Margin, "count a target hidden only when it lies this many `metres` below the line of sight (conservative for grazing lines)")
 }
 
 // Params returns the parameters; their validation is horizon.New's.
