@@ -412,30 +412,6 @@ func (m *Model) buildPyramid() {
 	}
 }
 
-// rectMax returns the highest elevation of the cells [c0,c1] × [r0,r1]
-// (inclusive), from the pyramid: whole quads inside the rectangle read their
-// maximum, quads across its edge are split.
-func (m *Model) rectMax(c0, r0, c1, r1 int) float32 {
-	top := len(m.zmax) - 1
-	return m.rectMaxQuad(top, 0, 0, c0, r0, c1, r1)
-}
-
-func (m *Model) rectMaxQuad(l, x, y, c0, r0, c1, r1 int) float32 {
-	qc0, qr0 := x<<l, y<<l
-	qc1, qr1 := min(qc0+1<<l, m.t.Width)-1, min(qr0+1<<l, m.t.Height)-1
-	if qc0 > c1 || qc1 < c0 || qr0 > r1 || qr1 < r0 || qc0 > qc1 || qr0 > qr1 {
-		return float32(math.Inf(-1))
-	}
-	if c0 <= qc0 && qc1 <= c1 && r0 <= qr0 && qr1 <= r1 {
-		return m.zmax[l][y*int(m.cols[l])+x]
-	}
-	z := float32(math.Inf(-1))
-	for k := range 4 {
-		z = max(z, m.rectMaxQuad(l-1, 2*x+k&1, 2*y+k>>1, c0, r0, c1, r1))
-	}
-	return z
-}
-
 // quadsAcross returns how many quads of side 2^l cells cover a width×height
 // grid per row and per column.
 func quadsAcross(width, height, l int) (cols, rows int) {
