@@ -13,6 +13,13 @@
 // Angles are carried as slopes (tangent of the elevation angle) inside the
 // hot loops and converted to radians only for export.
 //
+// Worker.Viewshed classifies every cell into a bitmap; Worker.Classify gives
+// the same answer as a quad pyramid (Levels), deciding whole quads from a
+// min/max elevation pyramid and looking at cells one by one only along the
+// boundaries of visible regions: the bake's path into predictive quadtrees
+// (§3.2). Each midline's walk stops as soon as the rest of the line cannot
+// raise its running maximum.
+//
 // A Model holds the observer-independent tables of one terrain and parameter
 // set and is safe for concurrent use; each goroutine computes viewsheds with
 // its own Worker, whose scratch memory is reused so that steady-state

@@ -144,3 +144,22 @@ func TestVerify(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out, errOut)
 	}
 }
+
+// TestVerifyExact: a store baked with a margin passes the check against the
+// exact line of sight, which names itself in the report.
+func TestVerifyExact(t *testing.T) {
+	dem, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors, p.Margin = 256, 2
+	store := filepath.Join(t.TempDir(), "margin.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "5", "--sample", "8", "--exact")
+	if code != 0 || !strings.Contains(out, "exact line of sight") || !strings.Contains(out, "violations 0") {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
