@@ -68,32 +68,17 @@ func BenchmarkNew(b *testing.B) {
 // observers/s and ns per observer–cell pair.
 func BenchmarkClassify(b *testing.B) {
 	for _, bt := range benchTerrains {
-		b.Run(bt.name, func(b *testing.B) {
-			ter := loadWindow(b, bt.name, bt.win)
-			m, err := New(ter, DefaultParams())
-			if err != nil {
-				b.Fatal(err)
-			}
-			w := m.NewWorker()
-			lv := NewLevels(ter.Width, ter.Height)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				c, r := (i*7919)%ter.Width, (i*104729)%ter.Height
-				if err := w.Classify(c, r, lv, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ter.Width*ter.Height), "ns/pair")
-		})
+		b.Run(bt.name, func(b *testing.B) { benchClassify(b, loadWindow(b, bt.name, bt.win)) })
 	}
 }
 
 // BenchmarkClassifyLarge is BenchmarkClassify on a 1025² window of the HGT
 // tile, the game-map size.
 func BenchmarkClassifyLarge(b *testing.B) {
-	ter := loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025})
+	benchClassify(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025}))
+}
+
+func benchClassify(b *testing.B, ter Terrain) {
 	m, err := New(ter, DefaultParams())
 	if err != nil {
 		b.Fatal(err)
