@@ -55,10 +55,10 @@ type Config struct {
 // the visibility tables (horizon.TableBytes), each worker's scratch (profiles,
 // status pyramids, trees), the reorder window of per-point trees, the
 // per-level partial unions, each output's quad index — plus 80 MiB for the
-// runtime and the output buffers. Measured against peak RSS in
-// bench/results (bench bake): 316² HGT 130 MB estimated, 120–139 MB
-// measured; the whole 1201² tile with a 2,400 m view distance 513 MB
-// estimated, 481 MB measured.
+// runtime and the output buffers. Against peak RSS with four budgets
+// (bench/results/2026-11-22): 316² HGT 137 MB estimated, 120–139 MB
+// measured; 1025² HGT 447 MB, 427 MB; the whole 1201² tile with a 2,400 m
+// view distance 538 MB, 481–487 MB.
 func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outputs int) int64 {
 	w, h := int64(width), int64(height)
 	cells := w * h
