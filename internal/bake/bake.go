@@ -250,14 +250,14 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 }
 
 // quadWriter caps every finished quad for each output and appends it to the
-// output's store, sampling hidden cells kept on every sample-th quad.
+// output's store, sampling hidden cells kept on every sample-th quad. The
+// outputs whose caps count codes (budgets) and those whose caps count nodes
+// form two groups, each capped in one pass (CapEach), largest cap first.
 type quadWriter struct {
 	g      quadpvs.Geometry
 	outs   []*output
 	sample int
-	order  []int // outputs by cap, largest first, when all caps count the same thing
-	codes  bool  // the caps count codes (budgets), else nodes
-	each   bool  // cap all outputs in one pass (CapEach)
+	groups [2][]int // outputs capped on codes, on nodes; by cap, largest first
 	capper quadpvs.Capper
 	walker quadpvs.Walker
 	dst    []quadpvs.Tree // per output
@@ -268,18 +268,17 @@ type quadWriter struct {
 
 func newQuadWriter(g quadpvs.Geometry, outs []*output, sample int) *quadWriter {
 	qw := &quadWriter{g: g, outs: outs, sample: sample, dst: make([]quadpvs.Tree, len(outs)), bound: make([]bool, len(outs))}
-	nodes, codes := 0, 0
 	for i, o := range outs {
-		qw.order = append(qw.order, i)
-		if o.cfg.Cap.Codes > 0 {
-			codes++
-		} else if o.cfg.Cap.Nodes > 0 {
-			nodes++
+		switch {
+		case o.cfg.Cap.Codes > 0:
+			qw.groups[0] = append(qw.groups[0], i)
+		case o.cfg.Cap.Nodes > 0:
+			qw.groups[1] = append(qw.groups[1], i)
 		}
 	}
-	qw.codes = codes > 0
-	qw.each = nodes == 0 || codes == 0
-	sort.SliceStable(qw.order, func(a, b int) bool { return qw.limit(qw.order[a]) > qw.limit(qw.order[b]) })
+	for _, gr := range qw.groups {
+		sort.SliceStable(gr, func(a, b int) bool { return qw.limit(gr[a]) > qw.limit(gr[b]) })
+	}
 	return qw
 }
 
@@ -301,31 +300,29 @@ func (qw *quadWriter) write(q int, t *quadpvs.Tree) error {
 	if sampled {
 		before = qw.walker.HiddenCells(qw.g, t)
 	}
-	if qw.each {
-		size := t.Nodes()
-		if qw.codes {
-			size = t.Len()
+	clear(qw.bound)
+	for k, gr := range qw.groups {
+		size := t.Len()
+		if k == 1 {
+			size = t.Nodes()
 		}
 		qw.lims, qw.dsts = qw.lims[:0], qw.dsts[:0]
-		for _, i := range qw.order {
-			l := qw.limit(i)
-			qw.bound[i] = size > l
-			if qw.bound[i] {
+		for _, i := range gr {
+			if l := qw.limit(i); size > l {
+				qw.bound[i] = true
 				qw.lims = append(qw.lims, l)
 				qw.dsts = append(qw.dsts, &qw.dst[i])
 			}
 		}
 		if len(qw.lims) > 0 {
-			if err := qw.capper.CapEach(qw.dsts, t, qw.lims, qw.codes); err != nil {
+			if err := qw.capper.CapEach(qw.dsts, t, qw.lims, k == 0); err != nil {
 				return err
 			}
 		}
 	}
 	for i, o := range qw.outs {
 		c := t
-		if !qw.each {
-			c = o.cfg.Cap.Apply(&qw.capper, &qw.dst[i], t)
-		} else if qw.bound[i] {
+		if qw.bound[i] {
 			c = &qw.dst[i]
 		}
 		if err := o.w.Add(q, c); err != nil {
