@@ -162,7 +162,6 @@ var (
 // bakeOne runs pvsbake bake for c as a child process and measures it.
 func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
 	dem := filepath.Join(data, c.DEM)
-	var g *heightmap.Grid
 	if size, ok := strings.CutPrefix(c.DEM, "synth:"); ok {
 		n, _ := strconv.Atoi(size)
 		dem = filepath.Join(tmp, fmt.Sprintf("synth-%d.tif", n))

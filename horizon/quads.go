@@ -76,7 +76,9 @@ func NewMask(width, height int, nodata []bool) *Mask {
 }
 
 // Classify computes the visibility of every cell from an observer standing
-// at cell (col,row), as Viewshed does, but writes it as a quad pyramid into
+// at cell (col,row) — the per-cell test of §3.1, as Viewshed applies it —
+// but writes it as the quad pyramid of §3.2 (the predictive quadtree's
+// statuses, for quadpvs.Encoder.EncodeLevels) into
 // lv (made by NewLevels for the terrain's size): top-down, a quad is decided
 // wholly hidden or wholly visible from bounds (its lowest and highest
 // elevation, its nearest and farthest cell, the midlines that bracket its
