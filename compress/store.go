@@ -81,6 +81,59 @@ type Stats struct {
 	HiddenQuads int     `json:"hidden_kept_quads"`
 }
 
+// Tally accumulates a store's statistics while its quads are written. The
+// tallies of a sharded bake's parts add up (Add) to the single bake's, which
+// Stats turns into the STAT section.
+type Tally struct {
+	Quads        int   `json:"quads"` // trees written
+	NodesTotal   int64 `json:"nodes_total"`
+	NodesMax     int   `json:"nodes_max"`
+	CodesTotal   int64 `json:"codes_total"`
+	MemoryBytes  int64 `json:"memory_bytes"`
+	HiddenBefore int64 `json:"hidden_before"` // hidden cells of the sampled quads before capping
+	HiddenAfter  int64 `json:"hidden_after"`  // and after
+	HiddenQuads  int   `json:"hidden_quads"`  // quads sampled
+}
+
+// Tree counts one written tree.
+func (t *Tally) Tree(tr *quadpvs.Tree) {
+	t.Quads++
+	t.NodesTotal += int64(tr.Nodes())
+	t.NodesMax = max(t.NodesMax, tr.Nodes())
+	t.CodesTotal += int64(tr.Len())
+	t.MemoryBytes += int64(QuadOverhead + quadpvs.BytesFor(tr.Len()))
+}
+
+// Hidden counts one sampled quad's hidden cells before and after capping.
+func (t *Tally) Hidden(before, after int) {
+	t.HiddenBefore += int64(before)
+	t.HiddenAfter += int64(after)
+	t.HiddenQuads++
+}
+
+// Add adds o's counts to t's.
+func (t *Tally) Add(o Tally) {
+	t.Quads += o.Quads
+	t.NodesTotal += o.NodesTotal
+	t.NodesMax = max(t.NodesMax, o.NodesMax)
+	t.CodesTotal += o.CodesTotal
+	t.MemoryBytes += o.MemoryBytes
+	t.HiddenBefore += o.HiddenBefore
+	t.HiddenAfter += o.HiddenAfter
+	t.HiddenQuads += o.HiddenQuads
+}
+
+// Stats returns the statistics the tally makes: HiddenKept is
+// HiddenAfter ÷ HiddenBefore, 1 when nothing hidden was sampled.
+func (t Tally) Stats() Stats {
+	st := Stats{Quads: t.Quads, NodesTotal: t.NodesTotal, NodesMax: t.NodesMax, CodesTotal: t.CodesTotal,
+		MemoryBytes: t.MemoryBytes, HiddenKept: 1, HiddenQuads: t.HiddenQuads}
+	if t.HiddenBefore > 0 {
+		st.HiddenKept = float64(t.HiddenAfter) / float64(t.HiddenBefore)
+	}
+	return st
+}
+
 // FormatError reports a store that is truncated, corrupt, foreign or of
 // another version, with the byte offset where reading failed.
 type FormatError struct {
@@ -124,12 +177,10 @@ type File interface {
 // temporary file and renaming it is the caller's (internal/bake). It is not
 // safe for concurrent use.
 type Writer struct {
-	f       File
-	bw      *bufio.Writer
+	sectionWriter
 	h       Header
 	quads   int
 	codeAt  int64  // offset of the CODE section header
-	pos     int64  // bytes written so far
 	words   uint64 // code words written
 	crc     uint32
 	idx     []byte // QIDX entries, by quad index
@@ -145,7 +196,7 @@ func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Wri
 		return nil, fmt.Errorf("compress: %d elevations for a %d×%d grid", len(elev), h.Width, h.Height)
 	}
 	h.Encoding = Encoding
-	w := &Writer{f: f, bw: bufio.NewWriterSize(f, 1<<20), h: h, quads: quads,
+	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: quads,
 		idx: make([]byte, quads*qidxEntrySize), set: make([]bool, quads)}
 	if err := w.start(elev, nodata); err != nil {
 		return nil, err
@@ -153,15 +204,35 @@ func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Wri
 	return w, nil
 }
 
-func (w *Writer) write(p []byte) error {
+// sectionWriter writes a file of sections (FORMAT.md) through a buffer,
+// counting the offset.
+type sectionWriter struct {
+	f   File
+	bw  *bufio.Writer
+	pos int64 // bytes written so far
+}
+
+func newSectionWriter(f File) sectionWriter {
+	return sectionWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20)}
+}
+
+func (w *sectionWriter) write(p []byte) error {
 	n, err := w.bw.Write(p)
 	w.pos += int64(n)
 	return err
 }
 
+// fileHeader writes the magic and the format version.
+func (w *sectionWriter) fileHeader(magic string, version uint32) error {
+	var fh [fileHeaderSize]byte
+	copy(fh[:], magic)
+	binary.LittleEndian.PutUint32(fh[8:], version)
+	return w.write(fh[:])
+}
+
 // section writes a whole section: payload compressed with zstd when that
 // makes it at least 10% smaller.
-func (w *Writer) section(tag string, raw []byte) error {
+func (w *sectionWriter) section(tag string, raw []byte) error {
 	codec, stored := uint32(codecRaw), raw
 	if len(raw) > 256 {
 		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
@@ -177,6 +248,37 @@ func (w *Writer) section(tag string, raw []byte) error {
 	return w.write(stored)
 }
 
+// grid writes the ELEV section and, when nodata is not nil, NDAT.
+func (w *sectionWriter) grid(elev []float32, nodata []bool) error {
+	if err := w.section(tagElev, elevBytes(elev)); err != nil {
+		return err
+	}
+	if nodata != nil {
+		return w.section(tagNdat, nodataBytes(nodata))
+	}
+	return nil
+}
+
+// elevBytes returns the ELEV payload: float32 little-endian.
+func elevBytes(elev []float32) []byte {
+	eb := make([]byte, 4*len(elev))
+	for i, v := range elev {
+		binary.LittleEndian.PutUint32(eb[4*i:], math.Float32bits(v))
+	}
+	return eb
+}
+
+// nodataBytes returns the NDAT payload: bit i of byte i/8 set for cell i.
+func nodataBytes(nodata []bool) []byte {
+	nb := make([]byte, (len(nodata)+7)/8)
+	for i, v := range nodata {
+		if v {
+			nb[i>>3] |= 1 << (i & 7)
+		}
+	}
+	return nb
+}
+
 func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []byte {
 	b := make([]byte, sectionHeaderSize)
 	copy(b, tag)
@@ -188,10 +290,7 @@ func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []b
 }
 
 func (w *Writer) start(elev []float32, nodata []bool) error {
-	var fh [fileHeaderSize]byte
-	copy(fh[:], Magic)
-	binary.LittleEndian.PutUint32(fh[8:], Version)
-	if err := w.write(fh[:]); err != nil {
+	if err := w.fileHeader(Magic, Version); err != nil {
 		return err
 	}
 	head, err := json.Marshal(w.h)
@@ -201,23 +300,8 @@ func (w *Writer) start(elev []float32, nodata []bool) error {
 	if err := w.section(tagHead, head); err != nil {
 		return err
 	}
-	eb := make([]byte, 4*len(elev))
-	for i, v := range elev {
-		binary.LittleEndian.PutUint32(eb[4*i:], math.Float32bits(v))
-	}
-	if err := w.section(tagElev, eb); err != nil {
+	if err := w.grid(elev, nodata); err != nil {
 		return err
-	}
-	if nodata != nil {
-		nb := make([]byte, (len(nodata)+7)/8)
-		for i, v := range nodata {
-			if v {
-				nb[i>>3] |= 1 << (i & 7)
-			}
-		}
-		if err := w.section(tagNdat, nb); err != nil {
-			return err
-		}
 	}
 	// CODE is streamed raw; its lengths and checksum are patched by Commit.
 	w.codeAt = w.pos
@@ -363,15 +447,9 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 				return nil, &FormatError{at, fmt.Sprintf("tree encoding %q, this build reads %q", s.Encoding, Encoding)}
 			}
 		case tagElev:
-			s.Elev = make([]float32, len(payload)/4)
-			for i := range s.Elev {
-				s.Elev[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
-			}
+			s.Elev = decodeElev(payload)
 		case tagNdat:
-			s.Nodata = make([]bool, 8*len(payload))
-			for i := range s.Nodata {
-				s.Nodata[i] = payload[i>>3]>>(i&7)&1 != 0
-			}
+			s.Nodata = decodeNodata(payload)
 		case tagQidx:
 			qidx = payload
 		case tagStat:
@@ -383,6 +461,25 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 		}
 		// Unknown sections are skipped: later minor versions may add some.
 	}
+}
+
+// decodeElev decodes an ELEV payload (a trailing partial value is dropped;
+// callers check the count).
+func decodeElev(payload []byte) []float32 {
+	elev := make([]float32, len(payload)/4)
+	for i := range elev {
+		elev[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+	}
+	return elev
+}
+
+// decodeNodata decodes an NDAT payload into 8 flags per byte.
+func decodeNodata(payload []byte) []bool {
+	nodata := make([]bool, 8*len(payload))
+	for i := range nodata {
+		nodata[i] = payload[i>>3]>>(i&7)&1 != 0
+	}
+	return nodata
 }
 
 // finish checks the sections against the header and builds the hierarchy.

@@ -102,48 +102,88 @@ type Emit func(l, x, y int, t *Tree) error
 // streamed in Morton order, so that only one partial union per level is held
 // at a time, never all the per-point PVSs: when the last child of a quad
 // arrives, the quad's union is finished, normalised and emitted, and merged
-// into its parent's partial union. It is not safe for concurrent use.
+// into its parent's partial union. Quads are emitted in post-order: a quad's
+// whole subtree, then the quad. It is not safe for concurrent use.
 type HierarchyBuilder struct {
 	g     Geometry
 	emit  Emit
 	m     Merger
 	z     Normalizer
+	span  Span
 	acc   []Tree // acc[l]: partial union of the current quad of level l (l ≥ 1)
 	has   []bool // acc[l] holds something
 	tmp   [2]Tree
-	next  int // index in Morton order of the next cell expected
+	next  int // index in order of the next quad expected
 	order [][2]int
 }
 
-// NewHierarchyBuilder returns a builder for geometry g that hands every
-// finished quad to emit.
-func NewHierarchyBuilder(g Geometry, emit Emit) *HierarchyBuilder {
-	return &HierarchyBuilder{
-		g: g, emit: emit,
-		acc: make([]Tree, g.Levels()), has: make([]bool, g.Levels()),
-		order: g.MortonCells(nil),
-	}
+// Span is the part of a hierarchy a HierarchyBuilder builds: it takes the
+// PVSs of the quads of level Base whose ranks in the Morton order of that
+// level are First ≤ r < Last, and merges and emits them up to level Top:
+// quads of level Top are emitted but not merged further. A sharded bake
+// builds each shard's whole subtrees of some level L with Span{0, L, …}
+// and joins their roots with Span{L, K, 0, count}.
+type Span struct {
+	Base, Top   int // levels, 0 ≤ Base ≤ Top ≤ K
+	First, Last int // Morton ranks among the quads of level Base
 }
 
-// Order returns the cells in the order Add wants them (Morton order).
+// NewHierarchyBuilder returns a builder for geometry g that hands every
+// finished quad to emit: the whole hierarchy, from the cells to the root.
+func NewHierarchyBuilder(g Geometry, emit Emit) *HierarchyBuilder {
+	b, _ := NewSpanBuilder(g, Span{Top: g.K, Last: -1}, emit)
+	return b
+}
+
+// NewSpanBuilder returns a builder for the part s of geometry g's hierarchy;
+// Last < 0 means through the last quad of level Base. Errors name a span
+// outside g.
+func NewSpanBuilder(g Geometry, s Span, emit Emit) (*HierarchyBuilder, error) {
+	if s.Base < 0 || s.Base > s.Top || s.Top > g.K {
+		return nil, fmt.Errorf("quadpvs: span of levels %d to %d in a hierarchy of %d levels", s.Base, s.Top, g.Levels())
+	}
+	order := g.MortonQuads(s.Base, nil)
+	if s.Last < 0 {
+		s.Last = len(order)
+	}
+	if s.First < 0 || s.First > s.Last || s.Last > len(order) {
+		return nil, fmt.Errorf("quadpvs: span of quads %d to %d of the %d of level %d", s.First, s.Last, len(order), s.Base)
+	}
+	return &HierarchyBuilder{
+		g: g, emit: emit, span: s,
+		acc: make([]Tree, g.Levels()), has: make([]bool, g.Levels()),
+		order: order[s.First:s.Last],
+	}, nil
+}
+
+// MortonQuads appends to dst the quads of level l that intersect the
+// terrain, in Morton (Z) order, as (x,y) pairs; for l = 0 these are
+// MortonCells.
+func (g Geometry) MortonQuads(l int, dst [][2]int) [][2]int {
+	c, r := g.QuadsAcross(l)
+	return Geometry{Width: c, Height: r, K: g.K - l}.MortonCells(dst)
+}
+
+// Order returns the quads (cells for the whole hierarchy) in the order Add
+// wants them: Morton order, the span's part of it.
 func (b *HierarchyBuilder) Order() [][2]int { return b.order }
 
-// Add takes the PVS tree of cell (col,row), which must be the next cell of
-// Order(). Add may swap t's memory with its own buffers: t is left holding
-// some reusable tree memory, not the cell's PVS. Errors are emit's, or an
-// out-of-order cell.
-func (b *HierarchyBuilder) Add(col, row int, t *Tree) error {
-	if b.next >= len(b.order) || b.order[b.next] != [2]int{col, row} {
-		return fmt.Errorf("quadpvs: cell (%d,%d) added out of Morton order", col, row)
+// Add takes the PVS tree of quad (x,y) of the span's base level (cell
+// (col,row) for the whole hierarchy), which must be the next of Order().
+// Add may swap t's memory with its own buffers: t is left holding some
+// reusable tree memory, not the quad's PVS. Errors are emit's, or an
+// out-of-order quad.
+func (b *HierarchyBuilder) Add(x, y int, t *Tree) error {
+	if b.next >= len(b.order) || b.order[b.next] != [2]int{x, y} {
+		return fmt.Errorf("quadpvs: quad (%d,%d) of level %d added out of Morton order", x, y, b.span.Base)
 	}
 	b.next++
-	x, y := col, row
-	for l := 0; ; l++ {
+	for l := b.span.Base; ; l++ {
 		// t is the finished PVS of quad (l,x,y).
 		if err := b.emit(l, x, y, t); err != nil {
 			return err
 		}
-		if l == b.g.K {
+		if l == b.span.Top {
 			return nil
 		}
 		if !b.has[l+1] {
@@ -177,7 +217,7 @@ func (b *HierarchyBuilder) lastChild(l, x, y int) bool {
 	return true
 }
 
-// Done reports whether every cell has been added.
+// Done reports whether every quad of Order() has been added.
 func (b *HierarchyBuilder) Done() bool { return b.next == len(b.order) }
 
 // NewHierarchy returns an empty Hierarchy of geometry g, to be filled with

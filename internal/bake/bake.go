@@ -27,9 +27,12 @@ import (
 )
 
 // Output is one store to write: its path and the cap its PVSs get, derived
-// from Budget (bytes, 0 when Cap was given in nodes).
+// from Budget (bytes, 0 when Cap was given in nodes). Label names the
+// output among several (the budget as given, "64MB", or "n267"); a sharded
+// bake's join names its stores from it.
 type Output struct {
 	Path   string
+	Label  string
 	Budget int64
 	Cap    compress.Cap
 }
@@ -46,6 +49,17 @@ type Config struct {
 	// HiddenSample measures hidden cells kept on every HiddenSample-th quad
 	// (0 means 16).
 	HiddenSample int
+	// Shard, when Count > 0, bakes only shard Index of Count (PlanShards)
+	// into the partial file Path instead of the Outputs' stores, which
+	// Join writes from all the shards' partials.
+	Shard Shard
+}
+
+// Shard is one share of a sharded bake: shard Index (0 ≤ Index < Count),
+// written to the partial file Path.
+type Shard struct {
+	Index, Count int
+	Path         string
 }
 
 // Estimate returns the peak resident memory in bytes a bake of a
@@ -97,30 +111,47 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if sample <= 0 {
 		sample = 16
 	}
-	quads := g.QuadCount()
-	outs := make([]*output, len(cfg.Outputs))
-	defer func() {
-		for _, o := range outs {
-			if o != nil {
-				o.abort()
-			}
-		}
-	}()
-	for i, oc := range cfg.Outputs {
-		o, err := createOutput(oc, headerFor(dem, cfg.Params, oc), quads, dem)
+	span := quadpvs.Span{Top: g.K, Last: -1}
+	var sk sink
+	if sh := cfg.Shard; sh.Count > 0 {
+		plan, err := PlanShards(g, dem.Nodata, sh.Count)
 		if err != nil {
 			return nil, err
 		}
-		outs[i] = o
+		if sh.Index < 0 || sh.Index >= sh.Count {
+			return nil, fmt.Errorf("bake: shard %d of %d", sh.Index, sh.Count)
+		}
+		span = plan.Span(sh.Index)
+		sk, err = createPart(sh.Path, plan.Header(dem, cfg.Params, cfg.Outputs, sh.Index, sample), dem)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		st, err := createStores(cfg.Outputs, dem, cfg.Params, g.QuadCount())
+		if err != nil {
+			return nil, err
+		}
+		sk = st
 	}
+	defer func() {
+		if sk != nil {
+			sk.abort()
+		}
+	}()
+	caps := make([]compress.Cap, len(cfg.Outputs))
+	for i, o := range cfg.Outputs {
+		caps[i] = o.Cap
+	}
+	qw := newQuadWriter(g, caps, sample, sk)
 
 	hier := quadpvs.NewHierarchy(g) // only for quad indexes
 	eg, ctx := errgroup.WithContext(ctx)
 	// Finished quads go, copied, from the merging goroutine to a stage that
 	// caps them for every output and writes them, in the same order.
 	type finished struct {
-		q int
-		t *quadpvs.Tree
+		q    int
+		t    *quadpvs.Tree
+		root bool // a shard's subtree root
 	}
 	fin := make(chan finished, 64)
 	finPool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
@@ -128,16 +159,15 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		c := finPool.Get().(*quadpvs.Tree)
 		t.CopyTo(c)
 		select {
-		case fin <- finished{hier.QuadIndex(l, x, y), c}:
+		case fin <- finished{hier.QuadIndex(l, x, y), c, cfg.Shard.Count > 0 && l == span.Top}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 	eg.Go(func() error {
-		qw := newQuadWriter(g, outs, sample)
 		for f := range fin {
-			if err := qw.write(f.q, f.t); err != nil {
+			if err := qw.write(f.q, f.t, f.root); err != nil {
 				return err
 			}
 			finPool.Put(f.t)
@@ -145,7 +175,10 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		return nil
 	})
 	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
-	builder := quadpvs.NewHierarchyBuilder(g, emit)
+	builder, err := quadpvs.NewSpanBuilder(g, span, emit)
+	if err != nil {
+		return nil, err
+	}
 	order := builder.Order()
 
 	type result struct {
@@ -231,48 +264,47 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if !builder.Done() {
 		return nil, errors.New("bake: hierarchy incomplete")
 	}
-	stats := make([]compress.Stats, len(outs))
-	for i, o := range outs {
-		st := o.stats.Stats
-		st.Quads = quads
-		if o.hiddenBefore > 0 {
-			st.HiddenKept = float64(o.hiddenAfter) / float64(o.hiddenBefore)
-		} else {
-			st.HiddenKept = 1
-		}
-		if err := o.commit(st); err != nil {
-			return nil, err
-		}
-		outs[i] = nil
-		stats[i] = st
+	if err := sk.commit(qw.tally); err != nil {
+		return nil, err
+	}
+	sk = nil
+	stats := make([]compress.Stats, len(qw.tally))
+	for i, t := range qw.tally {
+		stats[i] = t.Stats()
 	}
 	return stats, nil
 }
 
-// quadWriter caps every finished quad for each output and appends it to the
-// output's store, sampling hidden cells kept on every sample-th quad. The
-// outputs whose caps count codes (budgets) and those whose caps count nodes
-// form two groups, each capped in one pass (CapEach), largest cap first.
+// quadWriter caps every finished quad for each output and hands the capped
+// trees to a sink, tallying each output's statistics and sampling hidden
+// cells kept on every sample-th quad index. The outputs whose caps count
+// codes (budgets) and those whose caps count nodes form two groups, each
+// capped in one pass (CapEach), largest cap first.
 type quadWriter struct {
 	g      quadpvs.Geometry
-	outs   []*output
+	caps   []compress.Cap
 	sample int
-	groups [2][]int // outputs capped on codes, on nodes; by cap, largest first
+	sink   sink
+	tally  []compress.Tally // per output
+	groups [2][]int         // outputs capped on codes, on nodes; by cap, largest first
 	capper quadpvs.Capper
 	walker quadpvs.Walker
 	dst    []quadpvs.Tree // per output
+	out    []*quadpvs.Tree
 	lims   []int
 	dsts   []*quadpvs.Tree
 	bound  []bool
 }
 
-func newQuadWriter(g quadpvs.Geometry, outs []*output, sample int) *quadWriter {
-	qw := &quadWriter{g: g, outs: outs, sample: sample, dst: make([]quadpvs.Tree, len(outs)), bound: make([]bool, len(outs))}
-	for i, o := range outs {
+func newQuadWriter(g quadpvs.Geometry, caps []compress.Cap, sample int, sk sink) *quadWriter {
+	n := len(caps)
+	qw := &quadWriter{g: g, caps: caps, sample: sample, sink: sk, tally: make([]compress.Tally, n),
+		dst: make([]quadpvs.Tree, n), out: make([]*quadpvs.Tree, n), bound: make([]bool, n)}
+	for i, c := range caps {
 		switch {
-		case o.cfg.Cap.Codes > 0:
+		case c.Codes > 0:
 			qw.groups[0] = append(qw.groups[0], i)
-		case o.cfg.Cap.Nodes > 0:
+		case c.Nodes > 0:
 			qw.groups[1] = append(qw.groups[1], i)
 		}
 	}
@@ -284,7 +316,7 @@ func newQuadWriter(g quadpvs.Geometry, outs []*output, sample int) *quadWriter {
 
 // limit returns output i's cap (codes or nodes), or MaxInt when none.
 func (qw *quadWriter) limit(i int) int {
-	c := qw.outs[i].cfg.Cap
+	c := qw.caps[i]
 	switch {
 	case c.Codes > 0:
 		return c.Codes
@@ -294,7 +326,9 @@ func (qw *quadWriter) limit(i int) int {
 	return math.MaxInt
 }
 
-func (qw *quadWriter) write(q int, t *quadpvs.Tree) error {
+// write caps quad index q's PVS t for every output and hands the trees to
+// the sink, with t itself when root (a shard's subtree root).
+func (qw *quadWriter) write(q int, t *quadpvs.Tree, root bool) error {
 	sampled := q%qw.sample == 0
 	before := 0
 	if sampled {
@@ -320,22 +354,22 @@ func (qw *quadWriter) write(q int, t *quadpvs.Tree) error {
 			}
 		}
 	}
-	for i, o := range qw.outs {
+	for i := range qw.out {
 		c := t
 		if qw.bound[i] {
 			c = &qw.dst[i]
 		}
-		if err := o.w.Add(q, c); err != nil {
-			return fmt.Errorf("write %s: %w", o.cfg.Path, err)
-		}
-		o.stats.add(c)
+		qw.out[i] = c
+		qw.tally[i].Tree(c)
 		if sampled {
-			o.hiddenBefore += int64(before)
-			o.hiddenAfter += int64(qw.walker.HiddenCells(qw.g, c))
-			o.stats.HiddenQuads++
+			qw.tally[i].Hidden(before, qw.walker.HiddenCells(qw.g, c))
 		}
 	}
-	return nil
+	var full *quadpvs.Tree
+	if root {
+		full = t
+	}
+	return qw.sink.add(q, qw.out, full)
 }
 
 // headerFor describes a store of dem baked with p under o's cap.
@@ -348,55 +382,109 @@ func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header 
 	}
 }
 
-// statsAcc accumulates one output's statistics.
-type statsAcc struct{ compress.Stats }
-
-func (s *statsAcc) add(t *quadpvs.Tree) {
-	s.NodesTotal += int64(t.Nodes())
-	s.NodesMax = max(s.NodesMax, t.Nodes())
-	s.CodesTotal += int64(t.Len())
-	s.MemoryBytes += int64(compress.QuadOverhead + quadpvs.BytesFor(t.Len()))
+// sink receives the capped trees of every finished quad, one per output,
+// in the order the bake finishes them, with the uncapped root of a shard's
+// subtree (nil otherwise); commit finishes its files with the outputs'
+// tallies and renames them into place, abort removes them.
+type sink interface {
+	add(q int, trees []*quadpvs.Tree, root *quadpvs.Tree) error
+	commit(tally []compress.Tally) error
+	abort()
 }
 
-// output is one store being written to its temporary file.
-type output struct {
-	cfg                       Output
-	f                         *os.File
-	w                         *compress.Writer
-	stats                     statsAcc
-	hiddenBefore, hiddenAfter int64
-}
+// stores is the sink of a whole bake: one store per output.
+type stores []*output
 
-func createOutput(cfg Output, h compress.Header, quads int, dem *heightmap.Grid) (*output, error) {
-	f, err := os.CreateTemp(filepath.Dir(cfg.Path), "."+filepath.Base(cfg.Path)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", cfg.Path, err)
+func createStores(outputs []Output, dem *heightmap.Grid, p horizon.Params, quads int) (stores, error) {
+	var s stores
+	for _, oc := range outputs {
+		o, err := createOutput(oc.Path, headerFor(dem, p, oc), quads, dem.Elev, dem.Nodata)
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		s = append(s, o)
 	}
-	o := &output{cfg: cfg, f: f}
-	if o.w, err = compress.NewWriter(f, h, quads, dem.Elev, dem.Nodata); err != nil {
+	return s, nil
+}
+
+func (s stores) add(q int, trees []*quadpvs.Tree, _ *quadpvs.Tree) error {
+	for i, o := range s {
+		if err := o.w.Add(q, trees[i]); err != nil {
+			return fmt.Errorf("write %s: %w", o.path, err)
+		}
+	}
+	return nil
+}
+
+func (s stores) commit(tally []compress.Tally) error {
+	for i, o := range s {
+		if err := o.commit(o.w.Close(tally[i].Stats())); err != nil {
+			s[i+1:].abort()
+			return err
+		}
+	}
+	return nil
+}
+
+func (s stores) abort() {
+	for _, o := range s {
 		o.abort()
-		return nil, fmt.Errorf("write %s: %w", cfg.Path, err)
+	}
+}
+
+// output is one file being written to its temporary file.
+type output struct {
+	path string
+	f    *os.File
+	w    *compress.Writer
+}
+
+func createOutput(path string, h compress.Header, quads int, elev []float32, nodata []bool) (*output, error) {
+	f, err := createTemp(path)
+	if err != nil {
+		return nil, err
+	}
+	o := &output{path: path, f: f}
+	if o.w, err = compress.NewWriter(f, h, quads, elev, nodata); err != nil {
+		o.abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return o, nil
 }
 
-func (o *output) commit(st compress.Stats) error {
-	err := o.w.Close(st)
+// createTemp creates the temporary file a file at path is written to.
+func createTemp(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// commit takes the writer's closing error and, when nil, syncs the
+// temporary file and renames it into place; on any error the temporary
+// file is removed.
+func (o *output) commit(err error) error {
+	return commitTemp(o.f, o.path, err)
+}
+
+func commitTemp(f *os.File, path string, err error) error {
 	if err == nil {
-		err = o.f.Chmod(0o644)
+		err = f.Chmod(0o644)
 	}
 	if err == nil {
-		err = o.f.Sync()
+		err = f.Sync()
 	}
-	if cerr := o.f.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(o.f.Name(), o.cfg.Path)
+		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(o.f.Name())
-		return fmt.Errorf("write %s: %w", o.cfg.Path, err)
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
