@@ -21,7 +21,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--workers N] [--quiet] [--progress-every 30s]"
+const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--workers N] [--shard i/N] [--quiet] [--progress-every 30s]"
 
 // runBake bakes a DEM into one store per budget (§3.1–3.4).
 func runBake(args []string, stdout, stderr io.Writer) error {
@@ -30,12 +30,13 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	var vis cli.VisFlags
 	dem.Register(fs)
 	vis.Register(fs)
-	out := fs.String("o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs")
+	out := fs.String("o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
 	budgets := fs.String("budget", "", "memory budget of the store, e.g. 100MB, 0.5GiB, or a `list` 0.1GB,0.25GB,0.5GB,1GB")
 	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
 	workers := fs.Int("workers", 0, "goroutines computing viewsheds (default GOMAXPROCS)")
 	quiet := fs.Bool("quiet", false, "no progress bar or progress lines")
 	every := fs.Duration("progress-every", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
+	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -46,6 +47,10 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	}
 	if *workers < 0 {
 		return cli.Usagef("--workers %d: want a positive count", *workers)
+	}
+	shard, err := parseShard(*shardFlag)
+	if err != nil {
+		return err
 	}
 	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 	if err != nil {
@@ -76,9 +81,20 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	total := g.Width * g.Height
 	cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+	share := 1.0 // of the points this process bakes
+	var plan bake.Plan
+	if shard.Count > 0 {
+		if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
+			return cli.Usagef("--shard %s: %v", *shardFlag, err)
+		}
+		shard.Path = *out
+		cfg.Shard = shard
+		total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
+		share = float64(total) / float64(g.Width*g.Height)
+	}
 	if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
 		fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d): projected %s with %d workers\n",
-			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, formatDuration(pr.Wall), nw)
+			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
 	} else if ctx.Err() == nil {
 		return err
 	}
@@ -113,6 +129,12 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	el := time.Since(start)
+	if shard.Count > 0 {
+		i := shard.Index
+		fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
+			*out, i, shard.Count, total, plan.Points[i], plan.First[i], plan.First[i+1], plan.Quads, plan.Level, el.Seconds(), nw)
+		return nil
+	}
 	for i, o := range outputs {
 		st := stats[i]
 		fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
@@ -153,7 +175,8 @@ func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			outs = append(outs, bake.Output{Path: outPath(out, strings.TrimSpace(s), len(parts)), Budget: b, Cap: c})
+			label := strings.TrimSpace(s)
+			outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Budget: b, Cap: c})
 		}
 		return outs, nil
 	}
@@ -163,11 +186,27 @@ func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
 		if err != nil || n < 1 {
 			return nil, cli.Usagef("--nodes %q: want whole numbers ≥ 1", s)
 		}
-		outs = append(outs, bake.Output{Path: outPath(out, "n"+strconv.Itoa(n), len(parts)), Cap: compress.Cap{Nodes: n}})
+		label := "n" + strconv.Itoa(n)
+		outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Cap: compress.Cap{Nodes: n}})
 	}
 	return outs, nil
 }
 
+// parseShard parses --shard i/N ("" means a whole bake).
+func parseShard(s string) (bake.Shard, error) {
+	if s == "" {
+		return bake.Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > bake.MaxShards || i < 0 || i >= n {
+		return bake.Shard{}, cli.Usagef("--shard %q: want i/N with 0 ≤ i < N ≤ %d, e.g. 3/8", s, bake.MaxShards)
+	}
+	return bake.Shard{Index: i, Count: n}, nil
+}
+
+// outPath names output label among n outputs of prefix out.
 func outPath(out, label string, n int) string {
 	if n == 1 {
 		return out

@@ -2,6 +2,8 @@
 //
 //	pvsbake info DEM [--window col,row,w,h]     describe a DEM as JSON
 //	pvsbake bake DEM -o OUT --budget B          bake a PVS store
+//	pvsbake bake DEM -o PART --budget B --shard i/N  bake one shard of it
+//	pvsbake join -o OUT PART...                 write the stores from all shards
 //	pvsbake stat STORE                          describe a store as JSON
 //	pvsbake viewshed DEM --at col,row -o out.tif  one observer's visibility
 //	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
@@ -23,6 +25,8 @@ const usage = `usage: pvsbake COMMAND [flags]
 commands:
   info DEM      print a DEM's size, cell spacing (metres), CRS, height range, nodata count as JSON
   bake DEM      bake every point's PVS into a store capped to a memory budget
+                (--shard i/N: one shard's share, into a partial file)
+  join PART...  write the stores of a sharded bake from all its partial files
   stat STORE    print a store's size, nodes, budget and parameters as JSON
   viewshed DEM  write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)
   synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
@@ -44,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runInfo(args[1:], stdout, stderr)
 	case "bake":
 		return runBake(args[1:], stdout, stderr)
+	case "join":
+		return runJoin(args[1:], stdout, stderr)
 	case "stat":
 		return runStat(args[1:], stdout, stderr)
 	case "viewshed":

@@ -218,7 +218,8 @@ func CheckPartials(parts []*Partial) ([]*Partial, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("shard %s of %d (0-based) missing: %w", strings.Join(missing, ", "), n, ErrMismatch)
+		return nil, fmt.Errorf("shard %s of %d (0-based) missing: bake it with --shard %s/%d and join all %d: %w",
+			strings.Join(missing, ", "), n, missing[0], n, n, ErrMismatch)
 	}
 	for i, p := range byIndex {
 		if (i == 0 && p.Header.First != 0) || (i > 0 && p.Header.First != byIndex[i-1].Header.Last) {
