@@ -1,0 +1,24 @@
+#!/bin/sh
+# Try the sharded bake on one machine: N shards as separate processes, P at
+# a time (xargs -P), then the join. On one machine a single
+# `pvsbake bake --workers` already uses every core; this is for checking a
+# recipe before sending it to a cluster, or for splitting a long bake into
+# restartable pieces (a finished shard's partial file is kept; rerun only
+# the missing ones).
+#   deploy/local/bake-sharded.sh N P DEM OUT [bake flags, e.g. --budget 1GiB]
+set -eu
+if [ $# -lt 4 ]; then
+	echo "usage: $0 N P DEM OUT [pvsbake bake flags]" >&2
+	exit 2
+fi
+n=$1 p=$2 dem=$3 out=$4
+shift 4
+PVSBAKE=${PVSBAKE:-pvsbake}
+parts=${PARTS:-$out.parts}
+mkdir -p "$parts"
+export PVSBAKE dem parts n
+seq 0 $((n - 1)) | xargs -P "$p" -I{} sh -c '
+	[ -f "$parts/part-$0" ] && exit 0
+	exec "$PVSBAKE" bake "$dem" -o "$parts/part-$0" --shard "$0/$n" --workers 1 --quiet "$@"' {} "$@"
+# shellcheck disable=SC2086
+"$PVSBAKE" join -o "$out" $(seq 0 $((n - 1)) | sed "s|^|$parts/part-|")
