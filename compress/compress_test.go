@@ -208,16 +208,22 @@ func FuzzOpenStore(f *testing.F) {
 	})
 }
 
-// TestWriteSeeds regenerates the fuzz seeds in testdata with -update.
+// TestWriteSeeds regenerates the fuzz seeds in testdata (stores and partial
+// files) with UPDATE_SEEDS=1.
 func TestWriteSeeds(t *testing.T) {
 	if os.Getenv("UPDATE_SEEDS") == "" {
-		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs")
+		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs and *.part")
 	}
 	for _, tc := range []struct {
 		name string
 		w, h int
-	}{{"tiny.pvs", 3, 2}, {"small.pvs", 9, 7}} {
-		b, _ := testStore(t, tc.w, tc.h, tc.w == 9)
+	}{{"tiny.pvs", 3, 2}, {"small.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}} {
+		var b []byte
+		if strings.HasSuffix(tc.name, ".part") {
+			b, _ = testPart(t, tc.w, tc.h, tc.w == 9)
+		} else {
+			b, _ = testStore(t, tc.w, tc.h, tc.w == 9)
+		}
 		if err := os.WriteFile(filepath.Join("testdata", tc.name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
