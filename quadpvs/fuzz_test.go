@@ -57,10 +57,19 @@ func FuzzDecode(f *testing.F) {
 		}
 		var tr Tree
 		if err := FromCodes(g, codes, int(n), &tr); err != nil {
+			var view Tree
+			CheckCodes(g, codes, int(n), 0, &view) // must not panic
 			return
 		}
 		if err := CheckShape(g, &tr); err != nil {
 			t.Fatalf("FromCodes accepts what CheckShape rejects: %v", err)
+		}
+		var view Tree
+		if err := CheckCodes(g, codes, int(n), tr.Nodes(), &view); err != nil {
+			t.Fatalf("FromCodes accepts what CheckCodes rejects: %v", err)
+		}
+		if CheckCodes(g, codes, int(n), tr.Nodes()+1, &view) == nil {
+			t.Fatal("CheckCodes accepts a wrong node count")
 		}
 		var wk Walker
 		bm := wk.Bitmap(g, &tr, horizon.Bitmap{})

@@ -272,6 +272,32 @@ func FromCodes(g Geometry, codes []uint64, n int, dst *Tree) error {
 	return nil
 }
 
+// CheckCodes makes dst a view of n codes in code words (no copy: dst
+// aliases codes; its rank samples reuse dst's memory) and checks them as a
+// store's reader does: CheckShape, and nodes equal to the codes that are
+// not Outside. It costs one pass over the words, against FromCodes's walk
+// of every code, and like CheckShape it does not check where Outside codes
+// stand. Errors are *FormatError.
+func CheckCodes(g Geometry, codes []uint64, n, nodes int, dst *Tree) error {
+	if n <= 0 || len(codes) != (n+31)/32 {
+		return &FormatError{0, fmt.Sprintf("%d codes in %d words", n, len(codes))}
+	}
+	dst.codes, dst.n = codes, n
+	dst.buildRank()
+	if err := CheckShape(g, dst); err != nil {
+		return err
+	}
+	outside := 0
+	for _, w := range codes {
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits) // code 11; bits past n are zero (CheckShape)
+	}
+	if n-outside != nodes {
+		return &FormatError{0, fmt.Sprintf("%d nodes recorded, %d present", nodes, n-outside)}
+	}
+	dst.nodes = nodes
+	return nil
+}
+
 // count returns the number of codes equal to s.
 func (t *Tree) count(s Status) int {
 	n := 0

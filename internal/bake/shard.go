@@ -393,7 +393,9 @@ func newJoiner(g quadpvs.Geometry, hier *quadpvs.Hierarchy, level int) *joiner {
 
 // subtree copies the records of the subtree of level-L quad rq from p into
 // the stores, and leaves its root's uncapped tree in root. The records must
-// be quads of that subtree, ending with its root.
+// be quads of that subtree, ending with its root. Copied trees get the
+// store reader's checks (quadpvs.CheckCodes); roots, which are merged, the
+// full one.
 func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) error {
 	want := j.hier.QuadIndex(j.level, rq[0], rq[1])
 	for {
@@ -409,7 +411,7 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 			return fmt.Errorf("quad %d where the subtree of quad %d was expected: %w", rec.Q, want, ErrBadPartial)
 		}
 		for i, t := range rec.Trees {
-			if err := j.check(t, &j.tree); err != nil {
+			if err := quadpvs.CheckCodes(j.g, t.Codes, t.N, t.Nodes, &j.tree); err != nil {
 				return fmt.Errorf("quad %d: %w", rec.Q, err)
 			}
 			if err := st[i].w.Add(rec.Q, &j.tree); err != nil {
@@ -425,7 +427,8 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 	}
 }
 
-// check rebuilds tree t into dst, checking its shape and node count.
+// check rebuilds tree t into dst with the full check (quadpvs.FromCodes),
+// for a root, which is merged, and its node count.
 func (j *joiner) check(t compress.PartTree, dst *quadpvs.Tree) error {
 	if err := quadpvs.FromCodes(j.g, t.Codes, t.N, dst); err != nil {
 		return err
