@@ -161,17 +161,9 @@ var (
 
 // bakeOne runs pvsbake bake for c as a child process and measures it.
 func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
-	dem := filepath.Join(data, c.DEM)
-	if size, ok := strings.CutPrefix(c.DEM, "synth:"); ok {
-		n, _ := strconv.Atoi(size)
-		dem = filepath.Join(tmp, fmt.Sprintf("synth-%d.tif", n))
-		if _, err := os.Stat(dem); err != nil {
-			cmd := exec.Command(bin, "synth", "--kind", "hills", "--size", size, "--cell-size", "30", "--relief", "800", "--seed", "1", "-o", dem)
-			cmd.Stderr = log
-			if err := cmd.Run(); err != nil {
-				return bakeRow{}, fmt.Errorf("synth: %w", err)
-			}
-		}
+	dem, err := caseDEM(c, bin, data, tmp, log)
+	if err != nil {
+		return bakeRow{}, err
 	}
 	opts := heightmap.Options{}
 	if c.Window != "" {

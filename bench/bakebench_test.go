@@ -45,3 +45,40 @@ func TestBakeBenchReport(t *testing.T) {
 		t.Errorf("bake.csv has %d lines, want a header and 2 rows", n)
 	}
 }
+
+// TestShardBenchReport: the report sums the shards' CPU, adds the join to
+// the shards' wall time, compares with the single bake, and the store
+// comparison tells identical stores from differing ones.
+func TestShardBenchReport(t *testing.T) {
+	dir := t.TempDir()
+	rows := []shardRow{
+		{Role: "shard 0/2", Points: 100, Wall: 10 * time.Second, CPU: 9 * time.Second, PeakRSS: 200e6, Bytes: 1e6},
+		{Role: "shard 1/2", Points: 90, Wall: 12 * time.Second, CPU: 11 * time.Second, PeakRSS: 210e6, Bytes: 1e6},
+		{Role: "join", Wall: 2 * time.Second, CPU: 2 * time.Second, PeakRSS: 100e6, Bytes: 3e6},
+		{Role: "single", Points: 190, Wall: 12 * time.Second, CPU: 20 * time.Second, PeakRSS: 300e6, Bytes: 3e6},
+	}
+	if err := writeShardResults(dir, bakeCases[3], 2, 2, "0.1GiB", rows, 12*time.Second, "byte-identical (1 stores)"); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	csv, _ := os.ReadFile(filepath.Join(dir, "shard.csv"))
+	for _, want := range []string{"view distance 2400 m", "CPU 20.0 s", "14.0 s in all", "sharded ÷ single 1.17×", "| shard 1/2 | 90 | 12.0 s |"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q:\n%s", want, readme)
+		}
+	}
+	if !strings.Contains(string(csv), "hgt-1201-2400m,join,0,2.0,2.0,100000000,3000000\n") {
+		t.Errorf("shard.csv:\n%s", csv)
+	}
+	work := t.TempDir()
+	for name, body := range map[string]string{"joined-a.pvs": "x", "single-a.pvs": "x", "joined-b.pvs": "y", "single-b.pvs": "y"} {
+		os.WriteFile(filepath.Join(work, name), []byte(body), 0o644)
+	}
+	if got, err := compareStores(work); err != nil || got != "byte-identical (2 stores)" {
+		t.Errorf("compareStores: %q, %v", got, err)
+	}
+	os.WriteFile(filepath.Join(work, "single-b.pvs"), []byte("z"), 0o644)
+	if got, _ := compareStores(work); !strings.Contains(got, "DIFFER") {
+		t.Errorf("differing stores: %q", got)
+	}
+}
