@@ -57,7 +57,7 @@ func TestShardBenchReport(t *testing.T) {
 		{Role: "join", Wall: 2 * time.Second, CPU: 2 * time.Second, PeakRSS: 100e6, Bytes: 3e6},
 		{Role: "single", Points: 190, Wall: 12 * time.Second, CPU: 20 * time.Second, PeakRSS: 300e6, Bytes: 3e6},
 	}
-	if err := writeShardResults(dir, bakeCases[3], 2, 2, "0.1GiB", rows, 12*time.Second, "byte-identical (1 stores)"); err != nil {
+	if err := writeShardResults(dir, "go run ./bench shard --case hgt-1201-2400m --shards 2", bakeCases[3], "0.1GiB", rows, 12*time.Second, "byte-identical (1 stores)"); err != nil {
 		t.Fatal(err)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))

@@ -152,7 +152,7 @@ func runShardBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeShardResults(dir, bc, *n, *par, *budgets, rows, shardsWall, identical); err != nil {
+	if err := writeShardResults(dir, "go run ./bench shard "+strings.Join(args, " "), bc, *budgets, rows, shardsWall, identical); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "stores %s; wrote %s\n", identical, dir)
@@ -232,7 +232,7 @@ func compareStores(work string) (string, error) {
 }
 
 // writeShardResults writes shard.csv and README.md into dir.
-func writeShardResults(dir string, c bakeCase, n, par int, budgets string, rows []shardRow, shardsWall time.Duration, identical string) error {
+func writeShardResults(dir, cmdline string, c bakeCase, budgets string, rows []shardRow, shardsWall time.Duration, identical string) error {
 	err := atomicfile.Write(filepath.Join(dir, "shard.csv"), func(w io.Writer) error {
 		fmt.Fprintln(w, "case,role,points,wall_s,cpu_s,peak_rss_bytes,file_bytes")
 		for _, r := range rows {
@@ -245,11 +245,11 @@ func writeShardResults(dir string, c bakeCase, n, par int, budgets string, rows 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sharded bake: %s\n\n", c.Name)
-	fmt.Fprintf(&b, "`go run ./bench shard --case %s --shards %d --parallel %d` (budgets %s", c.Name, n, par, budgets)
+	fmt.Fprintf(&b, "`%s` (budgets %s", cmdline, budgets)
 	if c.MaxDistance > 0 {
 		fmt.Fprintf(&b, ", view distance %.0f m", c.MaxDistance)
 	}
-	fmt.Fprintf(&b, "): %d shards as separate processes, %d at a time with one worker each, then the join; stores %s.\n\n", n, par, identical)
+	fmt.Fprintf(&b, "): the shards as separate processes with one worker each, then the join; stores %s.\n\n", identical)
 	b.WriteString("| process | points | wall | CPU | peak RSS | file |\n|---|---|---|---|---|---|\n")
 	var cpu time.Duration
 	var join, single *shardRow
