@@ -154,22 +154,7 @@ func appendTree(b []byte, t *quadpvs.Tree) []byte {
 // Close finishes the file with the shard's statistics, and writes back the
 // QUAD section's lengths and checksum. It does not close f.
 func (w *PartWriter) Close(st PartStats) error {
-	n := uint64(w.pos - w.quadAt - sectionHeaderSize)
-	sj, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	if err := w.section(tagStat, sj); err != nil {
-		return err
-	}
-	if err := w.section(tagEnd, nil); err != nil {
-		return err
-	}
-	if err := w.bw.Flush(); err != nil {
-		return err
-	}
-	_, err = w.f.WriteAt(sectionHeader(tagQuad, codecRaw, n, n, w.crc), w.quadAt)
-	return err
+	return w.finish(st, tagQuad, w.quadAt, uint64(w.pos-w.quadAt-sectionHeaderSize), w.crc)
 }
 
 // PartTree is one tree of a QUAD record: N codes in Codes (⌈N/32⌉ words, as
@@ -252,7 +237,7 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 	seen := map[string]bool{}
 	for {
 		at := d.off
-		tag, codec, stored, raw, crc, err := p.sectionHeader()
+		tag, codec, stored, raw, crc, err := p.d.sectionHeader()
 		if err != nil {
 			return nil, err
 		}
@@ -287,26 +272,6 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 			return nil, &FormatError{at, "no QUAD section"}
 		}
 	}
-}
-
-// sectionHeader reads and checks one section header.
-func (p *PartReader) sectionHeader() (tag string, codec uint32, stored, raw uint64, crc uint32, err error) {
-	at := p.d.off
-	var sh [sectionHeaderSize]byte
-	if err = p.d.full(sh[:]); err != nil {
-		return
-	}
-	tag = string(sh[:4])
-	codec = binary.LittleEndian.Uint32(sh[4:])
-	stored = binary.LittleEndian.Uint64(sh[8:])
-	raw = binary.LittleEndian.Uint64(sh[16:])
-	crc = binary.LittleEndian.Uint32(sh[24:])
-	if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
-		err = &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
-	} else if p.d.size >= 0 && int64(stored) > p.d.size-p.d.off {
-		err = &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, p.d.size)}
-	}
-	return
 }
 
 // checkHeader checks what the reader itself relies on.
@@ -427,7 +392,7 @@ func (p *PartReader) finish() error {
 	}
 	for {
 		at := p.d.off
-		tag, codec, stored, raw, crc, err := p.sectionHeader()
+		tag, codec, stored, raw, crc, err := p.d.sectionHeader()
 		if err != nil {
 			return err
 		}

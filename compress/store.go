@@ -341,10 +341,17 @@ func (w *Writer) Close(st Stats) error {
 			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
 		}
 	}
-	codeLen := w.pos - w.codeAt - sectionHeaderSize
+	codeLen := uint64(w.pos - w.codeAt - sectionHeaderSize)
 	if err := w.section(tagQidx, w.idx); err != nil {
 		return err
 	}
+	return w.finish(st, tagCode, w.codeAt, codeLen, w.crc)
+}
+
+// finish ends a file: the statistics st as the STAT section (JSON), the end
+// marker, and the header of the streamed raw section tag at offset at
+// written back with its length n (bytes) and checksum crc.
+func (w *sectionWriter) finish(st any, tag string, at int64, n uint64, crc uint32) error {
 	sj, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -358,7 +365,7 @@ func (w *Writer) Close(st Stats) error {
 	if err := w.bw.Flush(); err != nil {
 		return err
 	}
-	_, err = w.f.WriteAt(sectionHeader(tagCode, codecRaw, uint64(codeLen), uint64(codeLen), w.crc), w.codeAt)
+	_, err = w.f.WriteAt(sectionHeader(tag, codecRaw, n, n, crc), at)
 	return err
 }
 
@@ -405,25 +412,14 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 	var codes []uint64
 	for {
 		at := d.off
-		var sh [sectionHeaderSize]byte
-		if err := d.full(sh[:]); err != nil {
+		tag, codec, stored, raw, crc, err := d.sectionHeader()
+		if err != nil {
 			return nil, err
 		}
-		tag := string(sh[:4])
-		codec := binary.LittleEndian.Uint32(sh[4:])
-		stored := binary.LittleEndian.Uint64(sh[8:])
-		raw := binary.LittleEndian.Uint64(sh[16:])
-		crc := binary.LittleEndian.Uint32(sh[24:])
 		if seen[tag] {
 			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
 		}
 		seen[tag] = true
-		if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
-			return nil, &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
-		}
-		if size >= 0 && int64(stored) > size-d.off {
-			return nil, &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, size)}
-		}
 		if tag == tagCode {
 			if codec != codecRaw || raw%8 != 0 {
 				return nil, &FormatError{at, "CODE section must be raw whole words"}
@@ -536,6 +532,27 @@ func (d *decoder) full(p []byte) error {
 		return &FormatError{d.off, "truncated file"}
 	}
 	return nil
+}
+
+// sectionHeader reads and checks one section header: sizes within
+// maxSection and, when the input size is known, within the input.
+func (d *decoder) sectionHeader() (tag string, codec uint32, stored, raw uint64, crc uint32, err error) {
+	at := d.off
+	var sh [sectionHeaderSize]byte
+	if err = d.full(sh[:]); err != nil {
+		return
+	}
+	tag = string(sh[:4])
+	codec = binary.LittleEndian.Uint32(sh[4:])
+	stored = binary.LittleEndian.Uint64(sh[8:])
+	raw = binary.LittleEndian.Uint64(sh[16:])
+	crc = binary.LittleEndian.Uint32(sh[24:])
+	if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
+		err = &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
+	} else if d.size >= 0 && int64(stored) > d.size-d.off {
+		err = &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, d.size)}
+	}
+	return
 }
 
 // section reads and checks one payload, decompressing zstd.

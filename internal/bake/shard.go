@@ -31,7 +31,6 @@ const quadsPerShard = 16
 // even the cells are fewer); ranges are balanced by points with data
 // (nodata cells cost next to nothing), or by cells when none has data.
 type Plan struct {
-	G      quadpvs.Geometry
 	Level  int   // L
 	Quads  int   // quads of level L
 	First  []int // len n+1: shard i owns the level-L quads of Morton ranks [First[i], First[i+1])
@@ -78,7 +77,7 @@ func PlanShards(g quadpvs.Geometry, nodata []bool, n int) (Plan, error) {
 	if total == 0 {
 		weight, total = count, cells
 	}
-	p := Plan{G: g, Level: level, Quads: len(quads), First: make([]int, n+1), Cells: make([]int, n+1), Points: make([]int, n)}
+	p := Plan{Level: level, Quads: len(quads), First: make([]int, n+1), Cells: make([]int, n+1), Points: make([]int, n)}
 	// Shard i starts at the first quad whose points before it reach i/n of
 	// the total.
 	sum, cell, j := 0, 0, 0
@@ -305,9 +304,21 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 		return nil, err
 	}
 	L := h0.Level
-	if L > g.K || parts[len(parts)-1].Header.Last != len(g.MortonQuads(L, nil)) {
+	hier := quadpvs.NewHierarchy(g) // only for quad indexes
+	var qw *quadWriter              // set below, before the first Add
+	upper, err := quadpvs.NewSpanBuilder(g, quadpvs.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
+		if l == L {
+			return nil // the subtree's root, written with its subtree
+		}
+		return qw.write(hier.QuadIndex(l, x, y), t, false)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", p0.Path, err, ErrBadPartial)
+	}
+	roots := upper.Order()
+	if last := parts[len(parts)-1]; last.Header.Last != len(roots) {
 		return nil, fmt.Errorf("%s: shards cover %d quads of level %d, a %d×%d terrain has %d: %w",
-			parts[len(parts)-1].Path, parts[len(parts)-1].Header.Last, L, g.Width, g.Height, len(g.MortonQuads(min(L, g.K), nil)), ErrMismatch)
+			last.Path, last.Header.Last, L, g.Width, g.Height, len(roots), ErrMismatch)
 	}
 	if h0.HiddenSample < 1 {
 		return nil, fmt.Errorf("%s: hidden-cell sampling %d: %w", p0.Path, h0.HiddenSample, ErrBadPartial)
@@ -325,18 +336,7 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 	for i, o := range h0.Outputs {
 		caps[i] = o.Store.Cap
 	}
-	qw := newQuadWriter(g, caps, h0.HiddenSample, st)
-	hier := quadpvs.NewHierarchy(g) // only for quad indexes
-	upper, err := quadpvs.NewSpanBuilder(g, quadpvs.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
-		if l == L {
-			return nil // the subtree's root, written with its subtree
-		}
-		return qw.write(hier.QuadIndex(l, x, y), t, false)
-	})
-	if err != nil {
-		return nil, err
-	}
-	roots := upper.Order()
+	qw = newQuadWriter(g, caps, h0.HiddenSample, st)
 	j := newJoiner(g, hier, L)
 	var root quadpvs.Tree
 	total := qw.tally // the upper levels' tallies so far; the shards' add to them
