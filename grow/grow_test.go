@@ -141,6 +141,13 @@ func TestFrontierGuarantee(t *testing.T) {
 					if vis, err := f.gr.MutuallyVisible(a, b); err != nil || vis != res.MutuallyVisible {
 						t.Fatalf("%v→%v: MutuallyVisible %v (%v), Grow says %v", a, b, vis, err, res.MutuallyVisible)
 					}
+					for _, d := range [][2][2]int{{a, b}, {b, a}} {
+						sees := f.cells[d[0][1]*w+d[0][0]].Visible(d[1][0], d[1][1])
+						may, err := f.gr.MaySee(d[0], d[1])
+						if err != nil || (sees && !may) || (tc.nodeCap == 0 && may != sees) {
+							t.Fatalf("MaySee(%v, %v) = %v (%v), viewshed says %v", d[0], d[1], may, err, sees)
+						}
+					}
 					// Capped PVSs may call hidden pairs visible (conservative),
 					// never the reverse; uncapped ones must agree exactly.
 					if (mutual && !res.MutuallyVisible) || (tc.nodeCap == 0 && res.MutuallyVisible != mutual) {

@@ -142,6 +142,19 @@ func (gr *Grower) MutuallyVisible(a, b [2]int) (bool, error) {
 	return !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}), nil
 }
 
+// MaySee reports whether a player at cell observer may see one at cell
+// target according to the store's per-point PVS of observer: the target's
+// cell is visible or unknown there (a capped PVS errs towards visible). It is
+// the one-direction test a server filtering updates by visibility uses.
+// Errors are Grow's.
+func (gr *Grower) MaySee(observer, target [2]int) (bool, error) {
+	if err := gr.checkPoints(observer, target); err != nil {
+		return false, err
+	}
+	t := gr.pvs(Quad{0, observer[0], observer[1]})
+	return t.QuadStatus(gr.g, 0, target[0], target[1]) != quadpvs.Hidden, nil
+}
+
 // ascend is step 1: alternately raise each player's quad to its parent while
 // the two quads stay disjoint and mutually hidden.
 func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {

@@ -1,0 +1,236 @@
+package interest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/bake"
+	"frontiersets/quadpvs"
+)
+
+// world is a small real window baked into a store, with the exact per-point
+// viewsheds the store was built from.
+type world struct {
+	s     *compress.Store
+	gr    *grow.Grower
+	cells []horizon.Bitmap
+}
+
+func newWorld(t testing.TB, name string, win heightmap.Window, nodes int) *world {
+	t.Helper()
+	p := filepath.Join("../../shared/data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real DEM %s absent: %v", p, err)
+	}
+	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := horizon.DefaultParams()
+	par.Sectors = 256
+	out := filepath.Join(t.TempDir(), "w.pvs")
+	cp := compress.Cap{Codes: 1 << 30}
+	if nodes > 0 {
+		cp = compress.Cap{Nodes: nodes}
+	}
+	if _, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: par, Workers: 2,
+		Outputs: []bake.Output{{Path: out, Cap: cp, Budget: 1 << 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bake.OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, par)
+	wk := m.NewWorker()
+	w := &world{s: s, gr: gr, cells: make([]horizon.Bitmap, s.Width*s.Height)}
+	for i := range w.cells {
+		w.cells[i], _ = wk.Viewshed(i%s.Width, i/s.Width, horizon.Bitmap{})
+	}
+	return w
+}
+
+func (w *world) sees(obs, tgt Player) bool {
+	return w.cells[obs.Row*w.s.Width+obs.Col].Visible(tgt.Col, tgt.Row)
+}
+
+// walk moves players one cell at a time in random directions, with a
+// teleport now and then; velocities are the last step.
+func walk(rng *rand.Rand, w, h int, ps []Player) {
+	for k := range ps {
+		p := &ps[k]
+		switch x := rng.IntN(100); {
+		case x < 2:
+			*p = Player{Col: rng.IntN(w), Row: rng.IntN(h)}
+		case x < 40:
+			dc, dr := rng.IntN(3)-1, rng.IntN(3)-1
+			c, r := min(max(p.Col+dc, 0), w-1), min(max(p.Row+dr, 0), h-1)
+			*p = Player{Col: c, Row: r, VCol: float64(c - p.Col), VRow: float64(r - p.Row)}
+		}
+	}
+}
+
+// TestManagerGuarantee walks players over real windows and checks every
+// tick's decision: a silent pair holds a frontier that contains both players
+// and the exact viewsheds say they do not see each other either way; a
+// visible pair is not mutually hidden by the store; each replaced frontier
+// reports one lifetime; more workers decide the same.
+func TestManagerGuarantee(t *testing.T) {
+	worlds := []struct {
+		name  string
+		win   heightmap.Window
+		nodes int
+	}{
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0},
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 14},
+		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0},
+	}
+	for _, wc := range worlds {
+		w := newWorld(t, wc.name, wc.win, wc.nodes)
+		for _, opt := range []Options{
+			{},
+			{Grow: grow.Options{Merge: quadpvs.Lossy}, Workers: 2},
+			{Grow: grow.Options{Method: grow.Simple}},
+			{Grow: grow.Options{Merge: quadpvs.Lossy}, Predict: 3},
+			{Predict: 2, Workers: 3},
+		} {
+			t.Run(fmt.Sprintf("%s/cap%d/%+v", wc.name, wc.nodes, opt), func(t *testing.T) {
+				const n, ticks = 7, 250
+				m, err := New(w.gr, n, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				one := opt
+				one.Workers = 1
+				ref, _ := New(w.gr, n, one)
+				rng := rand.New(rand.NewPCG(3, 4))
+				ps := make([]Player, n)
+				walk(rng, w.s.Width, w.s.Height, ps)
+				silent, frontiers, lives := 0, 0, 0
+				for tk := range ticks {
+					walk(rng, w.s.Width, w.s.Height, ps)
+					before := map[[2]int]bool{}
+					for i := range n {
+						for j := i + 1; j < n; j++ {
+							if _, held := m.Frontier(i, j); held {
+								before[[2]int{i, j}] = true
+							}
+						}
+					}
+					res, err := m.Tick(ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := slices.Clone(res.Exchanges)
+					replaced := len(res.Lifetimes)
+					rr, err := ref.Tick(ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, rr.Exchanges) {
+						t.Fatalf("tick %d: %d workers decide %v, one worker %v", tk, opt.Workers, got, rr.Exchanges)
+					}
+					talk := map[[2]int]Reason{}
+					for _, e := range got {
+						talk[[2]int{int(e.I), int(e.J)}] = e.Reason
+						if before[[2]int{int(e.I), int(e.J)}] {
+							replaced-- // left, left early, or now visible
+						}
+					}
+					if replaced != 0 {
+						t.Fatalf("tick %d: %d lifetimes for the frontiers replaced", tk, len(res.Lifetimes))
+					}
+					lives += len(res.Lifetimes)
+					for i := range n {
+						for j := i + 1; j < n; j++ {
+							a, b := ps[i], ps[j]
+							f, held := m.Frontier(i, j)
+							why, talks := talk[[2]int{i, j}]
+							if why == Visible {
+								vis := a.Col == b.Col && a.Row == b.Row
+								if !vis {
+									vis, _ = w.gr.MutuallyVisible([2]int{a.Col, a.Row}, [2]int{b.Col, b.Row})
+								}
+								if !vis || held {
+									t.Fatalf("tick %d: pair %d,%d exchanges as visible, store says visible %v, frontier held %v", tk, i, j, vis, held)
+								}
+								continue
+							}
+							// Silent, or a frontier was just grown: either way the
+							// pair now holds one with both players inside.
+							if !held || !f.A.Contains(a.Col, a.Row) || !f.B.Contains(b.Col, b.Row) {
+								t.Fatalf("tick %d: pair %d,%d (%v) holds no frontier around its players", tk, i, j, why)
+							}
+							frontiers++
+							if !talks {
+								silent++
+								if w.sees(a, b) || w.sees(b, a) {
+									t.Fatalf("tick %d: pair %d,%d silent but visible by the viewsheds", tk, i, j)
+								}
+							}
+						}
+					}
+				}
+				if silent == 0 || frontiers == silent || lives == 0 {
+					t.Errorf("walk too tame: %d silent pair-ticks, %d with frontiers, %d frontiers replaced", silent, frontiers, lives)
+				}
+				t.Logf("%d silent pair-ticks of %d, %d frontiers replaced", silent, ticks*n*(n-1)/2, lives)
+			})
+		}
+	}
+}
+
+func TestManagerErrors(t *testing.T) {
+	w := newWorld(t, "N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 20, Height: 18}, 0)
+	if _, err := New(w.gr, 1, Options{}); err == nil {
+		t.Error("one player accepted")
+	}
+	if _, err := New(w.gr, 3, Options{Predict: -1}); err == nil {
+		t.Error("negative prediction accepted")
+	}
+	if _, err := New(w.gr, 3, Options{Grow: grow.Options{Neighbours: 6}}); !errors.Is(err, grow.ErrOptions) {
+		t.Errorf("6 neighbours: %v", err)
+	}
+	m, _ := New(w.gr, 3, Options{})
+	if _, err := m.Tick(make([]Player, 2)); !errors.Is(err, ErrPlayers) {
+		t.Errorf("two players for three: %v", err)
+	}
+	if _, err := m.Tick([]Player{{}, {Col: 20}, {}}); !errors.Is(err, grow.ErrOutside) {
+		t.Errorf("player outside: %v", err)
+	}
+	// Players sharing a cell see each other.
+	m, _ = New(w.gr, 2, Options{})
+	r, err := m.Tick([]Player{{Col: 3, Row: 4}, {Col: 3, Row: 4}})
+	if err != nil || len(r.Exchanges) != 1 || r.Exchanges[0].Reason != Visible {
+		t.Errorf("shared cell: %+v, %v", r, err)
+	}
+}
+
+func TestPackets(t *testing.T) {
+	// Client 1 sees 0, 2 sees 0 and 1; 0 sees nobody.
+	needs := func(i, j int) bool { return (i == 0 && j == 1) || (i == 0 && j == 2) || (i == 1 && j == 2) }
+	for _, tc := range []struct {
+		s    Scheme
+		want int
+	}{
+		{NPP, 6}, {PPP, 3}, {AOI, 3}, {CS, 3 + 3}, {CSA, 3 + 2}, {FB, -1}, {FBP, -1},
+	} {
+		if got := Packets(tc.s, 3, needs); got != tc.want {
+			t.Errorf("%s: %d packets, want %d", tc.s, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package interest
+
+// Scheme names an interest-management scheme whose packets a simulation
+// counts per tick, after Steed & Angus §5.1 and Table 2 (clients send
+// position updates at the server's rate; a packet is one update from one
+// host to another).
+type Scheme string
+
+const (
+	NPP Scheme = "NPP" // naive peer-to-peer: every client to every other, every tick
+	PPP Scheme = "PPP" // perfect peer-to-peer: i to j only when j sees i (an oracle)
+	CS  Scheme = "CS"  // client-server: one packet up per client, relayed to each client that may see the sender
+	CSA Scheme = "CSA" // client-server aggregated: one packet up per client, one down to each client that may see anyone
+	FB  Scheme = "FB"  // frontier based (Manager): both ways for each pair without a valid frontier
+	FBP Scheme = "FBP" // FB with prediction (Options.Predict)
+	AOI Scheme = "AOI" // distance-based area of interest (Hu & Liao's VON): i to j when within a radius
+)
+
+// Schemes lists every scheme in the order results are reported.
+var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI}
+
+// Packets returns one tick's packets for n clients under the schemes that
+// depend only on who needs whose updates: needs(i, j) reports that client j
+// needs client i's updates (j sees or may see i; within the radius for
+// AOI). NPP ignores needs; FB and FBP are counted by a Manager (two packets
+// per Exchange) and return -1 here.
+func Packets(s Scheme, n int, needs func(i, j int) bool) int {
+	count := func() (pairs, receivers int) {
+		for j := range n {
+			any := false
+			for i := range n {
+				if i != j && needs(i, j) {
+					pairs++
+					any = true
+				}
+			}
+			if any {
+				receivers++
+			}
+		}
+		return pairs, receivers
+	}
+	switch s {
+	case NPP:
+		return n * (n - 1)
+	case PPP, AOI:
+		p, _ := count()
+		return p
+	case CS:
+		p, _ := count()
+		return n + p
+	case CSA:
+		_, r := count()
+		return n + r
+	}
+	return -1
+}
