@@ -42,11 +42,13 @@ type Options struct {
 	Predict int
 }
 
-// Player is one player's state at a tick: its cell on the store's grid and
-// its velocity in cells per tick (used only with Options.Predict).
+// Player is one player's state at a tick: its cell on the store's grid and,
+// used only with Options.Predict, its offset from the cell's centre and its
+// velocity, in cells (per tick).
 type Player struct {
 	Col, Row   int
-	VCol, VRow float64
+	FCol, FRow float64 // position within the cell, −0.5 to 0.5 cells from its centre
+	VCol, VRow float64 // cells per tick
 }
 
 // Reason says why a pair exchanges updates in a tick.
@@ -205,8 +207,8 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 		if m.opt.Predict > 0 {
 			f := float64(m.opt.Predict)
 			pr = [2]int{
-				min(max(int(math.Round(float64(pl.Col)+pl.VCol*f)), 0), g.Width-1),
-				min(max(int(math.Round(float64(pl.Row)+pl.VRow*f)), 0), g.Height-1),
+				min(max(int(math.Round(float64(pl.Col)+pl.FCol+pl.VCol*f)), 0), g.Width-1),
+				min(max(int(math.Round(float64(pl.Row)+pl.FRow+pl.VRow*f)), 0), g.Height-1),
 			}
 		}
 		m.moved[k] = !m.started || c != m.cells[k] || pr != m.proj[k]

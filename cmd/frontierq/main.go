@@ -27,7 +27,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]"
+const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis
 
 func main() {
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
@@ -37,6 +37,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "verify" {
 		return runVerify(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "sim" {
+		return runSim(args[1:], stdout, stderr)
 	}
 	return runQuery(args, stdout, stderr)
 }

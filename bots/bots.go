@@ -1,0 +1,299 @@
+// Package bots moves simulated players over a terrain for interest
+// management experiments (thesis §5.2: n bots moving through the terrain):
+// each bot walks from a random start to random waypoints along shortest
+// paths over standable cells at a fixed speed, and may respawn (teleport to
+// a random standable cell) at a given rate, like deaths in a match. Runs
+// are deterministic for a seed; it does no I/O.
+//
+// A cell is standable when it has data; a step between 8-neighbouring cells
+// is walkable when its slope (rise over the metric distance between the
+// cells' centres) is at most MaxSlope, so that walls and cliffs are not
+// climbed. Bots live on the largest connected set of standable cells.
+package bots
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Terrain is the grid bots move on: Width×Height cells, Elev row-major in
+// metres, Nodata (nil when none) marking cells without data, Dx and Dy
+// metres between columns and rows.
+type Terrain struct {
+	Width, Height int
+	Elev          []float32
+	Nodata        []bool
+	Dx, Dy        float64
+}
+
+// Options of a run.
+type Options struct {
+	Bots          int     // number of bots, ≥ 1
+	Ticks         int     // ticks simulated, ≥ 1
+	TickSeconds   float64 // seconds per tick (0.1 at Quake II's 10 Hz)
+	SpeedMS       float64 // metres per second along the path
+	MaxSlope      float64 // steepest walkable step, rise over run (1 = 45°)
+	RespawnPerMin float64 // teleports per bot per minute (0: none)
+	Seed          uint64
+}
+
+// Defaults returns options that suit a terrain of the given cell spacing:
+// people walking (1.4 m/s, slopes up to 45°) on grids finer than 5 m, such
+// as urban surface models, and off-road vehicles (15 m/s, slopes up to
+// 27°) on coarser ones, such as 1–3″ elevation tiles; 10 Hz ticks, no
+// respawns.
+func Defaults(dxM, dyM float64) Options {
+	o := Options{TickSeconds: 0.1, SpeedMS: 1.4, MaxSlope: 1, Seed: 1}
+	if min(dxM, dyM) >= 5 {
+		o.SpeedMS, o.MaxSlope = 15, 0.5
+	}
+	return o
+}
+
+// Paths are the bots' states, tick by tick.
+type Paths struct {
+	Bots, Ticks int
+	// Cells[t*Bots+b] is bot b's cell (col,row) at tick t.
+	Cells [][2]int32
+	// Pos[t*Bots+b] is its position in cells (fractional col,row; the cell
+	// is the rounded position), Vel its velocity in cells per tick (zero in
+	// the tick of a respawn).
+	Pos, Vel [][2]float32
+	// Respawned[t*Bots+b] marks a teleport at tick t.
+	Respawned []bool
+	// Standable is the number of cells of the component bots live on.
+	Standable int
+}
+
+// ErrNoRoom reports a terrain without a walkable component.
+var ErrNoRoom = errors.New("bots: no standable cells")
+
+// Run moves the bots. Errors: option errors, ErrNoRoom.
+func Run(t Terrain, o Options) (*Paths, error) {
+	switch {
+	case t.Width < 1 || t.Height < 1 || len(t.Elev) != t.Width*t.Height || (t.Nodata != nil && len(t.Nodata) != len(t.Elev)):
+		return nil, fmt.Errorf("bots: %d elevations for a %d×%d grid", len(t.Elev), t.Width, t.Height)
+	case !(t.Dx > 0) || !(t.Dy > 0):
+		return nil, fmt.Errorf("bots: cell spacing %g×%g m, want > 0", t.Dx, t.Dy)
+	case o.Bots < 1 || o.Ticks < 1 || int64(o.Bots)*int64(o.Ticks) > 1<<28:
+		return nil, fmt.Errorf("bots: %d bots for %d ticks, want ≥ 1 each and at most 2^28 states", o.Bots, o.Ticks)
+	case !(o.TickSeconds > 0) || !(o.SpeedMS > 0) || !(o.MaxSlope > 0) || !(o.RespawnPerMin >= 0):
+		return nil, fmt.Errorf("bots: tick %g s, speed %g m/s, slope %g, respawns %g/min: want > 0 (respawns ≥ 0)",
+			o.TickSeconds, o.SpeedMS, o.MaxSlope, o.RespawnPerMin)
+	}
+	w := newWalker(t, o.MaxSlope)
+	comp := w.largest()
+	if len(comp) == 0 {
+		return nil, ErrNoRoom
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0xb075))
+	p := &Paths{Bots: o.Bots, Ticks: o.Ticks, Standable: len(comp),
+		Cells: make([][2]int32, o.Bots*o.Ticks), Pos: make([][2]float32, o.Bots*o.Ticks),
+		Vel: make([][2]float32, o.Bots*o.Ticks), Respawned: make([]bool, o.Bots*o.Ticks)}
+	respawn := 1 - math.Exp(-o.RespawnPerMin*o.TickSeconds/60) // per tick
+	step := o.SpeedMS * o.TickSeconds                          // metres per tick
+	for b := range o.Bots {
+		// One bot at a time, with its own stream, so that a bot's path does
+		// not depend on how many bots there are.
+		br := rand.New(rand.NewPCG(rng.Uint64(), uint64(b)))
+		cur := int(comp[br.IntN(len(comp))])
+		x, y := float64(cur%t.Width), float64(cur/t.Width)
+		var route []int32 // cells still to visit, next last
+		for tk := range o.Ticks {
+			k := tk*o.Bots + b
+			px, py := x, y
+			if tk > 0 && respawn > 0 && br.Float64() < respawn {
+				cur = int(comp[br.IntN(len(comp))])
+				x, y, route = float64(cur%t.Width), float64(cur/t.Width), route[:0]
+				p.Respawned[k] = true
+				px, py = x, y
+			} else if tk > 0 {
+				left := step
+				for left > 0 {
+					if len(route) == 0 {
+						route = w.route(route[:0], int32(int(math.Round(y))*t.Width+int(math.Round(x))), comp[br.IntN(len(comp))])
+						if len(route) == 0 {
+							break // the waypoint is where the bot stands
+						}
+					}
+					n := route[len(route)-1]
+					nx, ny := float64(int(n)%t.Width), float64(int(n)/t.Width)
+					d := math.Hypot((nx-x)*t.Dx, (ny-y)*t.Dy)
+					if d <= left {
+						x, y, left = nx, ny, left-d
+						route = route[:len(route)-1]
+						continue
+					}
+					f := left / d
+					x, y, left = x+f*(nx-x), y+f*(ny-y), 0
+				}
+			}
+			p.Pos[k] = [2]float32{float32(x), float32(y)}
+			p.Vel[k] = [2]float32{float32(x - px), float32(y - py)}
+			if tk == 0 || p.Respawned[k] {
+				p.Vel[k] = [2]float32{}
+			}
+			p.Cells[k] = [2]int32{int32(math.Round(x)), int32(math.Round(y))}
+		}
+	}
+	return p, nil
+}
+
+// walker holds the walkable graph.
+type walker struct {
+	t        Terrain
+	maxSlope float64
+	comp     []int32 // component label per cell, -1 for none
+	dist     []float64
+	prev     []int32
+	seen     []uint32
+	gen      uint32
+	pq       queue
+}
+
+func newWalker(t Terrain, maxSlope float64) *walker {
+	n := t.Width * t.Height
+	return &walker{t: t, maxSlope: maxSlope, comp: make([]int32, n), dist: make([]float64, n),
+		prev: make([]int32, n), seen: make([]uint32, n)}
+}
+
+var dirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}}
+
+// step returns the metric length of the step from cell c by d, or false
+// when it leaves the grid, lands on nodata or is too steep.
+func (w *walker) step(c int, d [2]int) (int, float64, bool) {
+	t := w.t
+	col, row := c%t.Width+d[0], c/t.Width+d[1]
+	if col < 0 || row < 0 || col >= t.Width || row >= t.Height {
+		return 0, 0, false
+	}
+	n := row*t.Width + col
+	if t.Nodata != nil && t.Nodata[n] {
+		return 0, 0, false
+	}
+	run := math.Hypot(float64(d[0])*t.Dx, float64(d[1])*t.Dy)
+	if math.Abs(float64(t.Elev[n]-t.Elev[c])) > w.maxSlope*run {
+		return 0, 0, false
+	}
+	return n, run, true
+}
+
+// largest labels the walkable components and returns the cells of the
+// largest, in row-major order.
+func (w *walker) largest() []int32 {
+	t := w.t
+	for i := range w.comp {
+		w.comp[i] = -1
+	}
+	best, bestN := int32(-1), 0
+	var stack []int32
+	label := int32(0)
+	for c := range w.comp {
+		if w.comp[c] >= 0 || (t.Nodata != nil && t.Nodata[c]) {
+			continue
+		}
+		n := 0
+		w.comp[c] = label
+		stack = append(stack[:0], int32(c))
+		for len(stack) > 0 {
+			x := int(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+			n++
+			for _, d := range dirs {
+				if y, _, ok := w.step(x, d); ok && w.comp[y] < 0 {
+					w.comp[y] = label
+					stack = append(stack, int32(y))
+				}
+			}
+		}
+		if n > bestN {
+			best, bestN = label, n
+		}
+		label++
+	}
+	out := make([]int32, 0, bestN)
+	for c, l := range w.comp {
+		if l == best && best >= 0 {
+			out = append(out, int32(c))
+		}
+	}
+	return out
+}
+
+// route appends the cells of a shortest walkable path from src to dst
+// (A*, metric lengths), dst first and src's successor last; nothing when
+// src == dst or dst is unreachable.
+func (w *walker) route(dst []int32, src, to int32) []int32 {
+	if src == to {
+		return dst
+	}
+	t := w.t
+	w.gen++
+	if w.gen == 0 {
+		clear(w.seen)
+		w.gen = 1
+	}
+	diag := math.Hypot(t.Dx, t.Dy)
+	h := func(c int) float64 { // the path's length without obstacles: admissible
+		nc := abs(c%t.Width - int(to)%t.Width)
+		nr := abs(c/t.Width - int(to)/t.Width)
+		d := min(nc, nr)
+		return float64(d)*diag + float64(nc-d)*t.Dx + float64(nr-d)*t.Dy
+	}
+	w.pq = w.pq[:0]
+	w.seen[src], w.dist[src], w.prev[src] = w.gen, 0, -1
+	heap.Push(&w.pq, item{src, h(int(src))})
+	for w.pq.Len() > 0 {
+		it := heap.Pop(&w.pq).(item)
+		c := int(it.c)
+		if it.f > w.dist[c]+h(c)+1e-9 {
+			continue // stale
+		}
+		if c == int(to) {
+			for x := to; x != src; x = w.prev[x] {
+				dst = append(dst, x)
+			}
+			return dst
+		}
+		for _, d := range dirs {
+			n, run, ok := w.step(c, d)
+			if !ok {
+				continue
+			}
+			nd := w.dist[c] + run
+			if w.seen[n] != w.gen || nd < w.dist[n] {
+				w.seen[n], w.dist[n], w.prev[n] = w.gen, nd, int32(c)
+				heap.Push(&w.pq, item{int32(n), nd + h(n)})
+			}
+		}
+	}
+	return dst
+}
+
+type item struct {
+	c int32
+	f float64
+}
+
+type queue []item
+
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(i, j int) bool { return q[i].f < q[j].f }
+func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)        { *q = append(*q, x.(item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"frontiersets/bots"
+	"frontiersets/internal/cli"
+	"frontiersets/internal/sim"
+)
+
+const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--csv] [growing flags]"
+
+// runSim moves bots over a store's terrain and prints, per interest
+// management scheme, the packets sent (Steed & Angus Table 2), the frontier
+// work and lifetimes, and the audit (internal/sim).
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("sim", simSynopsis, stderr)
+	var gf growFlags
+	gf.register(fs)
+	m := fs.Lookup("merge") // lossy by default here: a server's choice (§4: faster, same guarantee)
+	m.DefValue = "lossy"
+	_ = m.Value.Set("lossy")
+	nBots := fs.Int("bots", 16, "number of `bots` (2 to 1024)")
+	minutes := fs.Float64("minutes", 5, "simulated `minutes`")
+	hz := fs.Float64("hz", 10, "ticks per second (10: Quake II's server rate)")
+	speed := fs.Float64("speed", 0, "bot speed in `m/s` (0: 1.4 on grids finer than 5 m, 15 on coarser ones)")
+	slope := fs.Float64("max-slope", 0, "steepest walkable step, rise over run (0: 1 on grids finer than 5 m, 0.5 on coarser ones)")
+	respawn := fs.Float64("respawn", 0, "teleports per bot per `minute`, like deaths in a match")
+	seed := fs.Uint64("seed", 1, "random `seed` of the bots")
+	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
+	aoi := fs.Float64("aoi-radius", 0, "AOI radius in `metres` (0: the distance holding 95% of the visible pairs)")
+	exactEvery := fs.Int("exact-every", 1000, "check one in `K` of FB's silent pair-ticks against the exact line of sight (0: none)")
+	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return cli.Usagef("sim takes one STORE")
+	}
+	switch {
+	case *nBots < 2 || *nBots > 1024:
+		return cli.Usagef("--bots %d: want 2 to 1024", *nBots)
+	case !(*minutes > 0) || !(*hz > 0) || *minutes*60**hz > 1e6:
+		return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
+	case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
+		return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
+	case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0:
+		return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d: want 1 to 1000, ≥ 0, ≥ 0", *predict, *aoi, *exactEvery)
+	}
+	ticks := int(math.Round(*minutes * 60 * *hz))
+	// Who-sees-whom is kept per tick for the audit: ticks·bots² bits.
+	if need := float64(ticks) * float64(*nBots) * float64(*nBots) / 8; need > 4<<30 {
+		return cli.Usagef("%d bots for %d ticks keep %.1f GiB of visibility: fewer bots or minutes", *nBots, ticks, need/(1<<30))
+	}
+	opt, err := gf.options()
+	if err != nil {
+		return err
+	}
+	s, gr, err := openGrower(pos[0])
+	if err != nil {
+		return err
+	}
+	bo := bots.Defaults(s.DxM, s.DyM)
+	bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed = *nBots, ticks, 1 / *hz, *respawn, *seed
+	if *speed > 0 {
+		bo.SpeedMS = *speed
+	}
+	if *slope > 0 {
+		bo.MaxSlope = *slope
+	}
+	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	terrain := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+	if *asCSV {
+		w := csv.NewWriter(stdout)
+		_ = w.Write(sim.Header)
+		for _, row := range r.Rows {
+			_ = w.Write(row.Record(terrain, r.Bots))
+		}
+		w.Flush()
+		return w.Error()
+	}
+	fmt.Fprintf(stdout, "%s: %d bots, %d ticks at %g Hz, %.1f m/s, %d standable cells, %d respawns; %s/%s, FBP looks %d ticks ahead; AOI radius %.1f m\n",
+		terrain, r.Bots, r.Ticks, *hz, bo.SpeedMS, r.Standable, r.Respawns, opt.Method, opt.Merge, *predict, r.AOIRadiusM)
+	fmt.Fprintf(stdout, "%-6s %12s %10s %10s %8s %9s %9s %9s %10s %8s\n", "scheme", "packets", "per tick", "per client", "queries", "work p50", "work p99", "work max", "lifetime", "missed")
+	for _, row := range r.Rows {
+		fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
+			row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
+	}
+	fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
+		r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+	return nil
+}

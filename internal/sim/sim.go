@@ -1,0 +1,489 @@
+// Package sim runs bots (package bots) on a baked store and counts, tick by
+// tick, the packets of every interest-management scheme of package interest
+// on the same trajectories, with the frontier-based schemes audited against
+// the uncompressed per-point PVS recomputed from the store's elevations
+// (horizon, §3.1) and, on a sample, against the exact line of sight
+// (internal/losref). It is the engine of `frontierq sim` and `bench sim`.
+package sim
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"frontiersets/bots"
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/horizon"
+	"frontiersets/interest"
+	"frontiersets/internal/losref"
+)
+
+// Config of a simulation.
+type Config struct {
+	Bots    bots.Options
+	Grow    grow.Options // FB and FBP frontier queries
+	Predict int          // FBP's look-ahead in ticks (≥ 1)
+	// AOIRadiusM is the area-of-interest radius in metres; 0 calibrates it
+	// to the distance within which 95% of the (tick, ordered pair) visible
+	// by the uncompressed PVS lie.
+	AOIRadiusM float64
+	// ExactEvery audits one in ExactEvery of FB's silent (tick, pair)
+	// against the exact line of sight, both ways; 0: none.
+	ExactEvery int
+	// Workers for the oracle's viewsheds; 0 means GOMAXPROCS. Frontier
+	// queries always run on one goroutine, so their times are one core's.
+	Workers int
+	// SnapshotTick is the tick whose bots and frontiers Result.Snapshot
+	// keeps; < 0 keeps none.
+	SnapshotTick int
+	// Progress, when set, is called after each tick of each pass.
+	Progress func(pass string, tick, ticks int)
+}
+
+// Row is one scheme's totals, the columns of summary.csv.
+type Row struct {
+	Scheme               interest.Scheme
+	Ticks                int
+	Packets              int64
+	PacketsPerTick       float64
+	PacketsPerClientTick float64
+	Queries              int64   // frontiers grown (FB, FBP)
+	QueryP50MS           float64 // frontier work per tick (summed query time), percentiles over ticks
+	QueryP99MS           float64
+	QueryMaxMS           float64
+	LifetimeMeanS        float64 // mean validity of the frontiers replaced during the run
+	Missed               int64   // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
+}
+
+// Header is summary.csv's header: Row.Record's columns.
+var Header = []string{"terrain", "bots", "scheme", "ticks", "packets", "packets_per_tick", "packets_per_client_tick",
+	"queries", "query_p50_ms", "query_p99_ms", "query_max_ms", "lifetime_mean_s", "missed"}
+
+// Record formats r as a summary.csv row for a terrain and bot count.
+func (r Row) Record(terrain string, bots int) []string {
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	return []string{terrain, strconv.Itoa(bots), string(r.Scheme), strconv.Itoa(r.Ticks), strconv.FormatInt(r.Packets, 10),
+		f(r.PacketsPerTick, 2), f(r.PacketsPerClientTick, 3), strconv.FormatInt(r.Queries, 10),
+		f(r.QueryP50MS, 4), f(r.QueryP99MS, 4), f(r.QueryMaxMS, 4), f(r.LifetimeMeanS, 2), strconv.FormatInt(r.Missed, 10)}
+}
+
+// Snapshot is one tick's picture: bots, the pairs exchanging updates in FB,
+// and one pair's frontier set.
+type Snapshot struct {
+	Tick      int
+	Cells     [][2]int
+	Exchanges []interest.Exchange
+	I, J      int         // the pair whose frontier is kept (I's side is Frontier.A)
+	Frontier  grow.Result // MutuallyVisible when no pair of bot 0 held one
+}
+
+// Result of a simulation.
+type Result struct {
+	Bots, Ticks int
+	Rows        []Row
+	// PerSecond[s][k] is scheme Schemes[s]'s mean packets per tick in
+	// second k of the run.
+	PerSecond [][]float64
+	Lifetimes []int32 // FB's replaced frontiers' lifetimes, ticks
+	// AOIRadiusM is the radius used; Standable the cells bots live on;
+	// Respawns the teleports.
+	AOIRadiusM float64
+	Standable  int
+	Respawns   int
+	// ExactChecked silent FB (tick, pair) were checked against the exact
+	// line of sight; ExactMissed of them were visible in one direction.
+	ExactChecked, ExactMissed int64
+	// TickP99MS and TickMaxMS are FB's whole Manager.Tick wall times.
+	TickP99MS, TickMaxMS float64
+	// Surprised counts FBP's renegotiations for a player that had already
+	// left (Reason Left), Early those made before (Predicted); FB's Left
+	// count is FBLeft.
+	Surprised, Early, FBLeft int64
+	Snapshot                 *Snapshot
+}
+
+// Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
+// the options, the bots and the manager.
+func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
+	if cfg.Predict < 1 || cfg.AOIRadiusM < 0 || cfg.ExactEvery < 0 || cfg.Workers < 0 {
+		return nil, fmt.Errorf("sim: predict %d ticks, AOI radius %g m, exact every %d, %d workers: want ≥ 1, ≥ 0, ≥ 0, ≥ 0",
+			cfg.Predict, cfg.AOIRadiusM, cfg.ExactEvery, cfg.Workers)
+	}
+	t := bots.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Nodata: s.Nodata, Dx: s.DxM, Dy: s.DyM}
+	paths, err := bots.Run(t, cfg.Bots)
+	if err != nil {
+		return nil, err
+	}
+	n, T := paths.Bots, paths.Ticks
+	r := &Result{Bots: n, Ticks: T, Standable: paths.Standable}
+	for _, x := range paths.Respawned {
+		if x {
+			r.Respawns++
+		}
+	}
+	o, err := newOracle(s, gr, paths, cfg)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[interest.Scheme][]int64{}
+	for _, sc := range interest.Schemes {
+		counts[sc] = make([]int64, T)
+	}
+	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
+	for tk := range T {
+		if err := o.advance(tk); err != nil {
+			return nil, err
+		}
+		counts[interest.NPP][tk] = int64(interest.Packets(interest.NPP, n, nil))
+		counts[interest.PPP][tk] = int64(interest.Packets(interest.PPP, n, o.sees))
+		counts[interest.CS][tk] = int64(interest.Packets(interest.CS, n, o.maySee))
+		counts[interest.CSA][tk] = int64(interest.Packets(interest.CSA, n, o.maySee))
+		for i := range n {
+			for j := range n {
+				if i != j && o.sees(i, j) {
+					hist.add(o.dist(tk, i, j))
+				}
+			}
+		}
+		o.keep(tk)
+		if cfg.Progress != nil {
+			cfg.Progress("visibility", tk+1, T)
+		}
+	}
+	r.AOIRadiusM = cfg.AOIRadiusM
+	if r.AOIRadiusM == 0 {
+		r.AOIRadiusM = hist.quantile(0.95)
+	}
+	missed := map[interest.Scheme]int64{}
+	for tk := range T {
+		r2 := r.AOIRadiusM * r.AOIRadiusM
+		near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
+		counts[interest.AOI][tk] = int64(interest.Packets(interest.AOI, n, near))
+		for i := range n {
+			for j := range n {
+				if i != j && o.seesAt(tk, i, j) && !near(i, j) {
+					missed[interest.AOI]++
+				}
+			}
+		}
+	}
+	rows := map[interest.Scheme]*Row{}
+	for _, pred := range []int{0, cfg.Predict} {
+		sc := interest.FB
+		if pred > 0 {
+			sc = interest.FBP
+		}
+		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], r)
+		if err != nil {
+			return nil, err
+		}
+		rows[sc] = row
+	}
+	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
+	for _, sc := range interest.Schemes {
+		row := rows[sc]
+		if row == nil {
+			row = &Row{Scheme: sc, Missed: missed[sc]}
+		}
+		row.Ticks = T
+		for _, c := range counts[sc] {
+			row.Packets += c
+		}
+		row.PacketsPerTick = float64(row.Packets) / float64(T)
+		row.PacketsPerClientTick = row.PacketsPerTick / float64(n)
+		r.Rows = append(r.Rows, *row)
+		var ps []float64
+		for k := 0; k < T; k += secTicks {
+			e := min(k+secTicks, T)
+			var sum int64
+			for _, c := range counts[sc][k:e] {
+				sum += c
+			}
+			ps = append(ps, float64(sum)/float64(e-k))
+		}
+		r.PerSecond = append(r.PerSecond, ps)
+	}
+	return r, nil
+}
+
+// runFB runs a Manager (prediction pred ticks, 0 for FB) over the paths,
+// fills packets per tick and returns its row.
+func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, r *Result) (*Row, error) {
+	n, T := paths.Bots, paths.Ticks
+	sc := interest.FB
+	if pred > 0 {
+		sc = interest.FBP
+	}
+	m, err := interest.New(gr, n, interest.Options{Grow: cfg.Grow, Workers: 1, Predict: pred})
+	if err != nil {
+		return nil, err
+	}
+	row := &Row{Scheme: sc}
+	players := make([]interest.Player, n)
+	work := make([]float64, T)
+	tickMS := make([]float64, T)
+	talk := make([]uint64, (n*n+63)/64)
+	var lifeSum, lifeN int64
+	exactK := 0
+	lg := losref.Grid{Width: o.s.Width, Height: o.s.Height, Elev: o.s.Elev}
+	hp := o.s.Params.Horizon()
+	for tk := range T {
+		for b := range n {
+			k := tk*n + b
+			c, v, p := paths.Cells[k], paths.Vel[k], paths.Pos[k]
+			players[b] = interest.Player{Col: int(c[0]), Row: int(c[1]), FCol: float64(p[0]) - float64(c[0]), FRow: float64(p[1]) - float64(c[1]),
+				VCol: float64(v[0]), VRow: float64(v[1])}
+		}
+		start := time.Now()
+		res, err := m.Tick(players)
+		if err != nil {
+			return nil, fmt.Errorf("tick %d: %w", tk, err)
+		}
+		tickMS[tk] = float64(time.Since(start).Nanoseconds()) / 1e6
+		packets[tk] = 2 * int64(len(res.Exchanges))
+		row.Queries += int64(res.Queries)
+		work[tk] = float64(res.QueryTime.Nanoseconds()) / 1e6
+		for _, l := range res.Lifetimes {
+			lifeSum += int64(l)
+			lifeN++
+			if pred == 0 {
+				r.Lifetimes = append(r.Lifetimes, l)
+			}
+		}
+		clear(talk)
+		for _, e := range res.Exchanges {
+			i, j := int(e.I), int(e.J)
+			talk[(i*n+j)>>6] |= 1 << ((i*n + j) & 63)
+			talk[(j*n+i)>>6] |= 1 << ((j*n + i) & 63)
+			switch {
+			case e.Reason == interest.Left && pred == 0:
+				r.FBLeft++
+			case e.Reason == interest.Left:
+				r.Surprised++
+			case e.Reason == interest.Predicted:
+				r.Early++
+			}
+		}
+		// Audit: a silent pair must be hidden both ways.
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				if talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 {
+					continue
+				}
+				if o.seesAt(tk, i, j) {
+					row.Missed++
+				}
+				if o.seesAt(tk, j, i) {
+					row.Missed++
+				}
+				if pred == 0 && cfg.ExactEvery > 0 {
+					if exactK++; exactK%cfg.ExactEvery == 0 {
+						a, b := players[i], players[j]
+						r.ExactChecked++
+						if losref.Visible(lg, a.Col, a.Row, b.Col, b.Row, hp.ObserverHeight, hp.TargetHeight) ||
+							losref.Visible(lg, b.Col, b.Row, a.Col, a.Row, hp.ObserverHeight, hp.TargetHeight) {
+							r.ExactMissed++
+						}
+					}
+				}
+			}
+		}
+		if pred == 0 && tk == cfg.SnapshotTick {
+			r.Snapshot = snapshot(m, tk, players, res)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(string(sc), tk+1, T)
+		}
+	}
+	if lifeN > 0 {
+		row.LifetimeMeanS = float64(lifeSum) / float64(lifeN) * cfg.Bots.TickSeconds
+	}
+	row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS = percentiles(work)
+	if pred == 0 {
+		_, r.TickP99MS, r.TickMaxMS = percentiles(tickMS)
+	}
+	return row, nil
+}
+
+// snapshot keeps tick tk's bots, exchanges and bot 0's largest frontier.
+func snapshot(m *interest.Manager, tk int, players []interest.Player, res *interest.TickResult) *Snapshot {
+	sn := &Snapshot{Tick: tk, Exchanges: slices.Clone(res.Exchanges), Frontier: grow.Result{MutuallyVisible: true}}
+	for _, p := range players {
+		sn.Cells = append(sn.Cells, [2]int{p.Col, p.Row})
+	}
+	best := -1
+	for j := 1; j < len(players); j++ {
+		if f, ok := m.Frontier(0, j); ok && f.A.Points+f.B.Points > best {
+			best, sn.I, sn.J, sn.Frontier = f.A.Points+f.B.Points, 0, j, f.Clone()
+		}
+	}
+	return sn
+}
+
+// percentiles returns the 50th and 99th percentiles (nearest rank) and the
+// maximum of v.
+func percentiles(v []float64) (p50, p99, mx float64) {
+	if len(v) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	at := func(q float64) float64 { return s[min(len(s)-1, int(math.Ceil(q*float64(len(s))))-1)] }
+	return at(0.5), at(0.99), s[len(s)-1]
+}
+
+// oracle keeps who sees whom, tick by tick: the uncompressed per-point PVS
+// (a viewshed per bot, recomputed when its cell changes) and the store's
+// per-point PVS (grow.Grower.MaySee).
+type oracle struct {
+	s       *compress.Store
+	gr      *grow.Grower
+	paths   *bots.Paths
+	n       int
+	workers []*horizon.Worker
+	bm      []horizon.Bitmap
+	cur     [][2]int
+	seeM    []bool // seeM[i*n+j]: j sees i (uncompressed)
+	mayM    []bool // j may see i (store)
+	hist    [][]uint64
+	dx, dy  float64
+}
+
+func newOracle(s *compress.Store, gr *grow.Grower, p *bots.Paths, cfg Config) (*oracle, error) {
+	model, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+	if err != nil {
+		return nil, err
+	}
+	w := cfg.Workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	o := &oracle{s: s, gr: gr, paths: p, n: p.Bots, bm: make([]horizon.Bitmap, p.Bots), cur: make([][2]int, p.Bots),
+		seeM: make([]bool, p.Bots*p.Bots), mayM: make([]bool, p.Bots*p.Bots), hist: make([][]uint64, p.Ticks), dx: s.DxM, dy: s.DyM}
+	for range min(w, p.Bots) {
+		o.workers = append(o.workers, model.NewWorker())
+	}
+	for b := range o.bm {
+		o.bm[b] = horizon.NewBitmap(s.Width, s.Height)
+		o.cur[b] = [2]int{-1, -1}
+	}
+	return o, nil
+}
+
+func (o *oracle) sees(i, j int) bool   { return o.seeM[i*o.n+j] }
+func (o *oracle) maySee(i, j int) bool { return o.mayM[i*o.n+j] }
+
+// seesAt reports whether j sees i at tick tk (kept by keep).
+func (o *oracle) seesAt(tk, i, j int) bool { return o.hist[tk][(i*o.n+j)>>6]>>((i*o.n+j)&63)&1 != 0 }
+
+func (o *oracle) dist2(tk, i, j int) float64 {
+	a, b := o.paths.Pos[tk*o.n+i], o.paths.Pos[tk*o.n+j]
+	dx, dy := float64(a[0]-b[0])*o.dx, float64(a[1]-b[1])*o.dy
+	return dx*dx + dy*dy
+}
+
+func (o *oracle) dist(tk, i, j int) float64 { return math.Sqrt(o.dist2(tk, i, j)) }
+
+// advance moves the bots to tick tk: new viewsheds for those that changed
+// cell, then the rows and columns of both matrices that involve them.
+func (o *oracle) advance(tk int) error {
+	n := o.n
+	var moved []int
+	for b := range n {
+		c := o.paths.Cells[tk*n+b]
+		if cc := [2]int{int(c[0]), int(c[1])}; cc != o.cur[b] {
+			o.cur[b] = cc
+			moved = append(moved, b)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(o.workers))
+	for x, wk := range o.workers {
+		wg.Go(func() {
+			for k := x; k < len(moved); k += len(o.workers) {
+				b := moved[k]
+				var err error
+				if o.bm[b], err = wk.Viewshed(o.cur[b][0], o.cur[b][1], o.bm[b]); err != nil {
+					errs[x] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	isMoved := make([]bool, n)
+	for _, b := range moved {
+		isMoved[b] = true
+	}
+	for i := range n {
+		for j := range n {
+			if i == j || (!isMoved[i] && !isMoved[j]) {
+				continue
+			}
+			ci, cj := o.cur[i], o.cur[j]
+			o.seeM[i*n+j] = o.bm[j].Visible(ci[0], ci[1])
+			if ci == cj {
+				o.mayM[i*n+j] = true
+				continue
+			}
+			may, err := o.gr.MaySee(cj, ci)
+			if err != nil {
+				return err
+			}
+			o.mayM[i*n+j] = may
+		}
+	}
+	return nil
+}
+
+// keep records tick tk's uncompressed matrix for the audits.
+func (o *oracle) keep(tk int) {
+	h := make([]uint64, (o.n*o.n+63)/64)
+	for k, v := range o.seeM {
+		if v {
+			h[k>>6] |= 1 << (k & 63)
+		}
+	}
+	o.hist[tk] = h
+}
+
+// distHist is a histogram of distances, for the AOI radius's quantile.
+type distHist struct {
+	max    float64
+	counts []int64
+	total  int64
+}
+
+func newDistHist(max float64) *distHist { return &distHist{max: max, counts: make([]int64, 1<<14)} }
+
+func (h *distHist) add(d float64) {
+	k := min(int(d/h.max*float64(len(h.counts))), len(h.counts)-1)
+	h.counts[k]++
+	h.total++
+}
+
+// quantile returns the upper edge of the bin holding quantile q; 0 when
+// empty.
+func (h *distHist) quantile(q float64) float64 {
+	var acc int64
+	for k, c := range h.counts {
+		if acc += c; acc > 0 && float64(acc) >= q*float64(h.total) {
+			return float64(k+1) / float64(len(h.counts)) * h.max
+		}
+	}
+	return 0
+}
