@@ -241,3 +241,74 @@ func TestConcurrentQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestExtend grows frontier sets on real windows, extends their sides by
+// random cells and checks the guarantee against the exact viewsheds after
+// every extension, capped PVSs included.
+func TestExtend(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		win     heightmap.Window
+		nodeCap int
+	}{
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0},
+		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 12},
+		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0},
+	} {
+		t.Run(fmt.Sprintf("%s/cap%d", tc.name, tc.nodeCap), func(t *testing.T) {
+			f := newFixture(t, tc.name, tc.win, tc.nodeCap)
+			rng := rand.New(rand.NewPCG(8, 8))
+			var s Scratch
+			var res Result
+			w, h := f.dem.Width, f.dem.Height
+			added, refused := 0, 0
+			for pairs := 0; pairs < 20; {
+				a, b := [2]int{rng.IntN(w), rng.IntN(h)}, [2]int{rng.IntN(w), rng.IntN(h)}
+				if a == b {
+					continue
+				}
+				if err := f.gr.Grow(a, b, Options{Merge: quadpvs.Lossy}, &s, &res); err != nil {
+					t.Fatal(err)
+				}
+				if res.MutuallyVisible {
+					if _, err := f.gr.Extend(&res, 0, a); !errors.Is(err, ErrOptions) {
+						t.Fatalf("extending a visible pair: %v", err)
+					}
+					continue
+				}
+				pairs++
+				for range 30 {
+					side := rng.IntN(2)
+					// A cell next to the side's player, as a player steps out.
+					p := [2]*Frontier{&res.A, &res.B}[side]
+					c := [2]int{min(max(p.Col+rng.IntN(9)-4, 0), w-1), min(max(p.Row+rng.IntN(9)-4, 0), h-1)}
+					inside, inOther := p.Contains(c[0], c[1]), [2]*Frontier{&res.A, &res.B}[1-side].Contains(c[0], c[1])
+					before := p.Points
+					ok, err := f.gr.Extend(&res, side, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case inside && (!ok || p.Points != before):
+						t.Fatalf("a cell of the side: %v, points %d→%d", ok, before, p.Points)
+					case inOther && ok:
+						t.Fatal("extended into the other side")
+					case ok && !inside:
+						added++
+						if !p.Contains(c[0], c[1]) || p.Points != before+1 {
+							t.Fatalf("extended by %v: contains %v, points %d→%d", c, p.Contains(c[0], c[1]), before, p.Points)
+						}
+						if v := f.check(t, &res, a, b); v != 0 {
+							t.Fatalf("extended by %v: %d mutually visible pairs", c, v)
+						}
+					case !ok:
+						refused++
+					}
+				}
+			}
+			if added == 0 || refused == 0 {
+				t.Errorf("%d extensions, %d refused: want some of each", added, refused)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,22 @@ type Options struct {
 	// the projected cells and keeping that frontier when it also holds the
 	// current cells. 0 renegotiates only when a player has left.
 	Predict int
+	// Extend lets one side of each frontier set grow without a word: when
+	// that side's player steps out of it into a cell hidden both ways from
+	// the other side (grow.Grower.Extend), the cell joins the side and the
+	// frontier stays valid; the other side is unchanged, so the guarantee
+	// holds without the other player knowing. Only one side may extend, or
+	// two silent extensions could see each other: the side of the player
+	// moving faster when the frontier was grown (both players know both
+	// velocities then), player I on a tie.
+	Extend bool
+	// Budget, when > 0, bounds each tick's frontier work (the summed time
+	// of its queries; thesis §5.2: amortise over frames): once a tick's
+	// queries have taken Budget, the pairs still waiting exchange updates as
+	// if visible (Reason Pending) and are served first in the next ticks, and
+	// early renegotiations (Predict) wait with their frontier still valid.
+	// The first query of a tick always runs. 0: no bound.
+	Budget time.Duration
 }
 
 // Player is one player's state at a tick: its cell on the store's grid and,
@@ -59,6 +76,7 @@ const (
 	Start                       // the pair held no frontier (first tick, or it was visible): positions exchanged, frontier grown
 	Left                        // a player left its side: positions exchanged, frontier regrown
 	Predicted                   // a player is about to leave (Options.Predict): frontier regrown early
+	Pending                     // the pair's frontier waits for the work budget (Options.Budget): updates meanwhile
 )
 
 func (r Reason) String() string {
@@ -71,6 +89,8 @@ func (r Reason) String() string {
 		return "left"
 	case Predicted:
 		return "predicted"
+	case Pending:
+		return "pending"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }
@@ -94,6 +114,9 @@ type TickResult struct {
 	// Lifetimes holds, for each frontier replaced this tick, how many ticks
 	// it was valid.
 	Lifetimes []int32
+	// Extensions counts the silent extensions (Options.Extend); their time
+	// is in QueryTime.
+	Extensions int
 }
 
 // ErrPlayers reports a Tick with the wrong number of players.
@@ -103,11 +126,13 @@ const (
 	stNone uint8 = iota
 	stVisible
 	stFrontier
+	stPending // hidden, its frontier waiting for the budget
 )
 
 // pair is the state of players i < j; res's A side is i's.
 type pair struct {
 	state uint8
+	ext   uint8 // the side that may extend (Options.Extend): 0 for i, 1 for j
 	since int32 // tick the frontier was grown
 	res   grow.Result
 }
@@ -121,6 +146,7 @@ type job struct {
 	cur        [2][2]int
 	reason     Reason
 	err        error
+	done       bool
 	queries    int32
 	took, slow time.Duration
 }
@@ -134,9 +160,11 @@ type Manager struct {
 	pairs   []pair // i < j at i·n − i(i+1)/2 + j − i − 1
 	cells   [][2]int
 	proj    [][2]int
+	speed2  []float64
 	moved   []bool
 	started bool
 	jobs    []job
+	waiting []job // pairs in stPending, oldest first
 	scratch []grow.Scratch
 	res     TickResult
 }
@@ -148,8 +176,8 @@ func New(gr *grow.Grower, players int, opt Options) (*Manager, error) {
 	if players < 2 || players > 1<<15 {
 		return nil, fmt.Errorf("interest: %d players, want 2 to 32768", players)
 	}
-	if opt.Workers < 0 || opt.Predict < 0 {
-		return nil, fmt.Errorf("interest: %d workers and %d ticks of prediction, want ≥ 0", opt.Workers, opt.Predict)
+	if opt.Workers < 0 || opt.Predict < 0 || opt.Budget < 0 {
+		return nil, fmt.Errorf("interest: %d workers, %d ticks of prediction, budget %v: want ≥ 0", opt.Workers, opt.Predict, opt.Budget)
 	}
 	if n := opt.Grow.Neighbours; n != 0 && n != 4 && n != 8 {
 		return nil, fmt.Errorf("%w: %d neighbours, want 4 or 8", grow.ErrOptions, n)
@@ -160,6 +188,7 @@ func New(gr *grow.Grower, players int, opt Options) (*Manager, error) {
 		pairs:   make([]pair, players*(players-1)/2),
 		cells:   make([][2]int, players),
 		proj:    make([][2]int, players),
+		speed2:  make([]float64, players),
 		moved:   make([]bool, players),
 		scratch: make([]grow.Scratch, w),
 	}, nil
@@ -185,7 +214,7 @@ func (m *Manager) Frontier(i, j int) (*grow.Result, bool) {
 }
 
 // Tick moves the players to their cells for this tick and returns the pairs
-// that must exchange updates, in order of (I, J). players[k] is player k;
+// that must exchange updates, sorted by (I, J). players[k] is player k;
 // len(players) must be Players(); players on one cell see each other.
 // Errors: ErrPlayers, and grow.ErrOutside or grow.ErrNodata naming the
 // player; after an error the Manager must not be used again.
@@ -213,18 +242,19 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 		}
 		m.moved[k] = !m.started || c != m.cells[k] || pr != m.proj[k]
 		m.cells[k], m.proj[k] = c, pr
+		m.speed2[k] = pl.VCol*pl.VCol + pl.VRow*pl.VRow
 	}
 	m.started = true
 	r := &m.res
 	r.Exchanges, r.Lifetimes = r.Exchanges[:0], r.Lifetimes[:0]
-	r.Queries, r.QueryTime, r.MaxQuery = 0, 0, 0
+	r.Queries, r.QueryTime, r.MaxQuery, r.Extensions = 0, 0, 0, 0
 	m.jobs = m.jobs[:0]
 	for i := 0; i < m.n; i++ {
 		base := m.index(i, i+1) - (i + 1)
 		for j := i + 1; j < m.n; j++ {
 			p := &m.pairs[base+j]
 			if !m.moved[i] && !m.moved[j] {
-				if p.state == stVisible {
+				if p.state == stVisible { // (a pending pair is settled by grow)
 					r.Exchanges = append(r.Exchanges, Exchange{int32(i), int32(j), Visible})
 				}
 				continue
@@ -233,17 +263,48 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 			switch p.state {
 			case stVisible:
 				reason = Visible
+			case stPending:
+				reason = Pending
 			case stFrontier:
-				a, b := m.cells[i], m.cells[j]
-				if !p.res.A.Contains(a[0], a[1]) || !p.res.B.Contains(b[0], b[1]) {
+				in := [2]bool{p.res.A.Contains(m.cells[i][0], m.cells[i][1]), p.res.B.Contains(m.cells[j][0], m.cells[j][1])}
+				if !in[0] || !in[1] {
 					reason = Left
-				} else if pa, pb := m.proj[i], m.proj[j]; m.opt.Predict > 0 &&
-					(!p.res.A.Contains(pa[0], pa[1]) || !p.res.B.Contains(pb[0], pb[1])) {
-					reason = Predicted
-				} else {
+				} else if pa, pb := m.proj[i], m.proj[j]; m.opt.Predict > 0 {
+					in = [2]bool{p.res.A.Contains(pa[0], pa[1]), p.res.B.Contains(pb[0], pb[1])}
+					if !in[0] || !in[1] {
+						reason = Predicted
+					}
+				}
+				if reason == Start {
 					continue // still valid
 				}
-				r.Lifetimes = append(r.Lifetimes, m.tick-p.since)
+				if m.opt.Extend && in[p.ext] == false && in[1-p.ext] {
+					// Only the extending side is (or will be) out: try to take
+					// its cell in silently.
+					c := m.cells[i]
+					if p.ext == 1 {
+						c = m.cells[j]
+					}
+					if reason == Predicted {
+						c = m.proj[i]
+						if p.ext == 1 {
+							c = m.proj[j]
+						}
+					}
+					start := time.Now()
+					ok, err := m.gr.Extend(&p.res, int(p.ext), c)
+					r.QueryTime += time.Since(start)
+					if err != nil && reason == Left {
+						return nil, fmt.Errorf("players %d and %d: %w", i, j, err)
+					}
+					if ok { // (a projected cell may be off the terrain: no extension)
+						r.Extensions++
+						continue
+					}
+				}
+				if reason == Left {
+					r.Lifetimes = append(r.Lifetimes, m.tick-p.since)
+				}
 			}
 			if err := m.renegotiate(base+j, i, j, reason); err != nil {
 				return nil, err
@@ -253,12 +314,18 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 	if err := m.grow(); err != nil {
 		return nil, err
 	}
+	slices.SortFunc(r.Exchanges, func(a, b Exchange) int {
+		if a.I != b.I {
+			return int(a.I - b.I)
+		}
+		return int(a.J - b.J)
+	})
 	m.tick++
 	return r, nil
 }
 
 // renegotiate decides pair (i, j) from the players' cells: exchange as
-// visible, or queue a frontier to grow.
+// visible, or queue a frontier to grow (a pending pair is already queued).
 func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 	p := &m.pairs[pi]
 	a, b := m.cells[i], m.cells[j]
@@ -274,12 +341,15 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 		m.res.Exchanges = append(m.res.Exchanges, Exchange{int32(i), int32(j), Visible})
 		return nil
 	}
+	if reason == Pending {
+		return nil // waits in m.waiting
+	}
 	if reason == Visible {
 		reason = Start // a visible pair turned hidden: its first frontier
 	}
-	p.state = stFrontier
-	p.since = m.tick
-	m.res.Exchanges = append(m.res.Exchanges, Exchange{int32(i), int32(j), reason})
+	if reason != Predicted {
+		p.state = stNone // no valid frontier until grown
+	}
 	jb := job{p: int32(pi), i: int32(i), j: int32(j), a: a, b: b, reason: reason}
 	if reason == Predicted {
 		pa, pb := m.proj[i], m.proj[j]
@@ -291,42 +361,79 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 	return nil
 }
 
-// grow runs the tick's queued frontier queries on the workers.
+// grow runs the tick's frontier queries on the workers, the pairs waiting
+// from earlier ticks first, within the budget, and settles each pair.
 func (m *Manager) grow() error {
+	// Waiting pairs still hidden go first, with their players' cells now.
+	k := 0
+	for _, w := range m.waiting {
+		if m.pairs[w.p].state == stPending {
+			w.a, w.b = m.cells[w.i], m.cells[w.j]
+			w.done, w.queries, w.took, w.slow = false, 0, 0, 0
+			m.waiting[k] = w
+			k++
+		}
+	}
+	m.jobs = append(m.waiting[:k], m.jobs...)
 	if len(m.jobs) == 0 {
 		return nil
 	}
-	w := min(len(m.scratch), len(m.jobs))
-	if w <= 1 {
-		for k := range m.jobs {
-			m.run(&m.jobs[k], &m.scratch[0])
+	var spent atomic.Int64 // nanoseconds of the tick's queries
+	budget := m.opt.Budget.Nanoseconds()
+	var next atomic.Int64
+	work := func(s *grow.Scratch) {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(m.jobs) || (k > 0 && budget > 0 && spent.Load() >= budget) {
+				return
+			}
+			m.run(&m.jobs[k], s)
+			spent.Add(m.jobs[k].took.Nanoseconds())
 		}
+	}
+	if w := min(len(m.scratch), len(m.jobs)); w <= 1 {
+		work(&m.scratch[0])
 	} else {
-		var next atomic.Int64
 		var wg sync.WaitGroup
 		for x := range w {
-			wg.Go(func() {
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(m.jobs) {
-						return
-					}
-					m.run(&m.jobs[k], &m.scratch[x])
-				}
-			})
+			wg.Go(func() { work(&m.scratch[x]) })
 		}
 		wg.Wait()
 	}
 	r := &m.res
+	var waiting []job
 	for k := range m.jobs {
 		jb := &m.jobs[k]
+		p := &m.pairs[jb.p]
 		if jb.err != nil {
 			return fmt.Errorf("players %d and %d: %w", jb.i, jb.j, jb.err)
 		}
+		if !jb.done {
+			if jb.reason != Predicted { // a predicted pair keeps its valid frontier
+				p.state = stPending
+				r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, Pending})
+				waiting = append(waiting, *jb)
+			}
+			continue
+		}
+		if jb.reason == Predicted {
+			r.Lifetimes = append(r.Lifetimes, m.tick-p.since)
+		}
+		reason := jb.reason
+		if reason == Pending {
+			reason = Start
+		}
+		p.state, p.since = stFrontier, m.tick
+		p.ext = 0
+		if m.speed2[jb.j] > m.speed2[jb.i] {
+			p.ext = 1
+		}
+		r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, reason})
 		r.Queries += int(jb.queries)
 		r.QueryTime += jb.took
 		r.MaxQuery = max(r.MaxQuery, jb.slow)
 	}
+	m.waiting = waiting
 	return nil
 }
 
@@ -334,6 +441,7 @@ func (m *Manager) grow() error {
 // concurrently.
 func (m *Manager) run(jb *job, s *grow.Scratch) {
 	p := &m.pairs[jb.p]
+	jb.done = true
 	query := func(a, b [2]int) error {
 		err := m.gr.Grow(a, b, m.opt.Grow, s, &p.res)
 		jb.queries++

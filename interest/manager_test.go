@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"frontiersets/compress"
 	"frontiersets/grow"
@@ -107,6 +108,10 @@ func TestManagerGuarantee(t *testing.T) {
 			{Grow: grow.Options{Method: grow.Simple}},
 			{Grow: grow.Options{Merge: quadpvs.Lossy}, Predict: 3},
 			{Predict: 2, Workers: 3},
+			{Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: true},
+			{Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: true, Predict: 3, Workers: 2},
+			{Grow: grow.Options{Merge: quadpvs.Lossy}, Budget: time.Nanosecond},
+			{Extend: true, Predict: 2, Budget: 20 * time.Microsecond, Workers: 2},
 		} {
 			t.Run(fmt.Sprintf("%s/cap%d/%+v", wc.name, wc.nodes, opt), func(t *testing.T) {
 				const n, ticks = 7, 250
@@ -120,7 +125,7 @@ func TestManagerGuarantee(t *testing.T) {
 				rng := rand.New(rand.NewPCG(3, 4))
 				ps := make([]Player, n)
 				walk(rng, w.s.Width, w.s.Height, ps)
-				silent, frontiers, lives := 0, 0, 0
+				silent, frontiers, lives, extended, pending := 0, 0, 0, 0, 0
 				for tk := range ticks {
 					walk(rng, w.s.Width, w.s.Height, ps)
 					before := map[[2]int]bool{}
@@ -136,12 +141,13 @@ func TestManagerGuarantee(t *testing.T) {
 						t.Fatal(err)
 					}
 					got := slices.Clone(res.Exchanges)
+					extended += res.Extensions
 					replaced := len(res.Lifetimes)
 					rr, err := ref.Tick(ps)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got, rr.Exchanges) {
+					if !slices.Equal(got, rr.Exchanges) && opt.Budget == 0 { // a time budget depends on timing
 						t.Fatalf("tick %d: %d workers decide %v, one worker %v", tk, opt.Workers, got, rr.Exchanges)
 					}
 					talk := map[[2]int]Reason{}
@@ -150,6 +156,9 @@ func TestManagerGuarantee(t *testing.T) {
 						if before[[2]int{int(e.I), int(e.J)}] {
 							replaced-- // left, left early, or now visible
 						}
+					}
+					if len(talk) != len(got) || !slices.IsSortedFunc(got, func(a, b Exchange) int { return int(a.I*n+a.J) - int(b.I*n+b.J) }) {
+						t.Fatalf("tick %d: exchanges repeat a pair or are out of order: %v", tk, got)
 					}
 					if replaced != 0 {
 						t.Fatalf("tick %d: %d lifetimes for the frontiers replaced", tk, len(res.Lifetimes))
@@ -160,6 +169,14 @@ func TestManagerGuarantee(t *testing.T) {
 							a, b := ps[i], ps[j]
 							f, held := m.Frontier(i, j)
 							why, talks := talk[[2]int{i, j}]
+							if why == Pending {
+								vis, _ := w.gr.MutuallyVisible([2]int{a.Col, a.Row}, [2]int{b.Col, b.Row})
+								if vis || held || opt.Budget == 0 {
+									t.Fatalf("tick %d: pair %d,%d pending, store says visible %v, frontier held %v", tk, i, j, vis, held)
+								}
+								pending++
+								continue
+							}
 							if why == Visible {
 								vis := a.Col == b.Col && a.Row == b.Row
 								if !vis {
@@ -185,10 +202,16 @@ func TestManagerGuarantee(t *testing.T) {
 						}
 					}
 				}
+				if (pending > 0) != (opt.Budget > 0) {
+					t.Errorf("%d pending pair-ticks", pending)
+				}
+				if (extended > 0) != opt.Extend {
+					t.Errorf("%d silent extensions", extended)
+				}
 				if silent == 0 || frontiers == silent || lives == 0 {
 					t.Errorf("walk too tame: %d silent pair-ticks, %d with frontiers, %d frontiers replaced", silent, frontiers, lives)
 				}
-				t.Logf("%d silent pair-ticks of %d, %d frontiers replaced", silent, ticks*n*(n-1)/2, lives)
+				t.Logf("%d silent pair-ticks of %d, %d frontiers replaced, %d extended", silent, ticks*n*(n-1)/2, lives, extended)
 			})
 		}
 	}

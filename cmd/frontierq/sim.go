@@ -7,13 +7,14 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"frontiersets/bots"
 	"frontiersets/internal/cli"
 	"frontiersets/internal/sim"
 )
 
-const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--csv] [growing flags]"
+const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--extend=true] [--budget-ms 0] [--csv] [growing flags]"
 
 // runSim moves bots over a store's terrain and prints, per interest
 // management scheme, the packets sent (Steed & Angus Table 2), the frontier
@@ -35,6 +36,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
 	aoi := fs.Float64("aoi-radius", 0, "AOI radius in `metres` (0: the distance holding 95% of the visible pairs)")
 	exactEvery := fs.Int("exact-every", 1000, "check one in `K` of FB's silent pair-ticks against the exact line of sight (0: none)")
+	extend := fs.Bool("extend", true, "FB and FBP extend one side of a frontier silently when its player steps out into a cell hidden from the other side (false: Steed & Angus's rule, regrow on every exit)")
+	budget := fs.Float64("budget-ms", 0, "bound each tick's frontier work to `ms` (thesis §5.2: amortised over ticks; pairs waiting exchange updates meanwhile); 0: none")
 	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -51,8 +54,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
 	case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
 		return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
-	case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0:
-		return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d: want 1 to 1000, ≥ 0, ≥ 0", *predict, *aoi, *exactEvery)
+	case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
+		return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
 	}
 	ticks := int(math.Round(*minutes * 60 * *hz))
 	// Who-sees-whom is kept per tick for the audit: ticks·bots² bits.
@@ -75,7 +78,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *slope > 0 {
 		bo.MaxSlope = *slope
 	}
-	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1})
+	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -96,7 +99,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
 			row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
 	}
-	fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
-		r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+	fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
+		r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
 	return nil
 }

@@ -27,8 +27,10 @@ import (
 // Config of a simulation.
 type Config struct {
 	Bots    bots.Options
-	Grow    grow.Options // FB and FBP frontier queries
-	Predict int          // FBP's look-ahead in ticks (≥ 1)
+	Grow    grow.Options  // FB and FBP frontier queries
+	Extend  bool          // FB and FBP extend one side silently (interest.Options.Extend)
+	Budget  time.Duration // FB and FBP's frontier work per tick (interest.Options.Budget); 0: none
+	Predict int           // FBP's look-ahead in ticks (≥ 1)
 	// AOIRadiusM is the area-of-interest radius in metres; 0 calibrates it
 	// to the distance within which 95% of the (tick, ordered pair) visible
 	// by the uncompressed PVS lie.
@@ -105,7 +107,9 @@ type Result struct {
 	// left (Reason Left), Early those made before (Predicted); FB's Left
 	// count is FBLeft.
 	Surprised, Early, FBLeft int64
-	Snapshot                 *Snapshot
+	// Extensions are FB's silent extensions (Config.Extend).
+	Extensions int64
+	Snapshot   *Snapshot
 }
 
 // Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
@@ -220,7 +224,7 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	if pred > 0 {
 		sc = interest.FBP
 	}
-	m, err := interest.New(gr, n, interest.Options{Grow: cfg.Grow, Workers: 1, Predict: pred})
+	m, err := interest.New(gr, n, interest.Options{Grow: cfg.Grow, Workers: 1, Predict: pred, Extend: cfg.Extend, Budget: cfg.Budget})
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +252,9 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 		tickMS[tk] = float64(time.Since(start).Nanoseconds()) / 1e6
 		packets[tk] = 2 * int64(len(res.Exchanges))
 		row.Queries += int64(res.Queries)
+		if pred == 0 {
+			r.Extensions += int64(res.Extensions)
+		}
 		work[tk] = float64(res.QueryTime.Nanoseconds()) / 1e6
 		for _, l := range res.Lifetimes {
 			lifeSum += int64(l)
