@@ -12,8 +12,10 @@ import (
 	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/interest"
 	"frontiersets/internal/bake"
 	"frontiersets/internal/cli"
+	"frontiersets/internal/sim"
 )
 
 func runCmd(args ...string) (stdout, stderr string, code int) {
@@ -161,5 +163,49 @@ func TestVerifyExact(t *testing.T) {
 	out, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "5", "--sample", "8", "--exact")
 	if code != 0 || !strings.Contains(out, "exact line of sight") || !strings.Contains(out, "violations 0") {
 		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
+
+// TestSim runs the simulation on the test store: the table lists every
+// scheme, FB misses nothing, and bad flags are usage errors.
+func TestSim(t *testing.T) {
+	store := testStore(t)
+	out, errOut, code := runCmd("sim", store, "--bots", "5", "--minutes", "0.2", "--speed", "30", "--csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 8 || lines[0] != strings.Join(sim.Header, ",") {
+		t.Fatalf("csv:\n%s", out)
+	}
+	for k, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if f[0] != "t" || f[1] != "5" || f[2] != string(interest.Schemes[k]) || f[3] != "120" {
+			t.Errorf("row %q", l)
+		}
+		if (f[2] == "FB" || f[2] == "FBP") && f[12] != "0" {
+			t.Errorf("%s missed %s", f[2], f[12])
+		}
+		if f[2] == "NPP" && f[4] != "2400" { // 5·4 packets × 120 ticks
+			t.Errorf("NPP packets %s", f[4])
+		}
+	}
+	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1")
+	if code != 0 || !strings.Contains(out, "FBP") || !strings.Contains(out, "exact line of sight") {
+		t.Errorf("table (exit %d):\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"sim", store, "--bots", "1"},
+		{"sim", store, "--minutes", "-1"},
+		{"sim", store, "--predict", "0"},
+		{"sim", store, "--budget-ms", "NaN"},
+		{"sim"},
+	} {
+		if _, errOut, code := runCmd(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errOut)
+		}
+	}
+	if _, errOut, code := runCmd("sim", "/nonexistent.pvs"); code != 1 || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("missing store: exit %d, %q", code, errOut)
 	}
 }

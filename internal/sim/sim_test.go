@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"frontiersets/bots"
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/interest"
+	"frontiersets/internal/bake"
+	"frontiersets/quadpvs"
+)
+
+func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap) (*compress.Store, *grow.Grower) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("DEM %s absent: %v", path, err)
+	}
+	dem, err := heightmap.Load(path, heightmap.Options{Window: win})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 256
+	out := filepath.Join(t.TempDir(), "s.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: out, Cap: cp, Budget: 1 << 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bake.OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, gr
+}
+
+// TestRunCounts checks the schemes' counts against each other on an
+// uncapped store, where the store's per-point PVS is the uncompressed one:
+// CS relays exactly PPP's packets, FB and FBP miss nothing and send at
+// least PPP's, NPP is n(n−1) per tick, and an AOI radius spanning the
+// terrain is NPP. A capped store keeps FB's audit at 0.
+func TestRunCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		path string
+		win  heightmap.Window
+		cap  compress.Cap
+	}{
+		{"demo", "../../data/demo-hills.tif", heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}, compress.Cap{Codes: 1 << 30}},
+		{"urban", "../../../shared/data/annarbor-dsm-2ft.tif", heightmap.Window{Col: 280, Row: 180, Width: 64, Height: 64}, compress.Cap{Codes: 1 << 30}},
+		{"urban-capped", "../../../shared/data/annarbor-dsm-2ft.tif", heightmap.Window{Col: 280, Row: 180, Width: 64, Height: 64}, compress.Cap{Nodes: 40}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, gr := bakeWindow(t, tc.path, tc.win, tc.cap)
+			bo := bots.Defaults(s.DxM, s.DyM)
+			bo.Bots, bo.Ticks, bo.SpeedMS, bo.MaxSlope, bo.RespawnPerMin = 6, 300, bo.SpeedMS*4, 3, 2
+			for _, radius := range []float64{0, 1e7} {
+				r, err := Run(s, gr, Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: true, Predict: 3,
+					AOIRadiusM: radius, ExactEvery: 7, Workers: 2, SnapshotTick: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := map[interest.Scheme]Row{}
+				for k, row := range r.Rows {
+					if row.Scheme != interest.Schemes[k] || row.Ticks != 300 {
+						t.Fatalf("row %d: %+v", k, row)
+					}
+					rows[row.Scheme] = row
+				}
+				n, T := int64(6), int64(300)
+				exact := tc.cap.Nodes == 0
+				switch {
+				case rows[interest.NPP].Packets != n*(n-1)*T:
+					t.Errorf("NPP %d packets", rows[interest.NPP].Packets)
+				case exact && rows[interest.CS].Packets != n*T+rows[interest.PPP].Packets:
+					t.Errorf("CS %d packets, PPP %d: the uncapped store relays exactly PPP's", rows[interest.CS].Packets, rows[interest.PPP].Packets)
+				case rows[interest.CS].Packets < n*T+rows[interest.PPP].Packets:
+					t.Errorf("CS %d packets below PPP's %d plus the uplinks", rows[interest.CS].Packets, rows[interest.PPP].Packets)
+				case rows[interest.CSA].Packets > rows[interest.CS].Packets:
+					t.Errorf("CSA %d > CS %d", rows[interest.CSA].Packets, rows[interest.CS].Packets)
+				case rows[interest.FB].Missed != 0 || rows[interest.FBP].Missed != 0:
+					t.Errorf("FB missed %d, FBP %d", rows[interest.FB].Missed, rows[interest.FBP].Missed)
+				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
+					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
+				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
+					t.Errorf("AOI over the whole terrain: %+v", rows[interest.AOI])
+				case radius == 0 && (rows[interest.AOI].Missed == 0 || float64(rows[interest.AOI].Missed) > 0.06*float64(rows[interest.PPP].Packets)):
+					// (the audit's own counter must see the radius's misses)
+					t.Errorf("calibrated AOI misses %d of %d", rows[interest.AOI].Missed, rows[interest.PPP].Packets)
+				case r.Respawns == 0 || r.ExactChecked == 0 || r.Snapshot == nil || len(r.Snapshot.Cells) != 6:
+					t.Errorf("respawns %d, exact checks %d, snapshot %v", r.Respawns, r.ExactChecked, r.Snapshot != nil)
+				case len(r.PerSecond) != len(interest.Schemes) || len(r.PerSecond[0]) != 30:
+					t.Errorf("per-second series %d×%d", len(r.PerSecond), len(r.PerSecond[0]))
+				}
+				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d; exact LOS %d/%d",
+					r.AOIRadiusM, rows[interest.PPP].Packets, rows[interest.CS].Packets, rows[interest.FB].Packets,
+					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, r.ExactMissed, r.ExactChecked)
+			}
+		})
+	}
+}
