@@ -41,14 +41,17 @@ type Options struct {
 	// the projected cells and keeping that frontier when it also holds the
 	// current cells. 0 renegotiates only when a player has left.
 	Predict int
-	// Extend lets one side of each frontier set grow without a word: when
-	// that side's player steps out of it into a cell hidden both ways from
-	// the other side (grow.Grower.Extend), the cell joins the side and the
-	// frontier stays valid; the other side is unchanged, so the guarantee
-	// holds without the other player knowing. Only one side may extend, or
-	// two silent extensions could see each other: the side of the player
-	// moving faster when the frontier was grown (both players know both
-	// velocities then), player I on a tie.
+	// Extend keeps a frontier set when a player steps out of its side into
+	// a cell hidden both ways from the other side (grow.Grower.Extend): the
+	// cell joins the side and the frontier stays valid. One side per
+	// frontier extends silently — the side of the player moving faster
+	// when the frontier was grown (both know both velocities then), player
+	// I on a tie. The other player knows that side only as grown, so its
+	// own extensions could not be checked against the silent ones: when it
+	// steps out, the pair renegotiates. (Announcing its step with one packet
+	// instead was measured: on the urban terrain a walker then pays a packet
+	// for each cell outside its side, more than the fresh, larger frontier a
+	// renegotiation grows.)
 	Extend bool
 	// Budget, when > 0, bounds each tick's frontier work (the summed time
 	// of its queries; thesis §5.2: amortise over frames): once a tick's
@@ -95,12 +98,29 @@ func (r Reason) String() string {
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }
 
-// Exchange is one pair that exchanges updates (one packet each way) in a
-// tick; I < J index the players given to Tick.
+// Exchange is one pair that communicates in a tick; I < J index the
+// players given to Tick. Dir says who sends to whom: IToJ, JToI or both.
+// A visible pair sends only where the receiver may see the sender (by the
+// store's per-point PVS, grow.Grower.MaySee); the player who receives
+// updates knows both positions and so can tell the other when that changes.
+// Every other reason is a position exchange, both ways.
 type Exchange struct {
 	I, J   int32
 	Reason Reason
+	Dir    Dir
 }
+
+// Dir is the direction of an Exchange's packets: a bit set.
+type Dir uint8
+
+const (
+	IToJ Dir = 1 << iota // player I sends to player J
+	JToI                 // player J sends to player I
+	Both = IToJ | JToI
+)
+
+// Packets returns the number of packets the exchange costs: 1 or 2.
+func (e Exchange) Packets() int { return int(e.Dir&IToJ) + int(e.Dir&JToI>>1) }
 
 // TickResult is what one Tick decided. Its slices are reused by the next
 // Tick.
@@ -133,6 +153,7 @@ const (
 type pair struct {
 	state uint8
 	ext   uint8 // the side that may extend (Options.Extend): 0 for i, 1 for j
+	dir   Dir   // while visible: who may see whom
 	since int32 // tick the frontier was grown
 	res   grow.Result
 }
@@ -255,7 +276,7 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 			p := &m.pairs[base+j]
 			if !m.moved[i] && !m.moved[j] {
 				if p.state == stVisible { // (a pending pair is settled by grow)
-					r.Exchanges = append(r.Exchanges, Exchange{int32(i), int32(j), Visible})
+					r.Exchanges = append(r.Exchanges, Exchange{int32(i), int32(j), Visible, p.dir})
 				}
 				continue
 			}
@@ -278,21 +299,15 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 				if reason == Start {
 					continue // still valid
 				}
-				if m.opt.Extend && in[p.ext] == false && in[1-p.ext] {
-					// Only the extending side is (or will be) out: try to take
-					// its cell in silently.
-					c := m.cells[i]
-					if p.ext == 1 {
-						c = m.cells[j]
-					}
+				if out := int(p.ext); m.opt.Extend && !in[out] && in[1-out] {
+					// Only the side that may extend is (or will be) out: try
+					// to take its player's cell in silently.
+					c := [2][2]int{m.cells[i], m.cells[j]}[out]
 					if reason == Predicted {
-						c = m.proj[i]
-						if p.ext == 1 {
-							c = m.proj[j]
-						}
+						c = [2][2]int{m.proj[i], m.proj[j]}[out]
 					}
 					start := time.Now()
-					ok, err := m.gr.Extend(&p.res, int(p.ext), c)
+					ok, err := m.gr.Extend(&p.res, out, c)
 					r.QueryTime += time.Since(start)
 					if err != nil && reason == Left {
 						return nil, fmt.Errorf("players %d and %d: %w", i, j, err)
@@ -337,8 +352,25 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 		}
 	}
 	if vis {
-		p.state = stVisible
-		m.res.Exchanges = append(m.res.Exchanges, Exchange{int32(i), int32(j), Visible})
+		p.state, p.dir = stVisible, Both
+		if a != b {
+			ij, err := m.gr.MaySee(b, a) // j may see i: i sends to j
+			if err != nil {
+				return fmt.Errorf("players %d and %d: %w", i, j, err)
+			}
+			ji, err := m.gr.MaySee(a, b)
+			if err != nil {
+				return fmt.Errorf("players %d and %d: %w", i, j, err)
+			}
+			p.dir = 0
+			if ij {
+				p.dir |= IToJ
+			}
+			if ji {
+				p.dir |= JToI
+			}
+		}
+		m.res.Exchanges = append(m.res.Exchanges, Exchange{int32(i), int32(j), Visible, p.dir})
 		return nil
 	}
 	if reason == Pending {
@@ -411,7 +443,7 @@ func (m *Manager) grow() error {
 		if !jb.done {
 			if jb.reason != Predicted { // a predicted pair keeps its valid frontier
 				p.state = stPending
-				r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, Pending})
+				r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, Pending, Both})
 				waiting = append(waiting, *jb)
 			}
 			continue
@@ -428,7 +460,7 @@ func (m *Manager) grow() error {
 		if m.speed2[jb.j] > m.speed2[jb.i] {
 			p.ext = 1
 		}
-		r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, reason})
+		r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, reason, Both})
 		r.Queries += int(jb.queries)
 		r.QueryTime += jb.took
 		r.MaxQuery = max(r.MaxQuery, jb.slow)

@@ -11,7 +11,7 @@ const (
 	PPP Scheme = "PPP" // perfect peer-to-peer: i to j only when j sees i (an oracle)
 	CS  Scheme = "CS"  // client-server: one packet up per client, relayed to each client that may see the sender
 	CSA Scheme = "CSA" // client-server aggregated: one packet up per client, one down to each client that may see anyone
-	FB  Scheme = "FB"  // frontier based (Manager): both ways for each pair without a valid frontier
+	FB  Scheme = "FB"  // frontier based (Manager): the packets of its Exchanges, none for a pair inside a valid frontier set
 	FBP Scheme = "FBP" // FB with prediction (Options.Predict)
 	AOI Scheme = "AOI" // distance-based area of interest (Hu & Liao's VON): i to j when within a radius
 )
@@ -22,8 +22,8 @@ var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI}
 // Packets returns one tick's packets for n clients under the schemes that
 // depend only on who needs whose updates: needs(i, j) reports that client j
 // needs client i's updates (j sees or may see i; within the radius for
-// AOI). NPP ignores needs; FB and FBP are counted by a Manager (two packets
-// per Exchange) and return -1 here.
+// AOI). NPP ignores needs; FB and FBP are counted by a Manager
+// (Exchange.Packets) and return -1 here.
 func Packets(s Scheme, n int, needs func(i, j int) bool) int {
 	count := func() (pairs, receivers int) {
 		for j := range n {

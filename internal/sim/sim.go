@@ -250,7 +250,7 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 			return nil, fmt.Errorf("tick %d: %w", tk, err)
 		}
 		tickMS[tk] = float64(time.Since(start).Nanoseconds()) / 1e6
-		packets[tk] = 2 * int64(len(res.Exchanges))
+		packets[tk] = 0
 		row.Queries += int64(res.Queries)
 		if pred == 0 {
 			r.Extensions += int64(res.Extensions)
@@ -266,8 +266,13 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 		clear(talk)
 		for _, e := range res.Exchanges {
 			i, j := int(e.I), int(e.J)
-			talk[(i*n+j)>>6] |= 1 << ((i*n + j) & 63)
-			talk[(j*n+i)>>6] |= 1 << ((j*n + i) & 63)
+			packets[tk] += int64(e.Packets())
+			if e.Dir&interest.IToJ != 0 { // talk[i·n+j]: i sends to j
+				talk[(i*n+j)>>6] |= 1 << ((i*n + j) & 63)
+			}
+			if e.Dir&interest.JToI != 0 {
+				talk[(j*n+i)>>6] |= 1 << ((j*n + i) & 63)
+			}
 			switch {
 			case e.Reason == interest.Left && pred == 0:
 				r.FBLeft++
@@ -277,17 +282,19 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 				r.Early++
 			}
 		}
-		// Audit: a silent pair must be hidden both ways.
+		// Audit: whoever sees a player gets its updates; a silent pair
+		// must be hidden both ways.
+		sends := func(i, j int) bool { return talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 }
 		for i := range n {
 			for j := i + 1; j < n; j++ {
-				if talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 {
+				if o.seesAt(tk, i, j) && !sends(i, j) {
+					row.Missed++
+				}
+				if o.seesAt(tk, j, i) && !sends(j, i) {
+					row.Missed++
+				}
+				if sends(i, j) || sends(j, i) {
 					continue
-				}
-				if o.seesAt(tk, i, j) {
-					row.Missed++
-				}
-				if o.seesAt(tk, j, i) {
-					row.Missed++
 				}
 				if pred == 0 && cfg.ExactEvery > 0 {
 					if exactK++; exactK%cfg.ExactEvery == 0 {
