@@ -3,6 +3,7 @@ package compress
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -167,10 +168,10 @@ func TestDecodeRejects(t *testing.T) {
 	foreign := bytes.Clone(good)
 	copy(foreign, "GIF89a..")
 	check("foreign", foreign)
-	v2 := bytes.Clone(good)
-	v2[8] = 2
-	check("version 2", v2)
-	if _, err := Decode(bytes.NewReader(v2)); !strings.Contains(err.Error(), "version 2") {
+	v3 := bytes.Clone(good)
+	v3[8] = 3
+	check("version 3", v3)
+	if _, err := Decode(bytes.NewReader(v3)); !strings.Contains(err.Error(), "version 3") {
 		t.Errorf("version error does not name the version: %v", err)
 	}
 }
@@ -208,25 +209,33 @@ func FuzzOpenStore(f *testing.F) {
 	})
 }
 
-// TestWriteSeeds regenerates the fuzz seeds in testdata (stores and partial
-// files) with UPDATE_SEEDS=1.
+// TestWriteSeeds regenerates the fuzz seeds in testdata with
+// UPDATE_SEEDS=1: stores and partial files of the current version, and the
+// crafted stores of TestHostileStores. tiny.pvs and small.pvs stay as they
+// are: version-1 stores, for the reader of old stores.
 func TestWriteSeeds(t *testing.T) {
 	if os.Getenv("UPDATE_SEEDS") == "" {
 		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs and *.part")
 	}
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join("testdata", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		w, h int
-	}{{"tiny.pvs", 3, 2}, {"small.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}} {
+	}{{"tiny-v2.pvs", 3, 2}, {"small-v2.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}} {
 		var b []byte
 		if strings.HasSuffix(tc.name, ".part") {
 			b, _ = testPart(t, tc.w, tc.h, tc.w == 9)
 		} else {
 			b, _ = testStore(t, tc.w, tc.h, tc.w == 9)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", tc.name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(tc.name, b)
+	}
+	for i, tc := range hostileStores(t) {
+		write(fmt.Sprintf("hostile-%02d.pvs", i), tc.b)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // writes and reads.
 const (
 	PartMagic   = "PVSSHARD"
-	PartVersion = 1
+	PartVersion = 2
 )
 
 const (
@@ -222,19 +222,11 @@ func NewPartReader(r io.Reader, size int64) (*PartReader, error) {
 func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 	p := &PartReader{d: decoder{r: bufio.NewReaderSize(r, 1<<20), size: size}}
 	d := &p.d
-	var fh [fileHeaderSize]byte
-	n, _ := io.ReadFull(d.r, fh[:])
-	d.off = int64(n)
-	if m := min(n, len(PartMagic)); n == 0 || string(fh[:m]) != PartMagic[:m] {
-		return nil, &FormatError{0, "no PVSSHARD magic: not a partial bake (pvsbake bake --shard writes them)"}
-	}
-	if n < fileHeaderSize {
-		return nil, &FormatError{int64(n), "truncated file"}
-	}
-	if v := binary.LittleEndian.Uint32(fh[8:]); v != PartVersion {
-		return nil, &FormatError{8, fmt.Sprintf("partial format version %d, this build reads version %d", v, PartVersion)}
+	if err := d.start(PartMagic, "no PVSSHARD magic: not a partial bake (pvsbake bake --shard writes them)", "partial ", PartVersion); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
+	var cells uint64
 	for {
 		at := d.off
 		tag, codec, stored, raw, crc, err := p.d.sectionHeader()
@@ -245,17 +237,38 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
 		}
 		seen[tag] = true
-		if tag == tagQuad {
-			if !seen[tagHead] {
-				return nil, &FormatError{at, "QUAD section before the header"}
-			}
+		if !seen[tagHead] {
+			return nil, &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+		}
+		var want uint64
+		switch tag {
+		case tagQuad:
 			if codec != codecRaw {
 				return nil, &FormatError{at, "QUAD section must be raw"}
 			}
 			p.quadAt, p.left, p.want = at, raw, crc
-			return p, p.checkHeader(at)
+			p.rec.Trees = make([]PartTree, len(p.Header.Outputs))
+			return p, nil
+		case tagHead:
+			if raw > maxPartJSON {
+				return nil, &FormatError{at, fmt.Sprintf("HEAD section of %d bytes: more than the %d a partial header takes", raw, maxPartJSON)}
+			}
+		case tagElev:
+			want = 4 * cells
+		case tagNdat:
+			want = (cells + 7) / 8
+		case tagEnd:
+			return nil, &FormatError{at, "no QUAD section"}
+		default:
+			if err := d.skip(stored, crc); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		payload, err := d.section(at, codec, stored, raw, crc)
+		if want != 0 && raw != want {
+			return nil, &FormatError{at, fmt.Sprintf("%s section of %d bytes for a grid of %d cells, which needs %d", tag, raw, cells, want)}
+		}
+		payload, err := d.section(at, tag, codec, stored, raw, crc)
 		if err != nil {
 			return nil, err
 		}
@@ -264,43 +277,39 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 			if err := json.Unmarshal(payload, &p.Header); err != nil {
 				return nil, &FormatError{at, "header: " + err.Error()}
 			}
+			if cells, err = p.checkHeader(at); err != nil {
+				return nil, err
+			}
 		case tagElev:
 			p.Elev = decodeElev(payload)
 		case tagNdat:
-			p.Nodata = decodeNodata(payload)
-		case tagEnd:
-			return nil, &FormatError{at, "no QUAD section"}
+			p.Nodata = decodeNodata(payload)[:cells]
 		}
 	}
 }
 
-// checkHeader checks what the reader itself relies on.
-func (p *PartReader) checkHeader(at int64) error {
+// maxPartJSON bounds a partial header's raw length: up to 1024 outputs,
+// each with a store header.
+const maxPartJSON = 16 << 20
+
+// checkHeader checks what the reader itself relies on and returns the
+// grid's cell count.
+func (p *PartReader) checkHeader(at int64) (uint64, error) {
 	h := &p.Header
 	switch {
 	case h.Shards < 1 || h.Shard < 0 || h.Shard >= h.Shards:
-		return &FormatError{at, fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)}
+		return 0, &FormatError{at, fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)}
 	case len(h.Outputs) == 0 || len(h.Outputs) > 1024:
-		return &FormatError{at, fmt.Sprintf("%d outputs", len(h.Outputs))}
+		return 0, &FormatError{at, fmt.Sprintf("%d outputs", len(h.Outputs))}
 	case h.First < 0 || h.First > h.Last || h.Level < 0:
-		return &FormatError{at, fmt.Sprintf("quads %d to %d of level %d", h.First, h.Last, h.Level)}
+		return 0, &FormatError{at, fmt.Sprintf("quads %d to %d of level %d", h.First, h.Last, h.Level)}
 	}
 	for _, o := range h.Outputs {
-		if o.Store.Encoding != Encoding {
-			return &FormatError{at, fmt.Sprintf("tree encoding %q, this build reads %q", o.Store.Encoding, Encoding)}
+		if _, _, err := o.Store.check(-1); err != nil {
+			return 0, &FormatError{at, "header of output " + o.Label + ": " + err.Error()}
 		}
 	}
-	w, ht := h.Outputs[0].Store.Width, h.Outputs[0].Store.Height
-	if cells := w * ht; p.Elev != nil {
-		if len(p.Elev) != cells || (p.Nodata != nil && (len(p.Nodata) < cells || len(p.Nodata) > cells+7)) {
-			return &FormatError{at, fmt.Sprintf("grid of %d elevations for a %d×%d terrain", len(p.Elev), w, ht)}
-		}
-		if p.Nodata != nil {
-			p.Nodata = p.Nodata[:cells]
-		}
-	}
-	p.rec.Trees = make([]PartTree, len(h.Outputs))
-	return nil
+	return uint64(h.Outputs[0].Store.Width) * uint64(h.Outputs[0].Store.Height), nil
 }
 
 // read reads k bytes of the QUAD section into p.buf.
@@ -396,7 +405,25 @@ func (p *PartReader) finish() error {
 		if err != nil {
 			return err
 		}
-		payload, err := p.d.section(at, codec, stored, raw, crc)
+		switch tag {
+		case tagStat:
+			if p.Stats.Outputs != nil {
+				return &FormatError{at, "section \"STAT\" twice"}
+			}
+			if raw > maxPartJSON {
+				return &FormatError{at, fmt.Sprintf("STAT section of %d bytes: more than the %d partial statistics take", raw, maxPartJSON)}
+			}
+		case tagEnd:
+			if raw != 0 {
+				return &FormatError{at, "END section with a payload"}
+			}
+		default:
+			if err := p.d.skip(stored, crc); err != nil {
+				return err
+			}
+			continue
+		}
+		payload, err := p.d.section(at, tag, codec, stored, raw, crc)
 		if err != nil {
 			return err
 		}
@@ -411,6 +438,9 @@ func (p *PartReader) finish() error {
 		case tagEnd:
 			if p.Stats.Outputs == nil {
 				return &FormatError{at, "no STAT section"}
+			}
+			if err := p.d.end(); err != nil {
+				return err
 			}
 			return io.EOF
 		}

@@ -2,6 +2,7 @@ package compress
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -21,7 +22,7 @@ import (
 // writes and reads (FORMAT.md).
 const (
 	Magic   = "PVSSTORE"
-	Version = 1
+	Version = 2
 	// Encoding names the tree encoding of the CODE section.
 	Encoding = "quadpvs-bfs-2bit"
 )
@@ -158,9 +159,17 @@ const (
 	codecRaw  = 0
 	codecZstd = 1
 
-	sectionHeaderSize = 28 // tag 4, codec 4, stored 8, raw 8, crc 4
-	fileHeaderSize    = 12 // magic 8, version 4
-	qidxEntrySize     = 16 // word start 8, codes 4, nodes 4
+	sectionHeaderSize   = 32 // tag 4, codec 4, stored 8, raw 8, payload crc 4, header crc 4
+	sectionHeaderSizeV1 = 28 // version 1: without the header's own crc
+	fileHeaderSize      = 12 // magic 8, version 4
+	qidxEntrySize       = 16 // word start 8, codes 4, nodes 4
+
+	// maxZstdRatio bounds a zstd section's raw length by its stored
+	// length: zstd's own limit, a 128 KiB block stored as a 4-byte RLE
+	// block. No valid section exceeds it.
+	maxZstdRatio = 32768
+	// maxJSON bounds the raw length of the JSON sections (HEAD, STAT).
+	maxJSON = 1 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -279,6 +288,8 @@ func nodataBytes(nodata []bool) []byte {
 	return nb
 }
 
+// sectionHeader returns a section header of the current version: the
+// fields, then the CRC-32C of the 28 bytes before it.
 func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []byte {
 	b := make([]byte, sectionHeaderSize)
 	copy(b, tag)
@@ -286,6 +297,7 @@ func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []b
 	binary.LittleEndian.PutUint64(b[8:], stored)
 	binary.LittleEndian.PutUint64(b[16:], raw)
 	binary.LittleEndian.PutUint32(b[24:], crc)
+	binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
 	return b
 }
 
@@ -386,30 +398,39 @@ const maxSection = 64 << 30
 // Decode reads a store from r. Errors are *FormatError (matching
 // ErrNotStore) for input that is not a valid store, with the byte offset:
 // truncated, corrupt (checksums), foreign (magic), of another version, or
-// inconsistent; a store it accepts is safe to query.
-func Decode(r io.Reader) (*Store, error) { return DecodeSize(r, -1) }
+// inconsistent; a store it accepts is safe to query. Version 1 stores (no
+// section header checksums) are still read. Decode reads all of r into
+// memory first, so that the input's size bounds the memory as in
+// DecodeSize; use DecodeSize on a file.
+func Decode(r io.Reader) (*Store, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeSize(bytes.NewReader(b), int64(len(b)))
+}
 
-// DecodeSize is Decode for input of known size in bytes (a file's): sections
-// are checked against it before their memory is allocated, so the CODE
-// words are allocated once, exactly. size < 0 means unknown.
+// DecodeSize is Decode for input of known size in bytes (a file's).
+//
+// Memory: every section's length is checked before its memory is
+// allocated: against the input size when known; against the size the
+// header implies (ELEV 4 bytes a cell, NDAT a bit a cell, QIDX 16 bytes a
+// quad; HEAD and STAT at most 1 MiB); a zstd section's raw length at most
+// 32,768 times its stored length (zstd's own limit). With a known size the
+// grid itself is bounded by the file: CODE holds at least one 8-byte word
+// per quad, so a W×H grid needs a file of at least 8·W·H bytes, and the
+// loaded store takes a few times the file's size at most. size < 0 means
+// unknown: then the zstd bound is the only one on ELEV, NDAT and QIDX.
 func DecodeSize(r io.Reader, size int64) (*Store, error) {
 	d := decoder{r: r, size: size}
-	var fh [fileHeaderSize]byte
-	n, _ := io.ReadFull(r, fh[:])
-	d.off = int64(n)
-	if m := min(n, len(Magic)); string(fh[:m]) != Magic[:m] || n == 0 {
-		return nil, &FormatError{0, "no PVSSTORE magic: not a PVS store"}
-	}
-	if n < fileHeaderSize {
-		return nil, &FormatError{int64(n), "truncated file"}
-	}
-	if v := binary.LittleEndian.Uint32(fh[8:]); v != Version {
-		return nil, &FormatError{8, fmt.Sprintf("format version %d, this build reads version %d", v, Version)}
+	if err := d.start(Magic, "no PVSSTORE magic: not a PVS store", "", Version); err != nil {
+		return nil, err
 	}
 	s := &Store{}
 	seen := map[string]bool{}
 	var qidx []byte
 	var codes []uint64
+	var cells, quads uint64
 	for {
 		at := d.off
 		tag, codec, stored, raw, crc, err := d.sectionHeader()
@@ -420,17 +441,44 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
 		}
 		seen[tag] = true
-		if tag == tagCode {
+		if !seen[tagHead] {
+			return nil, &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+		}
+		var want uint64 // exact raw length, where the header implies one
+		switch tag {
+		case tagHead, tagStat:
+			if raw > maxJSON {
+				return nil, &FormatError{at, fmt.Sprintf("%s section of %d bytes: more than the %d a header or statistics take", tag, raw, maxJSON)}
+			}
+		case tagElev:
+			want = 4 * cells
+		case tagNdat:
+			want = (cells + 7) / 8
+		case tagQidx:
+			want = qidxEntrySize * quads
+		case tagEnd:
+		case tagCode:
 			if codec != codecRaw || raw%8 != 0 {
 				return nil, &FormatError{at, "CODE section must be raw whole words"}
 			}
-			var err error
+			if raw/8 < quads {
+				return nil, &FormatError{at, fmt.Sprintf("CODE section of %d words for %d quads: every quad's tree takes at least one", raw/8, quads)}
+			}
 			if codes, err = d.words(raw/8, crc); err != nil {
 				return nil, err
 			}
 			continue
+		default:
+			// Unknown sections are skipped: later minor versions may add some.
+			if err := d.skip(stored, crc); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		payload, err := d.section(at, codec, stored, raw, crc)
+		if want != 0 && raw != want {
+			return nil, &FormatError{at, fmt.Sprintf("%s section of %d bytes for a %d×%d grid, which needs %d", tag, raw, s.Width, s.Height, want)}
+		}
+		payload, err := d.section(at, tag, codec, stored, raw, crc)
 		if err != nil {
 			return nil, err
 		}
@@ -439,13 +487,13 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			if err := json.Unmarshal(payload, &s.Header); err != nil {
 				return nil, &FormatError{at, "header: " + err.Error()}
 			}
-			if s.Encoding != Encoding {
-				return nil, &FormatError{at, fmt.Sprintf("tree encoding %q, this build reads %q", s.Encoding, Encoding)}
+			if cells, quads, err = s.Header.check(size); err != nil {
+				return nil, &FormatError{at, "header: " + err.Error()}
 			}
 		case tagElev:
 			s.Elev = decodeElev(payload)
 		case tagNdat:
-			s.Nodata = decodeNodata(payload)
+			s.Nodata = decodeNodata(payload)[:cells]
 		case tagQidx:
 			qidx = payload
 		case tagStat:
@@ -453,10 +501,39 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 				return nil, &FormatError{at, "statistics: " + err.Error()}
 			}
 		case tagEnd:
-			return s, s.finish(qidx, codes, d.off)
+			if raw != 0 {
+				return nil, &FormatError{at, "END section with a payload"}
+			}
+			if err := d.end(); err != nil {
+				return nil, err
+			}
+			return s, s.finish(seen, qidx, codes, d.off)
 		}
-		// Unknown sections are skipped: later minor versions may add some.
 	}
+}
+
+// check validates what a reader relies on in a store header and returns
+// the grid's cell and quad counts; size is the file's (< 0: unknown).
+func (h *Header) check(size int64) (cells, quads uint64, err error) {
+	if h.Encoding != Encoding {
+		return 0, 0, fmt.Errorf("tree encoding %q, this build reads %q", h.Encoding, Encoding)
+	}
+	g, err := quadpvs.NewGeometry(h.Width, h.Height)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(h.DxM > 0 && h.DyM > 0) || math.IsInf(h.DxM, 0) || math.IsInf(h.DyM, 0) {
+		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want positive and finite", h.DxM, h.DyM)
+	}
+	if err := h.Params.Horizon().Validate(); err != nil {
+		return 0, 0, err
+	}
+	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())
+	if size >= 0 && 8*quads > uint64(size) {
+		return 0, 0, fmt.Errorf("a %d×%d grid has %d quads, whose trees take at least %d bytes; the file has %d",
+			h.Width, h.Height, quads, 8*quads, size)
+	}
+	return cells, quads, nil
 }
 
 // decodeElev decodes an ELEV payload (a trailing partial value is dropped;
@@ -478,31 +555,19 @@ func decodeNodata(payload []byte) []bool {
 	return nodata
 }
 
-// finish checks the sections against the header and builds the hierarchy.
-func (s *Store) finish(qidx []byte, codes []uint64, end int64) error {
-	for tag, ok := range map[string]bool{tagHead: s.Width > 0, tagElev: s.Elev != nil, tagQidx: qidx != nil, tagCode: codes != nil} {
-		if !ok {
-			return &FormatError{end, fmt.Sprintf("missing or empty %s section", tag)}
+// finish checks that the required sections were present and builds the
+// hierarchy; section sizes were checked as they were read.
+func (s *Store) finish(seen map[string]bool, qidx []byte, codes []uint64, end int64) error {
+	for _, tag := range []string{tagElev, tagCode, tagQidx, tagStat} {
+		if !seen[tag] {
+			return &FormatError{end, fmt.Sprintf("missing %s section", tag)}
 		}
-	}
-	n := s.Width * s.Height
-	if len(s.Elev) != n {
-		return &FormatError{end, fmt.Sprintf("%d elevations for a %d×%d grid", len(s.Elev), s.Width, s.Height)}
-	}
-	if s.Nodata != nil {
-		if len(s.Nodata) < n || len(s.Nodata) > n+7 {
-			return &FormatError{end, "nodata bitmap of the wrong size"}
-		}
-		s.Nodata = s.Nodata[:n]
 	}
 	g, err := quadpvs.NewGeometry(s.Width, s.Height)
 	if err != nil {
 		return &FormatError{end, err.Error()}
 	}
 	h := quadpvs.NewHierarchy(g)
-	if len(qidx) != h.Quads()*qidxEntrySize {
-		return &FormatError{end, fmt.Sprintf("quad index of %d bytes for %d quads", len(qidx), h.Quads())}
-	}
 	for q := range h.Quads() {
 		e := qidx[q*qidxEntrySize:]
 		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
@@ -519,10 +584,35 @@ func (s *Store) finish(qidx []byte, codes []uint64, end int64) error {
 
 // decoder reads sections while counting the offset.
 type decoder struct {
-	r    io.Reader
-	off  int64
-	size int64 // input size in bytes, or -1 when unknown
-	buf  []byte
+	r     io.Reader
+	off   int64
+	size  int64 // input size in bytes, or -1 when unknown
+	hsize int   // section header size of the file's version
+	buf   []byte
+}
+
+// start reads and checks the file header: the magic (notMsg when it is
+// not), and a version from 1 to current (what names the format in the
+// error); it sets the section header size of that version.
+func (d *decoder) start(magic, notMsg, what string, current uint32) error {
+	var fh [fileHeaderSize]byte
+	n, _ := io.ReadFull(d.r, fh[:])
+	d.off = int64(n)
+	if m := min(n, len(magic)); n == 0 || string(fh[:m]) != magic[:m] {
+		return &FormatError{0, notMsg}
+	}
+	if n < fileHeaderSize {
+		return &FormatError{int64(n), "truncated file"}
+	}
+	v := binary.LittleEndian.Uint32(fh[8:])
+	if v < 1 || v > current {
+		return &FormatError{8, fmt.Sprintf("%sformat version %d, this build reads versions 1 to %d", what, v, current)}
+	}
+	d.hsize = sectionHeaderSize
+	if v == 1 {
+		d.hsize = sectionHeaderSizeV1
+	}
+	return nil
 }
 
 func (d *decoder) full(p []byte) error {
@@ -534,12 +624,17 @@ func (d *decoder) full(p []byte) error {
 	return nil
 }
 
-// sectionHeader reads and checks one section header: sizes within
-// maxSection and, when the input size is known, within the input.
+// sectionHeader reads and checks one section header: its own checksum
+// (version 2 on), sizes within maxSection and, when the input size is
+// known, within the input.
 func (d *decoder) sectionHeader() (tag string, codec uint32, stored, raw uint64, crc uint32, err error) {
 	at := d.off
 	var sh [sectionHeaderSize]byte
-	if err = d.full(sh[:]); err != nil {
+	if err = d.full(sh[:d.hsize]); err != nil {
+		return
+	}
+	if d.hsize == sectionHeaderSize && crc32.Checksum(sh[:28], castagnoli) != binary.LittleEndian.Uint32(sh[28:]) {
+		err = &FormatError{at, "section header checksum mismatch: the file is corrupt"}
 		return
 	}
 	tag = string(sh[:4])
@@ -549,14 +644,17 @@ func (d *decoder) sectionHeader() (tag string, codec uint32, stored, raw uint64,
 	crc = binary.LittleEndian.Uint32(sh[24:])
 	if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
 		err = &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
+	} else if codec == codecZstd && raw > stored*maxZstdRatio {
+		err = &FormatError{at, fmt.Sprintf("section %q: %d raw bytes from %d stored, more than zstd can expand", tag, raw, stored)}
 	} else if d.size >= 0 && int64(stored) > d.size-d.off {
 		err = &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, d.size)}
 	}
 	return
 }
 
-// section reads and checks one payload, decompressing zstd.
-func (d *decoder) section(at int64, codec uint32, stored, raw uint64, crc uint32) ([]byte, error) {
+// section reads and checks one payload, decompressing zstd into exactly
+// raw bytes (the caller has bounded raw).
+func (d *decoder) section(at int64, tag string, codec uint32, stored, raw uint64, crc uint32) ([]byte, error) {
 	p := make([]byte, 0, min(stored, 1<<20))
 	for uint64(len(p)) < stored {
 		chunk := min(stored-uint64(len(p)), 1<<20)
@@ -567,7 +665,7 @@ func (d *decoder) section(at int64, codec uint32, stored, raw uint64, crc uint32
 		}
 	}
 	if crc32.Checksum(p, castagnoli) != crc {
-		return nil, &FormatError{at, "section checksum mismatch: the file is corrupt"}
+		return nil, &FormatError{at, fmt.Sprintf("%s section checksum mismatch: the file is corrupt", tag)}
 	}
 	if codec == codecRaw {
 		return p, nil
@@ -579,31 +677,74 @@ func (d *decoder) section(at int64, codec uint32, stored, raw uint64, crc uint32
 	defer dec.Close()
 	out, err := dec.DecodeAll(p, make([]byte, 0, raw))
 	if err != nil || uint64(len(out)) != raw {
-		return nil, &FormatError{at, "section does not decompress to its recorded size"}
+		return nil, &FormatError{at, fmt.Sprintf("%s section does not decompress to its recorded size", tag)}
 	}
 	return out, nil
 }
 
-// words reads n little-endian uint64 words in 1 MiB chunks, checking the
-// CRC-32C of their bytes. With a known input size (checked by the caller)
-// the words are allocated at once; otherwise the slice doubles as it fills,
-// so that a corrupt length cannot make it allocate more than the input
-// holds.
+// scratch returns the decoder's read buffer, at least n bytes long when
+// n ≤ 1 MiB, at most 1 MiB.
+func (d *decoder) scratch(n uint64) []byte {
+	n = min(max(n, 4096), 1<<20)
+	if uint64(len(d.buf)) < n {
+		d.buf = make([]byte, n)
+	}
+	return d.buf
+}
+
+// skip reads past a payload of stored bytes, checking its checksum,
+// without keeping it.
+func (d *decoder) skip(stored uint64, crc uint32) error {
+	at := d.off
+	buf := d.scratch(stored)
+	var sum uint32
+	for left := stored; left > 0; {
+		b := buf[:min(left, uint64(len(buf)))]
+		if err := d.full(b); err != nil {
+			return err
+		}
+		sum = crc32.Update(sum, castagnoli, b)
+		left -= uint64(len(b))
+	}
+	if sum != crc {
+		return &FormatError{at, "section checksum mismatch: the file is corrupt"}
+	}
+	return nil
+}
+
+// end checks that nothing follows the END section.
+func (d *decoder) end() error {
+	if d.size >= 0 {
+		if d.off != d.size {
+			return &FormatError{d.off, fmt.Sprintf("%d bytes after the END section", d.size-d.off)}
+		}
+		return nil
+	}
+	var b [1]byte
+	if n, _ := io.ReadFull(d.r, b[:]); n > 0 {
+		return &FormatError{d.off, "bytes after the END section"}
+	}
+	return nil
+}
+
+// words reads n little-endian uint64 words in chunks of up to 1 MiB,
+// checking the CRC-32C of their bytes. With a known input size (checked by
+// the caller) the words are allocated at once; otherwise the slice doubles
+// as it fills, so that a corrupt length cannot make it allocate more than
+// the input holds.
 func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
 	at := d.off
 	var out []uint64
 	if d.size >= 0 {
 		out = make([]uint64, 0, n)
 	} else {
-		out = make([]uint64, 0, min(n, 1<<20))
+		out = make([]uint64, 0, min(n, 1<<17))
 	}
-	if d.buf == nil {
-		d.buf = make([]byte, 1<<20)
-	}
+	buf := d.scratch(8 * n)
 	var sum uint32
 	for left := n; left > 0; {
-		k := min(left, uint64(len(d.buf)/8))
-		b := d.buf[:8*k]
+		k := min(left, uint64(len(buf)/8))
+		b := buf[:8*k]
 		if err := d.full(b); err != nil {
 			return nil, err
 		}

@@ -254,12 +254,13 @@ func (h *Hierarchy) Set(l, x, y int, t *Tree) {
 func (h *Hierarchy) BuildRanks() error {
 	total := uint64(0)
 	for q, n := range h.Len {
-		c, cw := h.CodeStart[q], uint64((n+31)/32)
-		if n == 0 || c+cw > uint64(len(h.Codes)) || c+cw < c {
+		// In uint64: n+31 overflows uint32 for counts near 2^32.
+		c, cw := h.CodeStart[q], (uint64(n)+31)/32
+		if n == 0 || c > uint64(len(h.Codes)) || cw > uint64(len(h.Codes))-c {
 			return &FormatError{0, fmt.Sprintf("quad %d: %d codes at word %d of %d", q, n, c, len(h.Codes))}
 		}
 		h.RankStart[q] = total
-		total += uint64((n + 63) / 64)
+		total += (uint64(n) + 63) / 64
 	}
 	h.Ranks = make([]uint32, total)
 	workers := min(runtime.GOMAXPROCS(0), 16)

@@ -1,0 +1,286 @@
+package compress
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// craftSection is one section of a store or partial file, for crafting
+// hostile input: raw is written as given (a lie when it differs from what
+// payload decompresses to), stored is len(payload).
+type craftSection struct {
+	tag     string
+	codec   uint32
+	raw     uint64
+	payload []byte
+}
+
+// parseFile splits a store or partial file into its sections.
+func parseFile(t testing.TB, b []byte) (magic string, version uint32, secs []craftSection) {
+	t.Helper()
+	magic, version = string(b[:8]), binary.LittleEndian.Uint32(b[8:])
+	hs := sectionHeaderSize
+	if version == 1 {
+		hs = sectionHeaderSizeV1
+	}
+	for off := fileHeaderSize; off < len(b); {
+		h := b[off : off+hs]
+		stored := int(binary.LittleEndian.Uint64(h[8:]))
+		p := bytes.Clone(b[off+hs : off+hs+stored])
+		if binary.LittleEndian.Uint32(h[4:]) == codecZstd {
+			dec, _ := zstd.NewReader(nil)
+			var err error
+			if p, err = dec.DecodeAll(p, nil); err != nil {
+				t.Fatal(err)
+			}
+			dec.Close()
+		}
+		secs = append(secs, craftSection{tag: string(h[:4]), codec: codecRaw, raw: uint64(len(p)), payload: p})
+		off += hs + stored
+	}
+	return magic, version, secs
+}
+
+// assemble writes sections back with valid checksums (the section header's
+// own from version 2 on).
+func assemble(magic string, version uint32, secs []craftSection) []byte {
+	b := []byte(magic)
+	b = binary.LittleEndian.AppendUint32(b, version)
+	for _, s := range secs {
+		h := sectionHeader(s.tag, s.codec, uint64(len(s.payload)), s.raw, crc32.Checksum(s.payload, castagnoli))
+		if version == 1 {
+			h = h[:sectionHeaderSizeV1]
+		}
+		b = append(append(b, h...), s.payload...)
+	}
+	return b
+}
+
+// find returns the index of the section tagged tag.
+func find(secs []craftSection, tag string) int {
+	for i, s := range secs {
+		if s.tag == tag {
+			return i
+		}
+	}
+	panic("no section " + tag)
+}
+
+// hostileStores are the crafted stores of issue 18, each with the error it
+// must give. They are built from a valid version-2 store (and the version-1
+// fuzz seed, for the reader of old stores).
+func hostileStores(t testing.TB) []struct {
+	name, want string
+	b          []byte
+} {
+	good, _ := testStore(t, 13, 9, true)
+	v1, err := os.ReadFile("testdata/small.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	magic, version, secs := parseFile(t, good)
+	craft := func(edit func(secs []craftSection) []craftSection) []byte {
+		c := make([]craftSection, len(secs))
+		for i, s := range secs {
+			c[i] = s
+			c[i].payload = bytes.Clone(s.payload)
+		}
+		return assemble(magic, version, edit(c))
+	}
+	flip := func(b []byte, at int, bit uint) []byte {
+		b = bytes.Clone(b)
+		b[at] ^= 1 << bit
+		return b
+	}
+	header := func(edit func(h *Header)) []byte {
+		return craft(func(c []craftSection) []craftSection {
+			i := find(c, tagHead)
+			var h Header
+			json.Unmarshal(c[i].payload, &h)
+			edit(&h)
+			c[i].payload, _ = json.Marshal(h)
+			c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
+			return c
+		})
+	}
+	return []struct {
+		name, want string
+		b          []byte
+	}{
+		// HEAD's raw length + 32 GiB: once a 32 GiB allocation.
+		{"bit 3 of byte 32 (v2)", "section header checksum mismatch", flip(good, 32, 3)},
+		{"bit 3 of byte 32 (v1)", "more than zstd can expand", flip(v1, 32, 3)},
+		{"STAT raw length 60 GiB", "more than zstd can expand", craft(func(c []craftSection) []craftSection {
+			c[find(c, tagStat)].codec, c[find(c, tagStat)].raw = codecZstd, 60<<30
+			return c
+		})},
+		{"STAT raw length 2 MiB", "STAT section of 2097152 bytes: more than", craft(func(c []craftSection) []craftSection {
+			i := find(c, tagStat)
+			c[i].codec, c[i].raw, c[i].payload = codecZstd, 2<<20, bytes.Repeat([]byte{1}, 100)
+			return c
+		})},
+		{"unknown section of 60 GiB raw", "more than zstd can expand", craft(func(c []craftSection) []craftSection {
+			return append(c[:1], append([]craftSection{{tag: "JUNK", codec: codecZstd, raw: 60 << 30, payload: []byte{1, 2, 3}}}, c[1:]...)...)
+		})},
+		// A quad's code count of 2^32-31 once overflowed the rank arithmetic.
+		{"QIDX code count 2^32-31", "quad 0: 4294967265 codes", craft(func(c []craftSection) []craftSection {
+			q := c[find(c, tagQidx)]
+			binary.LittleEndian.PutUint32(q.payload[8:], 1<<32-31)
+			return c
+		})},
+		// 32768² cells in a small file: once 8.5 GB before failing. With a
+		// known size the header is refused; without, the ELEV section.
+		{"32768² grid, zstd-bombed ELEV", "a 32768×32768 grid has|more than zstd can expand", craft(func(c []craftSection) []craftSection {
+			i := find(c, tagHead)
+			var h Header
+			json.Unmarshal(c[i].payload, &h)
+			h.Width, h.Height = 32768, 32768
+			c[i].payload, _ = json.Marshal(h)
+			c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
+			e := find(c, tagElev)
+			c[e].codec, c[e].raw, c[e].payload = codecZstd, 4<<30, bytes.Repeat([]byte{0x28}, 4096)
+			return c
+		})},
+		{"STAT tag flipped (v2)", "section header checksum mismatch", flip(good, statAt(good), 1)},
+		{"STAT renamed (v1)", "missing STAT section", func() []byte {
+			m, v, s := parseFile(t, v1)
+			s[find(s, tagStat)].tag = "STAX"
+			return assemble(m, v, s)
+		}()},
+		{"junk after END", "bytes after the END section", append(bytes.Clone(good), "junk"...)},
+		{"width -64", "terrain of -64×9 cells", header(func(h *Header) { h.Width = -64 })},
+		{"zero cell spacing", "cell spacing 0 × 3 m", header(func(h *Header) { h.DxM = 0 })},
+		{"bad sectors", "2 sectors", header(func(h *Header) { h.Params.Sectors = 2 })},
+		{"ELEV of the wrong size", "ELEV section of 4 bytes for a 13×9 grid, which needs 468", craft(func(c []craftSection) []craftSection {
+			e := find(c, tagElev)
+			c[e].codec, c[e].raw, c[e].payload = codecRaw, 4, []byte{0, 0, 0, 0}
+			return c
+		})},
+		{"ELEV before HEAD", "before the header", craft(func(c []craftSection) []craftSection {
+			c[0], c[1] = c[1], c[0]
+			return c
+		})},
+		{"CODE shorter than one word per quad", "every quad's tree takes at least one", craft(func(c []craftSection) []craftSection {
+			i := find(c, tagCode)
+			c[i].payload = c[i].payload[:8]
+			c[i].raw = 8
+			return c
+		})},
+	}
+}
+
+// statAt returns the offset of a version-2 file's STAT section header.
+func statAt(b []byte) int {
+	for off := fileHeaderSize; off < len(b); off += sectionHeaderSize + int(binary.LittleEndian.Uint64(b[off+8:])) {
+		if string(b[off:off+4]) == tagStat {
+			return off
+		}
+	}
+	panic("no STAT section")
+}
+
+// TestHostileStores: every crafted store of issue 18 gives its one-line
+// error, through Decode and DecodeSize, and neither allocates more than a
+// few megabytes on the way.
+func TestHostileStores(t *testing.T) {
+	for _, tc := range hostileStores(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sized := range []bool{false, true} {
+				var ms0, ms1 runtime.MemStats
+				runtime.ReadMemStats(&ms0)
+				var err error
+				if sized {
+					_, err = DecodeSize(bytes.NewReader(tc.b), int64(len(tc.b)))
+				} else {
+					_, err = Decode(bytes.NewReader(tc.b))
+				}
+				runtime.ReadMemStats(&ms1)
+				var fe *FormatError
+				if !errors.As(err, &fe) || !containsAny(err.Error(), tc.want) {
+					t.Errorf("sized %v: got %v, want a *FormatError with %q", sized, err, tc.want)
+				}
+				if err != nil && strings.Contains(err.Error(), "\n") {
+					t.Errorf("error of more than one line: %q", err)
+				}
+				if a := ms1.TotalAlloc - ms0.TotalAlloc; a > 16<<20 {
+					t.Errorf("sized %v: %d bytes allocated", sized, a)
+				}
+			}
+		})
+	}
+}
+
+// containsAny reports whether s contains one of the |-separated wants.
+func containsAny(s, wants string) bool {
+	for w := range strings.SplitSeq(wants, "|") {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestVersion1Stores: stores written before section headers had their own
+// checksum are still read, and a version-2 rewrite of the same sections
+// decodes to the same store.
+func TestVersion1Stores(t *testing.T) {
+	for _, name := range []string{"testdata/tiny.pvs", "testdata/small.pvs"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, v, secs := parseFile(t, b)
+		if v != 1 {
+			t.Fatalf("%s: version %d, the seed should stay a version-1 store", name, v)
+		}
+		s1, err := DecodeSize(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b2 := assemble(m, Version, secs)
+		s2, err := Decode(bytes.NewReader(b2))
+		if err != nil {
+			t.Fatalf("%s rewritten as version %d: %v", name, Version, err)
+		}
+		if s1.Width != s2.Width || s1.NodesTotal != s2.NodesTotal || !slicesEqual(s1.Hierarchy.Codes, s2.Hierarchy.Codes) {
+			t.Errorf("%s: versions 1 and 2 decode differently", name)
+		}
+	}
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDecodeStream: Decode without a size reads the same store from a
+// reader that returns a few bytes at a time.
+func TestDecodeStream(t *testing.T) {
+	good, _ := testStore(t, 13, 9, true)
+	s, err := Decode(io.LimitReader(&slowReader{bytes.NewReader(good)}, int64(len(good))))
+	if err != nil || s.Width != 13 {
+		t.Fatalf("%v", err)
+	}
+}
+
+// slowReader returns at most 3 bytes per Read.
+type slowReader struct{ r io.Reader }
+
+func (s *slowReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), 3)]) }
