@@ -201,12 +201,14 @@ func CRSFromEPSG(code int) (string, error) {
 	return C.GoString(w), nil
 }
 
-// gdalRead opens path read-only and reads band 1 of the window win (cells;
-// a zero Window means the whole raster) as float32, row-major
-// (data[r*win.Width+c]). Only the window's rows are read from disk.
-// It returns the raster's description, the window actually read, and the
-// cells before any unit conversion or nodata handling.
-func gdalRead(path string, win Window) (rasterInfo, Window, []float32, error) {
+// gdalRead opens path read-only and reads band (from 1; 0: the only band)
+// of the window win (cells; a zero Window means the whole raster) as
+// float32, row-major (data[r*win.Width+c]). Only the window's rows are read
+// from disk. Before any cell is allocated or read it calls before with the
+// raster's description and the window to read; its error aborts the read.
+// It returns the raster's description and the cells before any unit
+// conversion or nodata handling.
+func gdalRead(path string, win Window, bandNo int, before func(rasterInfo, Window) error) (rasterInfo, []float32, error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -216,7 +218,7 @@ func gdalRead(path string, win Window) (rasterInfo, Window, []float32, error) {
 	C.CPLErrorReset()
 	ds := C.GDALOpenEx(cpath, C.GDAL_OF_RASTER|C.GDAL_OF_READONLY|C.GDAL_OF_VERBOSE_ERROR, nil, nil, nil)
 	if ds == nil {
-		return info, win, nil, fmt.Errorf("%w: %v", ErrNotRaster, lastError("GDAL cannot open it"))
+		return info, nil, fmt.Errorf("%w: %v", ErrNotRaster, lastError("GDAL cannot open it"))
 	}
 	defer C.GDALClose(ds)
 	if drv := C.GDALGetDatasetDriver(ds); drv != nil {
@@ -224,8 +226,17 @@ func gdalRead(path string, win Window) (rasterInfo, Window, []float32, error) {
 	}
 	info.width = int(C.GDALGetRasterXSize(ds))
 	info.height = int(C.GDALGetRasterYSize(ds))
-	if C.GDALGetRasterCount(ds) < 1 || info.width <= 0 || info.height <= 0 {
-		return info, win, nil, ErrEmpty
+	bands := int(C.GDALGetRasterCount(ds))
+	if bands < 1 || info.width <= 0 || info.height <= 0 {
+		return info, nil, ErrEmpty
+	}
+	switch {
+	case bandNo == 0 && bands > 1:
+		return info, nil, fmt.Errorf("%w: %s; pick the elevation band with --band N", ErrBands, describeBands(ds, bands))
+	case bandNo == 0:
+		bandNo = 1
+	case bandNo < 0 || bandNo > bands:
+		return info, nil, fmt.Errorf("band %d: the raster has %d (%s)", bandNo, bands, describeBands(ds, bands))
 	}
 	var gt [6]C.double
 	if C.GDALGetGeoTransform(ds, &gt[0]) == C.CE_None {
@@ -237,11 +248,11 @@ func gdalRead(path string, win Window) (rasterInfo, Window, []float32, error) {
 	if wkt := C.GoString(C.GDALGetProjectionRef(ds)); wkt != "" {
 		crs, err := describeCRS(wkt)
 		if err != nil {
-			return info, win, nil, err
+			return info, nil, err
 		}
 		info.crs = crs
 	}
-	band := C.GDALGetRasterBand(ds, 1)
+	band := C.GDALGetRasterBand(ds, C.int(bandNo))
 	var ok C.int
 	nd := C.GDALGetRasterNoDataValue(band, &ok)
 	info.nodata, info.hasNodata = float64(nd), ok != 0
@@ -259,15 +270,36 @@ func gdalRead(path string, win Window) (rasterInfo, Window, []float32, error) {
 		win = Window{Width: info.width, Height: info.height}
 	}
 	if err := win.check(info.width, info.height); err != nil {
-		return info, win, nil, err
+		return info, nil, err
+	}
+	if err := before(info, win); err != nil {
+		return info, nil, err
 	}
 	data := make([]float32, win.Width*win.Height)
 	C.CPLErrorReset()
 	if C.GDALRasterIO(band, C.GF_Read, C.int(win.Col), C.int(win.Row), C.int(win.Width), C.int(win.Height),
 		unsafe.Pointer(&data[0]), C.int(win.Width), C.int(win.Height), C.GDT_Float32, 0, 0) != C.CE_None {
-		return info, win, nil, lastError("reading the raster failed")
+		return info, nil, lastError("reading the raster failed")
 	}
-	return info, win, data, nil
+	return info, data, nil
+}
+
+// describeBands lists a dataset's bands as "3 bands: 1 Red Byte, 2 Green
+// Byte, 3 Blue Byte" (colour interpretation and data type).
+func describeBands(ds C.GDALDatasetH, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bands:", n)
+	for i := 1; i <= n; i++ {
+		band := C.GDALGetRasterBand(ds, C.int(i))
+		sep := ","
+		if i == 1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "%s %d %s %s", sep, i,
+			C.GoString(C.GDALGetColorInterpretationName(C.GDALGetRasterColorInterpretation(band))),
+			C.GoString(C.GDALGetDataTypeName(C.GDALGetRasterDataType(band))))
+	}
+	return b.String()
 }
 
 // writeGeoTIFF writes one band of w×h cells (row-major, pixel type t) to a

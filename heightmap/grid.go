@@ -20,6 +20,7 @@ var (
 	ErrEmpty     = errors.New("empty raster")
 	ErrWindow    = errors.New("window outside the raster")
 	ErrAllNodata = errors.New("every cell is nodata")
+	ErrBands     = errors.New("several bands")
 )
 
 // Window is a rectangle of cells: columns Col…Col+Width-1 and rows

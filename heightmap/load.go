@@ -27,6 +27,15 @@ type Options struct {
 	// RawBigEndian reads RAW samples as big-endian; the default is
 	// little-endian, as terrain editors export them.
 	RawBigEndian bool
+	// Band is the raster band to read, counted from 1. 0 reads the only
+	// band; a raster of several bands is then refused with ErrBands,
+	// listing them.
+	Band int
+	// Check, when not nil, is called with the grid about to be loaded —
+	// size, window, spacing and georeferencing set, Elev still nil —
+	// before any cell is allocated or read; its error aborts the load.
+	// Commands guard their memory with it.
+	Check func(g *Grid) error
 }
 
 // Load reads a DEM into a Grid in metres.
@@ -71,26 +80,33 @@ func load(path string, opt Options) (*Grid, error) {
 	if ext == ".raw" || ext == ".r16" {
 		return loadRaw(path, opt)
 	}
-	info, win, data, err := gdalRead(path, opt.Window)
+	var g *Grid
+	info, data, err := gdalRead(path, opt.Window, opt.Band, func(info rasterInfo, win Window) error {
+		g = &Grid{
+			Width: win.Width, Height: win.Height,
+			Source: path, Window: win, SourceSize: [2]int{info.width, info.height},
+			Driver: info.driver,
+		}
+		if info.hasGeoTransform {
+			g.HasGeoTransform = true
+			g.GeoTransform = windowGeoTransform(info.geoTransform, win)
+		}
+		if info.crs != nil {
+			g.CRS = info.crs.wkt
+			g.CRSName = info.crs.name
+		}
+		if err := setSpacing(g, info, opt); err != nil {
+			return err
+		}
+		if opt.Check != nil {
+			return opt.Check(g)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	g := &Grid{
-		Width: win.Width, Height: win.Height, Elev: data,
-		Source: path, Window: win, SourceSize: [2]int{info.width, info.height},
-		Driver: info.driver,
-	}
-	if info.hasGeoTransform {
-		g.HasGeoTransform = true
-		g.GeoTransform = windowGeoTransform(info.geoTransform, win)
-	}
-	if info.crs != nil {
-		g.CRS = info.crs.wkt
-		g.CRSName = info.crs.name
-	}
-	if err := setSpacing(g, info, opt); err != nil {
-		return nil, err
-	}
+	g.Elev = data
 	zscale := opt.ZScale
 	if zscale == 0 {
 		zscale = unitMetres(info.unitType)
@@ -195,7 +211,11 @@ func finish(g *Grid, nodata *float64, scale, offset float64) error {
 			count++
 			continue
 		}
-		g.Elev[i] = float32(float64(v)*scale + offset)
+		z := float32(float64(v)*scale + offset)
+		if math.IsInf(float64(z), 0) || math.IsNaN(float64(z)) {
+			return fmt.Errorf("height %g × scale %g + offset %g is not a finite number of metres; check --z-scale", v, scale, offset)
+		}
+		g.Elev[i] = z
 	}
 	g.NodataCount = count
 	if count == len(g.Elev) {

@@ -47,6 +47,22 @@ func loadRaw(path string, opt Options) (*Grid, error) {
 	if err := win.check(w, h); err != nil {
 		return nil, err
 	}
+	if opt.Band > 1 {
+		return nil, fmt.Errorf("band %d: a RAW heightmap has one band", opt.Band)
+	}
+	g := &Grid{
+		Width: win.Width, Height: win.Height,
+		Source: path, Window: win, SourceSize: [2]int{w, h}, Driver: "RAW",
+		Dx: 1, Dy: 1, Spacing: SpacingAssumed,
+	}
+	if opt.CellSize > 0 {
+		g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
+	}
+	if opt.Check != nil {
+		if err := opt.Check(g); err != nil {
+			return nil, err
+		}
+	}
 	var order binary.ByteOrder = binary.LittleEndian
 	if opt.RawBigEndian {
 		order = binary.BigEndian
@@ -62,14 +78,7 @@ func loadRaw(path string, opt Options) (*Grid, error) {
 			elev[r*win.Width+c] = float32(order.Uint16(row[2*c:]))
 		}
 	}
-	g := &Grid{
-		Width: win.Width, Height: win.Height, Elev: elev,
-		Source: path, Window: win, SourceSize: [2]int{w, h}, Driver: "RAW",
-		Dx: 1, Dy: 1, Spacing: SpacingAssumed,
-	}
-	if opt.CellSize > 0 {
-		g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
-	}
+	g.Elev = elev
 	g.ZScale = opt.ZScale
 	if g.ZScale == 0 {
 		g.ZScale = 1

@@ -38,9 +38,12 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || *demPath == "" || *pairs < 1 || *sample < 0 {
+	if len(pos) != 1 || *demPath == "" {
 		fs.Usage()
-		return cli.Usagef("verify takes one STORE, --dem DEM, --pairs ≥ 1 and --sample ≥ 0")
+		return cli.Usagef("verify takes one STORE and --dem DEM")
+	}
+	if *pairs < 1 || *pairs > maxPairs || *sample < 0 || *sample > maxSample {
+		return cli.Usagef("--pairs %d, --sample %d: want 1 to %d pairs and 0 to %d points", *pairs, *sample, maxPairs, maxSample)
 	}
 	opt, err := gf.options()
 	if err != nil {
@@ -52,6 +55,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	// The DEM with the store's window; other loading flags as given.
 	w := s.Window
+	if w[0] < 0 || w[1] < 0 || w[2] != s.Width || w[3] != s.Height {
+		return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
+			pos[0], w, s.Width, s.Height)
+	}
 	if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
 		return err
 	}
@@ -165,3 +172,10 @@ func samplePoints(f *grow.Frontier, n int, rng *rand.Rand) [][2]int {
 	out := append(all[:n-1:n-1], [2]int{f.Col, f.Row})
 	return out
 }
+
+// Bounds of verify's counts: a million pairs is hours of work; a side's
+// sample beyond a million points is every point of any storable frontier.
+const (
+	maxPairs  = 1_000_000
+	maxSample = 1 << 20
+)

@@ -1,15 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -45,13 +47,29 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return cli.Usagef("bake takes one DEM, -o OUT, and either --budget or --nodes")
 	}
-	if *workers < 0 {
-		return cli.Usagef("--workers %d: want a positive count", *workers)
+	if *workers < 0 || *workers > maxWorkers {
+		return cli.Usagef("--workers %d: want 1 to %d (0: one per core)", *workers, maxWorkers)
+	}
+	if *every < 0 {
+		return cli.Usagef("--progress-every %s: want a duration ≥ 0", *every)
 	}
 	shard, err := parseShard(*shardFlag)
 	if err != nil {
 		return err
 	}
+	p, err := vis.Checked() // before any heavy work
+	if err != nil {
+		return err
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
+	nw := *workers
+	if nw == 0 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	nOut := len(strings.Split(*budgets+*nodes, ","))
+	dem.Need = func(w, h int, dx, dy float64) int64 { return bake.Estimate(w, h, p, dx, dy, nw, nOut) }
 	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 	if err != nil {
 		return err
@@ -60,24 +78,11 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := vis.Params()
-	if err := p.Validate(); err != nil {
-		return err // checked before any heavy work
-	}
 	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount())
 	if err != nil {
 		return err
 	}
-	nw := *workers
-	if nw == 0 {
-		nw = runtime.GOMAXPROCS(0)
-	}
-	need := bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, nw, len(outputs))
-	if avail := availableMemory(); avail > 0 && need > avail*9/10 {
-		return fmt.Errorf("baking %d×%d cells needs about %s of memory and %s is available; bake a smaller --window (about %d×%d)",
-			g.Width, g.Height, compress.FormatBytes(need), compress.FormatBytes(avail), g.Width/2, g.Height/2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	total := g.Width * g.Height
 	cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
@@ -125,6 +130,9 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	if bar != nil {
 		bar.Finish()
 	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}
@@ -143,6 +151,13 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
 	return nil
 }
+
+// maxWorkers bounds --workers.
+const maxWorkers = 1024
+
+// errInterrupted is what an interrupted bake or join reports: Run and
+// Join remove their temporary files before returning.
+var errInterrupted = errors.New("interrupted: nothing written (temporary files removed)")
 
 // calibrationPoints is how many points the projection times: about a
 // second of work on a 1025² grid.
@@ -206,28 +221,26 @@ func parseShard(s string) (bake.Shard, error) {
 	return bake.Shard{Index: i, Count: n}, nil
 }
 
+// checkOutput fails early, before the DEM is read, when -o cannot be
+// written: a directory, or a folder that does not exist or is not
+// writable. With several budgets out is a prefix in that folder.
+func checkOutput(out string) error {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return cli.Usagef("-o %s is a directory; give a file name (with several budgets, a prefix: -o %s gives %s-<budget>.pvs)",
+			out, filepath.Join(out, "store"), filepath.Join(out, "store"))
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), ".pvsbake-check*")
+	if err != nil {
+		return fmt.Errorf("-o %s: cannot write there: %w", out, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // outPath names output label among n outputs of prefix out.
 func outPath(out, label string, n int) string {
 	if n == 1 {
 		return out
 	}
 	return fmt.Sprintf("%s-%s.pvs", out, label)
-}
-
-// availableMemory returns MemAvailable from /proc/meminfo in bytes, or 0
-// when unknown.
-func availableMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var kb int64
-		if n, _ := fmt.Sscanf(sc.Text(), "MemAvailable: %d kB", &kb); n == 1 {
-			return kb << 10
-		}
-	}
-	return 0
 }

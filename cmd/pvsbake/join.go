@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"frontiersets/compress"
@@ -47,7 +48,7 @@ func runJoin(args []string, stdout, stderr io.Writer) error {
 	for i, o := range outs {
 		paths[i] = outPath(*out, o.Label, len(outs))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
 	next := start.Add(30 * time.Second)
@@ -61,6 +62,9 @@ func runJoin(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	stats, err := bake.Join(ctx, cfg)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 
+	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/internal/cli"
 )
@@ -28,6 +30,17 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return cli.Usagef("synth takes no arguments and needs -o OUT.tif")
 	}
+	if *size < 1 || *size > maxSide {
+		return cli.Usagef("--size %d: want 1 to %d cells (the largest terrain a store holds)", *size, maxSide)
+	}
+	if math.IsInf(*cell, 0) || math.IsInf(*relief, 0) {
+		return cli.Usagef("--cell-size %g, --relief %g: want finite lengths", *cell, *relief)
+	}
+	if need, avail := cli.LoadBytes(*size, *size, 0, 0), cli.AvailableMemory(); avail > 0 && need > avail/10*9 {
+		w, _ := cli.FitWindow(cli.LoadBytes, *size, *size, 0, 0, avail/10*9)
+		return fmt.Errorf("a %d² terrain needs about %s of memory and %s is available; give --size %d or less",
+			*size, compress.FormatBytes(need), compress.FormatBytes(avail), w)
+	}
 	g, err := heightmap.Synthetic(heightmap.SynthOptions{Kind: *kind, Width: *size, Height: *size, CellSize: *cell, Relief: *relief, Seed: *seed})
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -45,3 +58,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s: %s terrain, %d×%d cells of %g m, heights %.1f–%.1f m, seed %d\n", *out, *kind, g.Width, g.Height, *cell, lo, hi, *seed)
 	return nil
 }
+
+// maxSide is the longest side, in cells, of a terrain a store holds
+// (quadpvs.NewGeometry).
+const maxSide = 1 << 15

@@ -41,6 +41,13 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	p, err := vis.Checked()
+	if err != nil {
+		return err
+	}
+	dem.Need = func(w, h int, dx, dy float64) int64 {
+		return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
+	}
 	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 	if err != nil {
 		return err
@@ -48,7 +55,7 @@ func runViewshed(args []string, stdout, stderr io.Writer) error {
 	if err := cli.CheckStandable("observer", g, col, row); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	m, err := horizon.New(cli.Terrain(g), vis.Params())
+	m, err := horizon.New(cli.Terrain(g), p)
 	if err != nil {
 		return err
 	}

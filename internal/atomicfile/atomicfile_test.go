@@ -1,11 +1,13 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestWrite(t *testing.T) {
@@ -26,5 +28,125 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "x"), func(io.Writer) error { return nil }); err == nil {
 		t.Error("write into a missing folder succeeded")
+	}
+}
+
+// age makes a file look older than staleAfter.
+func age(t *testing.T, name string) {
+	t.Helper()
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(name, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCreateRemovesStale: the temporary files a killed writer left (not
+// locked) are removed by the next Create of the same path; a running
+// writer's (locked) and other files' are not.
+func TestCreateRemovesStale(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a[1].pvs")
+	stale := filepath.Join(dir, ".a[1].pvs.tmp123")
+	other := filepath.Join(dir, ".b.pvs.tmp123")
+	for _, n := range []string{stale, other} {
+		os.WriteFile(n, []byte("x"), 0o644)
+		age(t, n)
+	}
+	live, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	age(t, live.Name())
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	second, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Abort()
+	for _, n := range []string{other, live.Name()} {
+		if _, err := os.Stat(n); err != nil {
+			t.Errorf("%s removed: %v", n, err)
+		}
+	}
+}
+
+// TestCommitAll: several files appear together; after a crash between the
+// journal and the renames, the next Create of any of them completes the
+// commit; after a crash before the journal, nothing appears and the
+// temporary files go.
+func TestCommitAll(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "s-1.pvs"), filepath.Join(dir, "s-2.pvs")}
+	write := func(content string) []*Temp {
+		var ts []*Temp
+		for _, p := range paths {
+			tf, err := Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(tf, content)
+			ts = append(ts, tf)
+		}
+		return ts
+	}
+	read := func() string {
+		var s string
+		for _, p := range paths {
+			b, _ := os.ReadFile(p)
+			s += string(b) + ";"
+		}
+		return s
+	}
+	if err := CommitAll(write("one")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "one;one;" {
+		t.Fatalf("after commit: %q", got)
+	}
+	// Killed after the journal: entries written, no rename done.
+	ts := write("two")
+	var entries []journalEntry
+	for _, tf := range ts {
+		tf.Sync()
+		entries = append(entries, journalEntry{tf.Name(), tf.Path})
+	}
+	data, _ := json.Marshal(entries)
+	if err := writeSynced(journalPath(paths[0]), data); err != nil {
+		t.Fatal(err)
+	}
+	for _, tf := range ts {
+		tf.Close() // the process dies: its locks go
+	}
+	if got := read(); got != "one;one;" {
+		t.Fatalf("before recovery: %q", got)
+	}
+	tf, err := Create(paths[1]) // the next bake
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf.Abort()
+	if got := read(); got != "two;two;" {
+		t.Errorf("after recovery: %q, want both files of the journaled commit", got)
+	}
+	// Killed before the journal: the old files stay, the temporary files go.
+	for _, tf := range write("three") {
+		tf.Close()
+		age(t, tf.Name())
+	}
+	for _, p := range paths { // the next bake creates each of its outputs
+		tf, err := Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf.Abort()
+	}
+	if got := read(); got != "two;two;" {
+		t.Errorf("after an uncommitted write: %q", got)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+		t.Errorf("left behind: %v", m)
 	}
 }

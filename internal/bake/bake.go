@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/internal/atomicfile"
 	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
 )
@@ -411,87 +411,49 @@ func createStores(outputs []Output, dem *heightmap.Grid, p horizon.Params, quads
 func (s stores) add(q int, trees []*quadpvs.Tree, _ *quadpvs.Tree) error {
 	for i, o := range s {
 		if err := o.w.Add(q, trees[i]); err != nil {
-			return fmt.Errorf("write %s: %w", o.path, err)
+			return fmt.Errorf("write %s: %w", o.t.Path, err)
 		}
 	}
 	return nil
 }
 
+// commit finishes every store, then makes them their final files all or
+// none (atomicfile.CommitAll).
 func (s stores) commit(tally []compress.Tally) error {
+	temps := make([]*atomicfile.Temp, len(s))
 	for i, o := range s {
-		if err := o.commit(o.w.Close(tally[i].Stats())); err != nil {
-			s[i+1:].abort()
-			return err
+		if err := o.w.Close(tally[i].Stats()); err != nil {
+			s.abort()
+			return fmt.Errorf("write %s: %w", o.t.Path, err)
 		}
+		temps[i] = o.t
 	}
-	return nil
+	return atomicfile.CommitAll(temps)
 }
 
 func (s stores) abort() {
 	for _, o := range s {
-		o.abort()
+		o.t.Abort()
 	}
 }
 
-// output is one file being written to its temporary file.
+// output is one store being written to its temporary file.
 type output struct {
-	path string
-	f    *os.File
-	w    *compress.Writer
+	t *atomicfile.Temp
+	w *compress.Writer
 }
 
 func createOutput(path string, h compress.Header, quads int, elev []float32, nodata []bool) (*output, error) {
-	f, err := createTemp(path)
+	t, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	o := &output{path: path, f: f}
-	if o.w, err = compress.NewWriter(f, h, quads, elev, nodata); err != nil {
-		o.abort()
+	o := &output{t: t}
+	if o.w, err = compress.NewWriter(t, h, quads, elev, nodata); err != nil {
+		t.Abort()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return o, nil
-}
-
-// createTemp creates the temporary file a file at path is written to.
-func createTemp(path string) (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return f, nil
-}
-
-// commit takes the writer's closing error and, when nil, syncs the
-// temporary file and renames it into place; on any error the temporary
-// file is removed.
-func (o *output) commit(err error) error {
-	return commitTemp(o.f, o.path, err)
-}
-
-func commitTemp(f *os.File, path string, err error) error {
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func (o *output) abort() {
-	o.f.Close()
-	os.Remove(o.f.Name())
 }
 
 // OpenStore loads the store at path (compress.Decode), reading it in 1 MiB

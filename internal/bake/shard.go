@@ -12,6 +12,7 @@ import (
 	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
+	"frontiersets/internal/atomicfile"
 	"frontiersets/quadpvs"
 )
 
@@ -114,14 +115,13 @@ func (p Plan) Header(dem *heightmap.Grid, vp horizon.Params, outputs []Output, i
 
 // part is the sink of one shard: its partial file.
 type part struct {
-	path string
-	f    *os.File
-	w    *compress.PartWriter
+	t *atomicfile.Temp
+	w *compress.PartWriter
 }
 
 // createPart starts the partial file at path; shard 0's carries the grid.
 func createPart(path string, h compress.PartHeader, dem *heightmap.Grid) (*part, error) {
-	f, err := createTemp(path)
+	t, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -129,30 +129,30 @@ func createPart(path string, h compress.PartHeader, dem *heightmap.Grid) (*part,
 	if h.Shard == 0 {
 		elev = dem.Elev
 	}
-	w, err := compress.NewPartWriter(f, h, elev, dem.Nodata)
+	w, err := compress.NewPartWriter(t, h, elev, dem.Nodata)
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		t.Abort()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &part{path, f, w}, nil
+	return &part{t, w}, nil
 }
 
 func (p *part) add(q int, trees []*quadpvs.Tree, root *quadpvs.Tree) error {
 	if err := p.w.Add(q, trees, root); err != nil {
-		return fmt.Errorf("write %s: %w", p.path, err)
+		return fmt.Errorf("write %s: %w", p.t.Path, err)
 	}
 	return nil
 }
 
 func (p *part) commit(tally []compress.Tally) error {
-	return commitTemp(p.f, p.path, p.w.Close(compress.PartStats{Outputs: tally}))
+	if err := p.w.Close(compress.PartStats{Outputs: tally}); err != nil {
+		p.t.Abort()
+		return fmt.Errorf("write %s: %w", p.t.Path, err)
+	}
+	return atomicfile.CommitAll([]*atomicfile.Temp{p.t})
 }
 
-func (p *part) abort() {
-	p.f.Close()
-	os.Remove(p.f.Name())
-}
+func (p *part) abort() { p.t.Abort() }
 
 // ErrBadPartial is wrapped by Join's errors about a partial file whose
 // records, though readable, are not what its header promises.
@@ -415,7 +415,7 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 				return fmt.Errorf("quad %d: %w", rec.Q, err)
 			}
 			if err := st[i].w.Add(rec.Q, &j.tree); err != nil {
-				return fmt.Errorf("write %s: %w", st[i].path, err)
+				return fmt.Errorf("write %s: %w", st[i].t.Path, err)
 			}
 		}
 		if rec.Root != nil {

@@ -3,12 +3,16 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"strings"
 
+	"frontiersets/compress"
 	"frontiersets/heightmap"
 	"frontiersets/horizon"
 )
@@ -76,13 +80,30 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// DEMFlags are the flags that say how to read a DEM (heightmap.Options).
+// DEMFlags are the flags that say how to read a DEM (heightmap.Options),
+// and the memory guard LoadDEM applies before reading any cell.
 type DEMFlags struct {
 	window   string
 	cellSize float64
 	zScale   float64
 	rawSize  string
 	rawBig   bool
+	band     int
+
+	// Need estimates the bytes of memory the command needs for a grid of
+	// width×height cells of dx×dy metres; nil means loading it
+	// (LoadBytes).
+	Need func(width, height int, dx, dy float64) int64
+	// Available returns the bytes of memory available, 0 when unknown (no
+	// guard); nil reads MemAvailable from /proc/meminfo.
+	Available func() int64
+}
+
+// LoadBytes is the memory a loaded grid of width×height cells takes, with
+// the collector's headroom: 16 bytes a cell (elevations, nodata flags,
+// filling them) plus 64 MiB.
+func LoadBytes(width, height int, _, _ float64) int64 {
+	return 16*int64(width)*int64(height) + 64<<20
 }
 
 // Register adds --window, --cell-size, --z-scale, --raw-size and
@@ -93,6 +114,7 @@ func (d *DEMFlags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&d.zScale, "z-scale", 0, "metres per height `unit` (default 1, or 0.3048 when the band says feet)")
 	fs.StringVar(&d.rawSize, "raw-size", "", "`WIDTHxHEIGHT` of a headerless 16-bit .raw/.r16 heightmap (default: a square from the file size)")
 	fs.BoolVar(&d.rawBig, "raw-big-endian", false, "read .raw/.r16 samples as big-endian (default little-endian)")
+	fs.IntVar(&d.band, "band", 0, "read raster band `N` (from 1; needed when the raster has several)")
 }
 
 // Options converts the flags into heightmap.Options; mistakes are usage errors.
@@ -111,7 +133,13 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 	if d.zScale < 0 {
 		return o, Usagef("--z-scale %g: want a positive factor", d.zScale)
 	}
-	o.CellSize, o.ZScale, o.RawBigEndian = d.cellSize, d.zScale, d.rawBig
+	if d.band < 0 {
+		return o, Usagef("--band %d: want a band number from 1", d.band)
+	}
+	if math.IsNaN(d.cellSize) || math.IsInf(d.cellSize, 0) || math.IsNaN(d.zScale) || math.IsInf(d.zScale, 0) {
+		return o, Usagef("--cell-size %g, --z-scale %g: want finite numbers", d.cellSize, d.zScale)
+	}
+	o.CellSize, o.ZScale, o.RawBigEndian, o.Band = d.cellSize, d.zScale, d.rawBig, d.band
 	if d.rawSize != "" {
 		var extra string
 		n, _ := fmt.Sscanf(strings.ReplaceAll(d.rawSize, "×", "x")+" ", "%dx%d%s", &o.RawWidth, &o.RawHeight, &extra)
@@ -123,12 +151,15 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 }
 
 // LoadDEM loads path with the flags' options and warns on stderr when the
-// cell spacing had to be assumed.
+// cell spacing had to be assumed. Before any cell is read, it refuses a
+// grid whose Need exceeds 90% of the Available memory, naming a window
+// that fits.
 func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid, error) {
 	opt, err := d.Options()
 	if err != nil {
 		return nil, err
 	}
+	opt.Check = d.guard
 	g, err := heightmap.Load(path, opt)
 	if err != nil {
 		return nil, err
@@ -138,6 +169,67 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 			prog, path, g.Dx, g.Dy)
 	}
 	return g, nil
+}
+
+// guard is the memory guard of LoadDEM (heightmap.Options.Check).
+func (d *DEMFlags) guard(g *heightmap.Grid) error {
+	need, availFn := d.Need, d.Available
+	if need == nil {
+		need = LoadBytes
+	}
+	if availFn == nil {
+		availFn = AvailableMemory
+	}
+	avail := availFn()
+	limit := avail / 10 * 9
+	if avail <= 0 || need(g.Width, g.Height, g.Dx, g.Dy) <= limit {
+		return nil
+	}
+	n := need(g.Width, g.Height, g.Dx, g.Dy)
+	w, h := FitWindow(need, g.Width, g.Height, g.Dx, g.Dy, limit)
+	if w == 0 {
+		return fmt.Errorf("%d×%d cells need about %s of memory and only %s is available, too little for any window",
+			g.Width, g.Height, compress.FormatBytes(n), compress.FormatBytes(avail))
+	}
+	return fmt.Errorf("%d×%d cells need about %s of memory and %s is available; read a smaller window, e.g. --window %d,%d,%d,%d",
+		g.Width, g.Height, compress.FormatBytes(n), compress.FormatBytes(avail), g.Window.Col, g.Window.Row, w, h)
+}
+
+// FitWindow returns the largest width×height, in the proportions of w×h,
+// whose need is at most limit bytes (0×0 when not even one cell fits).
+func FitWindow(need func(width, height int, dx, dy float64) int64, w, h int, dx, dy float64, limit int64) (int, int) {
+	size := func(f float64) (int, int) { return max(1, int(float64(w)*f)), max(1, int(float64(h)*f)) }
+	if a, b := size(0); need(a, b, dx, dy) > limit {
+		return 0, 0
+	}
+	lo, hi := 0.0, 1.0
+	for range 50 {
+		mid := (lo + hi) / 2
+		if a, b := size(mid); need(a, b, dx, dy) <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return size(lo)
+}
+
+// AvailableMemory returns MemAvailable from /proc/meminfo in bytes, or 0
+// when unknown.
+func AvailableMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if n, _ := fmt.Sscanf(sc.Text(), "MemAvailable: %d kB", &kb); n == 1 {
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // VisFlags are the visibility parameters of §3.1 (horizon.Params).
@@ -161,6 +253,15 @@ func (v *VisFlags) Register(fs *flag.FlagSet) {
 
 // Params returns the parameters; their validation is horizon.New's.
 func (v *VisFlags) Params() horizon.Params { return v.p }
+
+// Checked returns the parameters, or a *UsageError when horizon would
+// refuse them (horizon.Params.Validate).
+func (v *VisFlags) Checked() (horizon.Params, error) {
+	if err := v.p.Validate(); err != nil {
+		return v.p, Usagef("%v", err)
+	}
+	return v.p, nil
+}
 
 // ParseCell parses "col,row" (cells).
 func ParseCell(flagName, s string) (col, row int, err error) {

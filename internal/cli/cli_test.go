@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"testing"
 )
 
@@ -32,5 +33,29 @@ func TestParseAndExitCodes(t *testing.T) {
 		if _, _, err := ParseCell("at", bad); ExitCode(err) != 2 {
 			t.Errorf("ParseCell(%q): %v", bad, err)
 		}
+	}
+}
+
+// TestFitWindow: the window the memory guard suggests fits by the guard's
+// own estimate, and one cell more on each side does not.
+func TestFitWindow(t *testing.T) {
+	need := func(w, h int, _, _ float64) int64 { return int64(w)*int64(h)*40 + int64(w)*1000 + 80<<20 }
+	for _, tc := range []struct {
+		w, h  int
+		limit int64
+	}{{30000, 30000, 4 << 30}, {100000, 50000, 20 << 30}, {1025, 1025, 100 << 20}} {
+		fw, fh := FitWindow(need, tc.w, tc.h, 1, 1, tc.limit)
+		if fw < 1 || need(fw, fh, 1, 1) > tc.limit {
+			t.Errorf("%d×%d in %d bytes: suggested %d×%d needs %d", tc.w, tc.h, tc.limit, fw, fh, need(fw, fh, 1, 1))
+		}
+		if need(fw+2, fh+2, 1, 1) <= tc.limit {
+			t.Errorf("%d×%d in %d bytes: suggested %d×%d, but %d×%d fits too", tc.w, tc.h, tc.limit, fw, fh, fw+2, fh+2)
+		}
+		if r := float64(fw) / float64(fh); math.Abs(r-float64(tc.w)/float64(tc.h)) > 0.01 {
+			t.Errorf("proportions %d×%d for %d×%d", fw, fh, tc.w, tc.h)
+		}
+	}
+	if w, h := FitWindow(need, 100, 100, 1, 1, 1000); w != 0 || h != 0 {
+		t.Errorf("nothing fits, got %d×%d", w, h)
 	}
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileInputs: huge rasters are refused before any cell is read,
+// multi-band rasters need --band, bad flags are usage errors (exit 2), and
+// -o naming a folder fails before the bake; every failure is one line.
+func TestHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	// A 100000² VRT without sources: GDAL would serve 10^10 zero cells.
+	huge := filepath.Join(dir, "huge.vrt")
+	os.WriteFile(huge, []byte(`<VRTDataset rasterXSize="100000" rasterYSize="100000">
+  <VRTRasterBand dataType="Float32" band="1"/>
+</VRTDataset>`), 0o644)
+	rgb := filepath.Join(dir, "rgb.png")
+	img := image.NewRGBA(image.Rect(0, 0, 12, 10))
+	for i := range 120 {
+		img.Set(i%12, i/12, color.RGBA{uint8(i), uint8(2 * i), 7, 255})
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	os.WriteFile(rgb, buf.Bytes(), 0o644)
+	dem := "../../data/demo-hills.tif"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"info of a 100000² raster", []string{"info", huge}, 1, "100000×100000 cells need about"},
+		{"viewshed of a 100000² raster", []string{"viewshed", huge, "--at", "5,5", "-o", filepath.Join(dir, "v.tif")}, 1, "read a smaller window, e.g. --window 0,0,"},
+		{"bake of a 100000² raster", []string{"bake", huge, "-o", filepath.Join(dir, "h.pvs"), "--budget", "1GB"}, 1, "100000×100000 cells need about"},
+		{"3-band PNG", []string{"info", rgb}, 1, "3 bands: 1 Red Byte, 2 Green Byte, 3 Blue Byte; pick the elevation band with --band N"},
+		{"band out of range", []string{"info", rgb, "--band", "4"}, 1, "band 4: the raster has 3"},
+		{"negative band", []string{"info", rgb, "--band", "-1"}, 2, "--band -1"},
+		{"-o a folder", []string{"bake", dem, "-o", dir, "--budget", "1MB"}, 2, "is a directory"},
+		{"bad sectors", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--sectors", "2"}, 2, "2 sectors"},
+		{"bad refraction", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--curvature", "--refraction", "7"}, 2, "refraction"},
+		{"many workers", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--workers", "100000"}, 2, "--workers 100000"},
+		{"synth of a million cells a side", []string{"synth", "--size", "1000000", "-o", filepath.Join(dir, "s.tif")}, 2, "--size 1000000"},
+		{"infinite cell size", []string{"info", dem, "--cell-size", "Inf"}, 2, "finite"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, errOut, code := runCmd(tc.args...)
+			runtime.ReadMemStats(&m1)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d (want %d), stderr:\n%s", code, tc.code, errOut)
+			}
+			if n := strings.Count(strings.TrimSpace(errOut), "\n"); n > 0 && tc.code == 1 {
+				t.Errorf("%d lines on stderr:\n%s", n+1, errOut)
+			}
+			if a := m1.TotalAlloc - m0.TotalAlloc; a > 100<<20 {
+				t.Errorf("allocated %d MB", a>>20)
+			}
+		})
+	}
+	if _, errOut, code := runCmd("info", rgb, "--band", "2"); code != 0 {
+		t.Errorf("--band 2: exit %d: %s", code, errOut)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.pvs")); len(m) != 0 {
+		t.Errorf("outputs left: %v", m)
+	}
+}
+
+// TestInterruptedBakes: a bake stopped by SIGINT or SIGTERM removes its
+// temporary files and says so in one line (exit 1); one killed with
+// SIGKILL leaves them, and the next bake of the same output removes them;
+// a multi-budget bake's outputs appear together.
+func TestInterruptedBakes(t *testing.T) {
+	dem := "../../../shared/data/N44W072.hgt"
+	if _, err := os.Stat(dem); err != nil {
+		t.Skipf("real DEM absent: %v", err)
+	}
+	dir := t.TempDir()
+	bin := buildPvsbake(t, dir)
+	out := filepath.Join(dir, "store")
+	// Long enough to be caught while it runs: about a minute of work.
+	slow := []string{"bake", dem, "-o", out, "--window", "700,700,200,200", "--budget", "50MB,100MB", "--quiet", "--workers", "1"}
+	temps := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".store-*.tmp*"))
+		return m
+	}
+	start := func() (*exec.Cmd, *bytes.Buffer) {
+		var e bytes.Buffer
+		cmd := exec.Command(bin, slow...)
+		cmd.Stderr = &e
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); len(temps()) < 2; {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no temporary files after 30 s: %s", e.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return cmd, &e
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd, e := start()
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(e.String(), "interrupted: nothing written") {
+			t.Errorf("%v: %v, stderr %q", sig, err, e.String())
+		}
+		if left := temps(); len(left) != 0 {
+			t.Errorf("%v left %v", sig, left)
+		}
+	}
+	cmd, _ := start()
+	cmd.Process.Kill()
+	cmd.Wait()
+	left := temps()
+	if len(left) != 2 {
+		t.Fatalf("after SIGKILL: %v", left)
+	}
+	old := time.Now().Add(-time.Minute)
+	for _, n := range left {
+		os.Chtimes(n, old, old)
+	}
+	quick := []string{"bake", dem, "-o", out, "--window", "700,700,24,24", "--sectors", "64", "--budget", "50MB,100MB", "--quiet"}
+	if o, err := exec.Command(bin, quick...).CombinedOutput(); err != nil {
+		t.Fatalf("bake after a kill: %v: %s", err, o)
+	}
+	if left := temps(); len(left) != 0 {
+		t.Errorf("the next bake left %v", left)
+	}
+	for _, b := range []string{"50MB", "100MB"} {
+		if _, err := os.Stat(fmt.Sprintf("%s-%s.pvs", out, b)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package atomicfile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Temp is a temporary file written beside its final path, named
+// ".BASE.tmpRANDOM". Its writer holds an exclusive flock on it for as long
+// as the file is open, so that Create can tell the temporary files of a
+// killed writer (unlocked: the kernel drops a dead process's locks) from
+// those of one still running. A Temp is not safe for concurrent use.
+type Temp struct {
+	*os.File
+	Path string // the final path
+}
+
+// Create removes what an earlier, killed writer of path left behind — it
+// first completes a multi-file commit whose journal names path (CommitAll),
+// then removes unlocked ".BASE.tmp*" files — and creates a new locked
+// temporary file for path. Errors name path.
+func Create(path string) (*Temp, error) {
+	if err := recoverCommits(path); err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	removeStale(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("cannot lock %s: %w", f.Name(), err)
+	}
+	return &Temp{File: f, Path: path}, nil
+}
+
+// Abort closes and removes the temporary file.
+func (t *Temp) Abort() {
+	t.Close()
+	os.Remove(t.Name())
+}
+
+// staleAfter is how old an unlocked temporary file must be to be removed.
+const staleAfter = 5 * time.Second
+
+// removeStale removes the temporary files of path that no living writer
+// holds locked and that are older than staleAfter.
+func removeStale(path string) {
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp*"))
+	for _, name := range m {
+		if st, err := os.Stat(name); err != nil || time.Since(st.ModTime()) < staleAfter {
+			continue // maybe a writer between creating and locking it
+		}
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(name) // nobody writes it
+		}
+		f.Close()
+	}
+}
+
+// globEscape escapes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(s)
+}
+
+// journalEntry is one rename of a multi-file commit.
+type journalEntry struct {
+	Temp string `json:"temp"`
+	Path string `json:"path"`
+}
+
+// CommitAll makes several temporary files their final files, all or none:
+// each is synced and closed after chmod 0644; then, for more than one, a
+// journal ".BASE.commit" (BASE: the first file's) listing the renames is
+// written atomically and synced before the renames, and removed after
+// them. A writer killed after the journal is written leaves the commit to
+// the next Create of any of its paths, which completes it; killed before,
+// it leaves only temporary files, which that Create removes. On an error
+// before the journal every temporary file is removed. Errors name the
+// file.
+func CommitAll(temps []*Temp) error {
+	for i, t := range temps {
+		err := t.Chmod(0o644)
+		if err == nil {
+			err = t.Sync()
+		}
+		if err != nil {
+			for _, u := range temps {
+				u.Abort()
+			}
+			return fmt.Errorf("write %s: %w", temps[i].Path, err)
+		}
+	}
+	if len(temps) == 1 {
+		t := temps[0]
+		err := os.Rename(t.Name(), t.Path)
+		t.Close()
+		if err != nil {
+			os.Remove(t.Name())
+			return fmt.Errorf("write %s: %w", t.Path, err)
+		}
+		return syncDir(filepath.Dir(t.Path))
+	}
+	entries := make([]journalEntry, len(temps))
+	for i, t := range temps {
+		entries[i] = journalEntry{Temp: t.Name(), Path: t.Path}
+	}
+	journal := journalPath(temps[0].Path)
+	data, _ := json.Marshal(entries)
+	if err := writeSynced(journal, data); err != nil {
+		for _, u := range temps {
+			u.Abort()
+		}
+		return fmt.Errorf("write %s: %w", journal, err)
+	}
+	err := applyJournal(journal, entries)
+	for _, t := range temps {
+		t.Close()
+	}
+	return err
+}
+
+// journalPath is the journal of a commit whose first file is path.
+func journalPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".commit")
+}
+
+// applyJournal renames every temporary file of entries still present into
+// place, syncs the folder and removes the journal.
+func applyJournal(journal string, entries []journalEntry) error {
+	for _, e := range entries {
+		if err := os.Rename(e.Temp, e.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("write %s: %w", e.Path, err)
+		}
+	}
+	if err := syncDir(filepath.Dir(journal)); err != nil {
+		return err
+	}
+	return os.Remove(journal)
+}
+
+// recoverCommits completes every journal in path's folder that names path.
+func recoverCommits(path string) error {
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.commit"))
+	for _, journal := range m {
+		data, err := os.ReadFile(journal)
+		if err != nil {
+			continue
+		}
+		var entries []journalEntry
+		if json.Unmarshal(data, &entries) != nil {
+			continue // not ours
+		}
+		for _, e := range entries {
+			if e.Path == path {
+				if err := applyJournal(journal, entries); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// writeSynced writes data to path through a synced temporary file and a
+// rename, then syncs the folder.
+func writeSynced(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir syncs a folder, so that renames in it survive a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
