@@ -209,3 +209,34 @@ func TestSim(t *testing.T) {
 		t.Errorf("missing store: exit %d, %q", code, errOut)
 	}
 }
+
+// TestVerifyBadInputs: a store whose header's window does not match its
+// grid is named as damaged (not blamed on --window); absurd counts are
+// usage errors.
+func TestVerifyBadInputs(t *testing.T) {
+	dem, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 16, Height: 12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dem.Window = heightmap.Window{Col: -3, Row: 150, Width: 16, Height: 12}
+	p := horizon.DefaultParams()
+	p.Sectors = 64
+	store := filepath.Join(t.TempDir(), "badwindow.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif"}, 1, "badwindow.pvs: its header's window [-3 150 16 12] does not match"},
+		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "1000000000"}, 2, "--pairs 1000000000"},
+		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--sample", "-1"}, 2, "--sample -1"},
+	} {
+		_, errOut, code := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "--window") {
+			t.Errorf("%v: exit %d (want %d): %s", tc.args, code, tc.code, errOut)
+		}
+	}
+}
