@@ -16,13 +16,15 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# Bake the demo terrain, query two players' frontier set, draw it.
+# Bake the demo terrain (a 256² NASADEM crop around Mount Washington, see
+# data/README.md), query two players' frontier set across the Presidential
+# Range, draw it at metric aspect with a legend.
 demo: deps
 	$(GO) build -o pvsbake ./cmd/pvsbake
 	$(GO) build -o frontierq ./cmd/frontierq
-	./pvsbake info data/demo-hills.tif
-	./pvsbake bake data/demo-hills.tif -o demo-hills.pvs --budget 10MB
-	./frontierq demo-hills.pvs --a 60,190 --b 190,60 --png demo-frontier.png
+	./pvsbake info data/mount-washington.tif
+	./pvsbake bake data/mount-washington.tif -o demo.pvs --budget 10MB
+	./frontierq demo.pvs --a 40,128 --b 215,128 --png demo-frontier.png
 	@echo "wrote demo-frontier.png"
 
 # Regenerate the demo terrains in data/ (heightmap tests check they match).

@@ -451,17 +451,8 @@ func drawSnapshot(path string, r *simRun) error {
 			}
 		}
 	}
-	// Scale to metric aspect, at least 2 pixels per cell along the finer
-	// spacing.
-	unit := min(s.DxM, s.DyM) / 2
-	sx, sy := s.DxM/unit, s.DyM/unit
-	W, H := int(float64(s.Width)*sx), int(float64(s.Height)*sy)
-	big := image.NewRGBA(image.Rect(0, 0, W, H))
-	for y := range H {
-		for x := range W {
-			big.SetRGBA(x, y, img.RGBAAt(min(int(float64(x)/sx), s.Width-1), min(int(float64(y)/sy), s.Height-1)))
-		}
-	}
+	// Metric aspect, at least 2 pixels per cell along the finer spacing.
+	big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
 	px := func(c [2]int) (int, int) { return int((float64(c[0]) + 0.5) * sx), int((float64(c[1]) + 0.5) * sy) }
 	for _, v := range sn.Visible {
 		x0, y0 := px(sn.Cells[v[0]])

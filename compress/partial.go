@@ -220,7 +220,11 @@ func NewPartReader(r io.Reader, size int64) (*PartReader, error) {
 }
 
 func newPartReader(r io.Reader, size int64) (*PartReader, error) {
-	p := &PartReader{d: decoder{r: bufio.NewReaderSize(r, 1<<20), size: size}}
+	buf := 1 << 20
+	if size >= 0 {
+		buf = int(min(max(size, 4096), 1<<20))
+	}
+	p := &PartReader{d: decoder{r: bufio.NewReaderSize(r, buf), size: size}}
 	d := &p.d
 	if err := d.start(PartMagic, "no PVSSHARD magic: not a partial bake (pvsbake bake --shard writes them)", "partial ", PartVersion); err != nil {
 		return nil, err

@@ -192,8 +192,19 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 			}
 			render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
 		})
-		render.Marker(img, ac, ar, 3, blue)
-		render.Marker(img, bc, br, 3, red)
+		big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
+		render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
+		render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
+		items := []render.LegendItem{
+			{Swatch: blue, Label: fmt.Sprintf("A (%d,%d) and its frontier: %d cells", ac, ar, res.A.Points)},
+			{Swatch: red, Label: fmt.Sprintf("B (%d,%d) and its frontier: %d cells", bc, br, res.B.Points)},
+		}
+		if res.MutuallyVisible {
+			items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
+				{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
+		}
+		items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g x %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
+		img = render.WithLegend(big, items, s.DxM/sx)
 		if err := render.WritePNG(*pngOut, img); err != nil {
 			return fmt.Errorf("write %s: %w", *pngOut, err)
 		}

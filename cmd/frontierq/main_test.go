@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	stdpng "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,8 +95,15 @@ func TestQueryOutputs(t *testing.T) {
 	if counts[1] != res.A.Points || counts[2] != res.B.Points || m.Width != 48 || m.CRSName != "EPSG:32619" {
 		t.Errorf("mask holds %v for %d/%d points, %d wide, %s", counts, res.A.Points, res.B.Points, m.Width, m.CRSName)
 	}
-	if st, err := os.Stat(png); err != nil || st.Size() == 0 {
+	if f, err := os.Open(png); err != nil {
 		t.Errorf("png: %v", err)
+	} else {
+		cfg, err := stdpng.DecodeConfig(f)
+		f.Close()
+		// 48×40 cells of 10 m: 2 pixels per cell, then the legend.
+		if err != nil || cfg.Width != 2*48 && cfg.Width != 260 || cfg.Height <= 2*40 {
+			t.Errorf("png %d×%d: %v", cfg.Width, cfg.Height, err)
+		}
 	}
 	summary, _, code := runCmd(store, "--a", a, "--b", b, "--method", "simple")
 	if code != 0 || !strings.Contains(summary, "simple/lossless") || !strings.Contains(summary, "points in all") {

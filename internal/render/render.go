@@ -3,11 +3,17 @@
 package render
 
 import (
+	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"io"
 	"math"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
 
 	"frontiersets/internal/atomicfile"
 )
@@ -65,4 +71,75 @@ func Marker(img *image.RGBA, x, y, r int, c color.RGBA) {
 // WritePNG encodes img to path atomically (see atomicfile.Write).
 func WritePNG(path string, img image.Image) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
+}
+
+// Metric scales a picture of a grid with one pixel per cell (dx × dy metres
+// per cell) to metric aspect, nearest neighbour: at least minPx pixels per
+// cell along the finer spacing, so that a geographic grid's cells, longer
+// north–south than east–west, are drawn so. It returns the picture and the
+// pixels per cell across (sx) and down (sy): cell (c,r) covers
+// [c·sx, (c+1)·sx) × [r·sy, (r+1)·sy).
+func Metric(img *image.RGBA, dx, dy float64, minPx int) (big *image.RGBA, sx, sy float64) {
+	unit := min(dx, dy) / float64(max(minPx, 1))
+	sx, sy = dx/unit, dy/unit
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	W, H := int(math.Ceil(float64(w)*sx)), int(math.Ceil(float64(h)*sy))
+	big = image.NewRGBA(image.Rect(0, 0, W, H))
+	for y := range H {
+		for x := range W {
+			big.SetRGBA(x, y, img.RGBAAt(img.Rect.Min.X+min(int(float64(x)/sx), w-1), img.Rect.Min.Y+min(int(float64(y)/sy), h-1)))
+		}
+	}
+	return big, sx, sy
+}
+
+// LegendItem is one line of a legend: a colour swatch (none when Swatch
+// has zero alpha) and its label.
+type LegendItem struct {
+	Swatch color.RGBA
+	Label  string
+}
+
+// WithLegend returns img with a white strip below it holding the items, one
+// line each, and a scale bar of a round length when metresPerPx > 0.
+func WithLegend(img *image.RGBA, items []LegendItem, metresPerPx float64) *image.RGBA {
+	face := basicfont.Face7x13
+	const line, pad = 16, 6
+	rows := len(items)
+	if metresPerPx > 0 {
+		rows++
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	out := image.NewRGBA(image.Rect(0, 0, max(w, 260), h+rows*line+2*pad))
+	draw.Draw(out, out.Rect, image.White, image.Point{}, draw.Src)
+	draw.Draw(out, image.Rect(0, 0, w, h), img, img.Rect.Min, draw.Src)
+	d := font.Drawer{Dst: out, Src: image.Black, Face: face}
+	y := h + pad
+	for _, it := range items {
+		if it.Swatch.A > 0 {
+			draw.Draw(out, image.Rect(pad, y+2, pad+12, y+14), image.NewUniform(it.Swatch), image.Point{}, draw.Src)
+		}
+		d.Dot = fixed.P(pad+20, y+12)
+		d.DrawString(it.Label)
+		y += line
+	}
+	if metresPerPx > 0 {
+		// The largest 1-2-5 length that fits in a third of the width.
+		m := math.Pow(10, math.Floor(math.Log10(float64(w)/3*metresPerPx)))
+		for _, f := range []float64{5, 2, 1} {
+			if f*m/metresPerPx <= float64(w)/3 {
+				m *= f
+				break
+			}
+		}
+		n := int(math.Round(m / metresPerPx))
+		draw.Draw(out, image.Rect(pad, y+6, pad+n, y+9), image.Black, image.Point{}, draw.Src)
+		d.Dot = fixed.P(pad+n+8, y+12)
+		if m >= 1000 {
+			d.DrawString(fmt.Sprintf("%g km", m/1000))
+		} else {
+			d.DrawString(fmt.Sprintf("%g m", m))
+		}
+	}
+	return out
 }

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,5 +43,36 @@ func TestHillshadeAndPNG(t *testing.T) {
 	back, err := png.Decode(f)
 	if err != nil || back.Bounds() != img.Bounds() {
 		t.Errorf("PNG round trip: %v", err)
+	}
+}
+
+// TestMetricAndLegend: a geographic grid's cells (66.5 × 92.6 m) are drawn
+// taller than wide, at least 2 pixels across; every cell keeps its colour;
+// the legend strip sits below the picture.
+func TestMetricAndLegend(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	for y := range 3 {
+		for x := range 4 {
+			img.SetRGBA(x, y, color.RGBA{uint8(40 * x), uint8(60 * y), 9, 255})
+		}
+	}
+	big, sx, sy := Metric(img, 66.5, 92.6, 2)
+	if sx != 2 || math.Abs(sy-2*92.6/66.5) > 1e-9 || big.Rect.Dx() != 8 || big.Rect.Dy() != int(math.Ceil(3*sy)) {
+		t.Fatalf("scale %g × %g, %v", sx, sy, big.Rect)
+	}
+	for y := range 3 {
+		for x := range 4 {
+			px, py := int((float64(x)+0.5)*sx), int((float64(y)+0.5)*sy)
+			if big.RGBAAt(px, py) != img.RGBAAt(x, y) {
+				t.Errorf("cell (%d,%d) drawn %v, want %v", x, y, big.RGBAAt(px, py), img.RGBAAt(x, y))
+			}
+		}
+	}
+	out := WithLegend(big, []LegendItem{{Swatch: color.RGBA{255, 0, 0, 255}, Label: "A"}, {Label: "note"}}, 10)
+	if out.Rect.Dx() < big.Rect.Dx() || out.Rect.Dy() <= big.Rect.Dy() || out.RGBAAt(1, 1) != big.RGBAAt(1, 1) {
+		t.Errorf("legend picture %v for %v", out.Rect, big.Rect)
+	}
+	if sw := out.RGBAAt(8, big.Rect.Dy()+10); sw != (color.RGBA{255, 0, 0, 255}) {
+		t.Errorf("swatch %v", sw)
 	}
 }
