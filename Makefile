@@ -4,7 +4,7 @@
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: test demo deps data bench bench-quick
+.PHONY: test demo deps browser data bench bench-quick serve
 
 deps:
 	@pkg-config --exists gdal 2>/dev/null || { \
@@ -12,7 +12,15 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libgdal-dev pkg-config >/dev/null; }
 
-test: deps
+# Chromium drives the viewer's browser test (frontierq serve); without it
+# that test skips.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+test: deps browser
 	$(GO) vet ./...
 	$(GO) test ./...
 
@@ -26,6 +34,10 @@ demo: deps
 	./pvsbake bake data/mount-washington.tif -o demo.pvs --budget 10MB
 	./frontierq demo.pvs --a 40,128 --b 215,128 --png demo-frontier.png
 	@echo "wrote demo-frontier.png"
+
+# The viewer on the demo store (after make demo): http://127.0.0.1:8080/
+serve: demo
+	./frontierq serve demo.pvs
 
 # Regenerate the demo terrains in data/ (heightmap tests check they match).
 data: deps

@@ -5,6 +5,8 @@
 //	frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy]
 //	          [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]
 //	frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]
+//	frontierq sim STORE [--bots 16] [--minutes 5] …
+//	frontierq serve STORE [--addr 127.0.0.1:8080]
 //
 // Exit status: 0 on success (mutually visible points included), 1 on a
 // failure or a verification that found violations, 2 on a usage error.
@@ -27,7 +29,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis
+const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis + "\n       " + serveSynopsis
 
 func main() {
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
@@ -40,6 +42,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "sim" {
 		return runSim(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(args[1:], stdout, stderr)
 	}
 	return runQuery(args, stdout, stderr)
 }

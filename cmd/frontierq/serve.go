@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"frontiersets/compress"
+	"frontiersets/grow"
+	"frontiersets/horizon"
+	"frontiersets/internal/cli"
+	"frontiersets/internal/render"
+	"frontiersets/quadpvs"
+)
+
+const serveSynopsis = "frontierq serve STORE [--addr 127.0.0.1:8080]"
+
+//go:embed web
+var webFiles embed.FS
+
+// Limits of the viewer's server: it answers a person at a browser, so every
+// request is small and quick, and no request may hold it.
+const (
+	serveQueryTimeout = 5 * time.Second // a frontier query or a PVS picture
+	serveMaxHeader    = 16 << 10        // bytes of request headers
+	serveMaxURL       = 2048            // bytes of a request's URL
+)
+
+// runServe serves the viewer of one store: the page (embedded, nothing
+// fetched from elsewhere) and its API. It binds loopback unless --addr
+// says otherwise, and stops on SIGINT or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fset := cli.NewFlagSet("serve", serveSynopsis, stderr)
+	addr := fset.String("addr", "127.0.0.1:8080", "listen `address` (host:port; a host other than loopback exposes the store to the network)")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fset.Usage()
+		return cli.Usagef("serve takes one STORE")
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8080", *addr)
+	}
+	v, err := newViewer(pos[0])
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", pos[0], err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "serving %s at http://%s/ (Ctrl-C stops)\n", pos[0], ln.Addr())
+	return v.serve(ctx, ln)
+}
+
+// viewer holds one store and answers the page's requests; safe for
+// concurrent use (the store, grower and model are read-only; scratch is
+// per request).
+type viewer struct {
+	path    string
+	s       *compress.Store
+	gr      *grow.Grower
+	model   *horizon.Model
+	workers sync.Pool // *horizon.Worker
+	slots   chan struct{}
+	shade   []byte // the hillshade PNG, one pixel per cell along the finer spacing
+	sx, sy  float64
+}
+
+func newViewer(path string) (*viewer, error) {
+	s, gr, err := openGrower(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	v.workers.New = func() any { return m.NewWorker() }
+	big, sx, sy := render.Metric(render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM), s.DxM, s.DyM, 1)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, big); err != nil {
+		return nil, err
+	}
+	v.shade, v.sx, v.sy = buf.Bytes(), sx, sy
+	return v, nil
+}
+
+// handler routes the page and the API.
+func (v *viewer) handler() http.Handler {
+	mux := http.NewServeMux()
+	sub, _ := fs.Sub(webFiles, "web")
+	mux.Handle("GET /", http.FileServerFS(sub))
+	mux.HandleFunc("GET /api/info", v.info)
+	mux.HandleFunc("GET /api/hillshade.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(v.shade)
+	})
+	mux.HandleFunc("GET /api/frontier", v.limited(v.frontier))
+	mux.HandleFunc("GET /api/pvs.png", v.limited(v.pvs))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.URL.RawQuery)+len(r.URL.Path) > serveMaxURL || r.ContentLength > 0 {
+			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:")
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// serve answers on ln until ctx ends.
+func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: v.handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 2 * serveQueryTimeout, IdleTimeout: time.Minute, MaxHeaderBytes: serveMaxHeader}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+}
+
+// limited runs h with one of the viewer's query slots (one per core), or
+// answers 503 when none frees up in time, and 503 when h runs past
+// serveQueryTimeout (h's work then finishes in its slot, unseen).
+func (v *viewer) limited(h func(r *http.Request) (contentType string, body []byte, err error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), serveQueryTimeout)
+		defer cancel()
+		select {
+		case v.slots <- struct{}{}:
+		case <-ctx.Done():
+			http.Error(w, "busy: too many queries at once; try again", http.StatusServiceUnavailable)
+			return
+		}
+		type answer struct {
+			ct   string
+			body []byte
+			err  error
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			defer func() { <-v.slots }()
+			ct, body, err := h(r)
+			ch <- answer{ct, body, err}
+		}()
+		select {
+		case a := <-ch:
+			var bad *badRequest
+			switch {
+			case errors.As(a.err, &bad):
+				http.Error(w, a.err.Error(), http.StatusBadRequest)
+			case a.err != nil:
+				http.Error(w, a.err.Error(), http.StatusInternalServerError)
+			default:
+				w.Header().Set("Content-Type", a.ct)
+				w.Write(a.body)
+			}
+		case <-ctx.Done():
+			http.Error(w, "query took longer than "+serveQueryTimeout.String(), http.StatusServiceUnavailable)
+		}
+	}
+}
+
+// badRequest is an error in a request's parameters: the same one-line
+// message the command line gives, answered with 400.
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+// infoJSON describes the store for the page.
+type infoJSON struct {
+	Path        string  `json:"path"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	DxM         float64 `json:"dx_m"`
+	DyM         float64 `json:"dy_m"`
+	PixelsX     float64 `json:"px_per_cell_x"` // of the hillshade
+	PixelsY     float64 `json:"px_per_cell_y"`
+	CRS         string  `json:"crs"`
+	BudgetBytes int64   `json:"budget_bytes"`
+	HiddenKept  float64 `json:"hidden_kept"`
+	NodesMax    int     `json:"nodes_max"`
+}
+
+func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
+	s := v.s
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, v.sx, v.sy, s.CRSName, s.BudgetBytes, s.HiddenKept, s.NodesMax})
+}
+
+// frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
+// queue=&neighbours=&grow-larger=]: frontierq --json's object for the
+// same cells and options.
+func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
+	q := r.URL.Query()
+	fset := cli.NewFlagSet("frontier", synopsis, io.Discard)
+	var gf growFlags
+	gf.register(fset)
+	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger"} {
+		if q.Has(name) {
+			if err := fset.Set(name, q.Get(name)); err != nil {
+				return "", nil, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}
+			}
+		}
+	}
+	opt, err := gf.options()
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	ac, ar, err := cli.ParseCell("a", q.Get("a"))
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	bc, br, err := cli.ParseCell("b", q.Get("b"))
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	var res grow.Result
+	if err := v.gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000})
+	return "application/json", b, err
+}
+
+// pvs answers GET /api/pvs.png?at=COL,ROW[&exact=1]: the point's PVS as a
+// picture of the grid, one pixel per cell: visible green, unknown amber
+// (the cap's "maybe"), hidden darkened; with exact=1 the uncompressed
+// per-point PVS recomputed from the store's elevations and parameters
+// (§3.1), for comparison.
+func (v *viewer) pvs(r *http.Request) (string, []byte, error) {
+	s := v.s
+	c, rw, err := cli.ParseCell("at", r.URL.Query().Get("at"))
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	if c < 0 || rw < 0 || c >= s.Width || rw >= s.Height {
+		return "", nil, &badRequest{fmt.Sprintf("--at (%d,%d) is outside the %d×%d grid", c, rw, s.Width, s.Height)}
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, s.Width, s.Height))
+	green, amber, dark := color.NRGBA{40, 200, 60, 110}, color.NRGBA{240, 170, 20, 130}, color.NRGBA{0, 0, 40, 70}
+	if r.URL.Query().Get("exact") == "1" {
+		wk := v.workers.Get().(*horizon.Worker)
+		defer v.workers.Put(wk)
+		bm, err := wk.Viewshed(c, rw, horizon.Bitmap{})
+		if err != nil {
+			return "", nil, &badRequest{err.Error()}
+		}
+		for y := range s.Height {
+			for x := range s.Width {
+				if bm.Visible(x, y) {
+					img.SetNRGBA(x, y, green)
+				} else {
+					img.SetNRGBA(x, y, dark)
+				}
+			}
+		}
+	} else {
+		g := v.s.Hierarchy.G
+		t := v.s.Hierarchy.PVS(v.s.Hierarchy.QuadIndex(0, c, rw))
+		for y := range s.Height {
+			for x := range s.Width {
+				switch t.CellStatus(g, x, y) {
+				case quadpvs.Visible:
+					img.SetNRGBA(x, y, green)
+				case quadpvs.Unknown:
+					img.SetNRGBA(x, y, amber)
+				default:
+					img.SetNRGBA(x, y, dark)
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return "", nil, err
+	}
+	return "image/png", buf.Bytes(), nil
+}

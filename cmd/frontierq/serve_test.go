@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"frontiersets/compress"
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+	"frontiersets/internal/bake"
+)
+
+// demoStore bakes a 64² window of the real-terrain demo crop (NASADEM
+// around Mount Washington) once per test binary.
+func demoStore(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mw.pvs")
+	dem, err := heightmap.Load("../../data/mount-washington.tif", heightmap.Options{Window: heightmap.Window{Col: 100, Row: 96, Width: 64, Height: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := horizon.DefaultParams()
+	params.Sectors = 128
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: params, Outputs: []bake.Output{{Path: p, Cap: compress.Cap{Nodes: 60}}}}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hiddenPair returns two cells of the store, far apart, that do not see
+// each other.
+func hiddenPair(t *testing.T, v *viewer) (a, b [2]int) {
+	for i := 0; i < 64*64; i++ {
+		a, b = [2]int{i % 23, 10 + i%41}, [2]int{63 - i%19, 63 - i%37}
+		if vis, err := v.gr.MutuallyVisible(a, b); err == nil && !vis {
+			return a, b
+		}
+	}
+	t.Fatal("no hidden pair")
+	return
+}
+
+// cliJSON is frontierq --json for the cells and options.
+func cliJSON(t *testing.T, store string, a, b [2]int, opts ...string) resultJSON {
+	t.Helper()
+	args := append([]string{store, "--a", cell(a), "--b", cell(b), "--json"}, opts...)
+	out, errOut, code := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("frontierq %v: exit %d: %s", args, code, errOut)
+	}
+	var r resultJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// cell formats a cell as "col,row".
+func cell(c [2]int) string { return strings.Trim(jsonOf(c), "[]") }
+
+func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// sameFrontier compares everything but the time.
+func sameFrontier(x, y resultJSON) bool {
+	x.ElapsedMS, y.ElapsedMS = 0, 0
+	return jsonOf(x) == jsonOf(y)
+}
+
+// TestServeAPI: the API answers exactly frontierq --json's object for the
+// same cells and options, bad cells get a 400 with the command line's
+// one-line message, and the server serves only its own files.
+func TestServeAPI(t *testing.T) {
+	store := demoStore(t)
+	v, err := newViewer(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v.handler())
+	defer srv.Close()
+	get := func(path string) (int, string, []byte) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	}
+	a, b := hiddenPair(t, v)
+	for _, opts := range [][]string{nil, {"--merge", "lossy"}, {"--method", "simple", "--neighbours", "8"}, {"--queue", "ground", "--grow-larger"}} {
+		q := "/api/frontier?a=" + cell(a) + "&b=" + cell(b)
+		for i := 0; i < len(opts); i++ {
+			name := strings.TrimPrefix(opts[i], "--")
+			val := "true"
+			if name != "grow-larger" {
+				i++
+				val = opts[i]
+			}
+			q += "&" + name + "=" + val
+		}
+		code, ct, body := get(q)
+		var got resultJSON
+		if code != 200 || ct != "application/json" || json.Unmarshal(body, &got) != nil {
+			t.Fatalf("%s: %d %s %s", q, code, ct, body)
+		}
+		if want := cliJSON(t, store, a, b, opts...); !sameFrontier(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", q, jsonOf(got), jsonOf(want))
+		}
+	}
+	_, cliErr, _ := runCmd(store, "--a", "99,3", "--b", cell(b))
+	for path, want := range map[string]int{
+		"/api/frontier?a=99,3&b=" + cell(b):  400,
+		"/api/frontier?a=1,2&b=3,4&merge=no": 400,
+		"/api/frontier?a=x&b=3,4":            400,
+		"/api/pvs.png?at=64,0":               400,
+		"/../../etc/passwd":                  404,
+		"/serve.go":                          404,
+		"/api/frontier?a=1,2&b=3,4&x=" + strings.Repeat("y", 3000): 413,
+	} {
+		code, _, body := get(path)
+		if code != want {
+			t.Errorf("%s: %d (want %d): %s", path[:min(len(path), 60)], code, want, body)
+		}
+		if strings.HasPrefix(path, "/api/frontier?a=99") && strings.TrimSpace(string(body)) != strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: ") {
+			t.Errorf("400 says %q, the command line %q", body, cliErr)
+		}
+	}
+	for _, q := range []string{"/api/pvs.png?at=" + cell(a), "/api/pvs.png?at=" + cell(a) + "&exact=1", "/api/hillshade.png"} {
+		code, ct, body := get(q)
+		img, err := png.Decode(strings.NewReader(string(body)))
+		if code != 200 || ct != "image/png" || err != nil {
+			t.Fatalf("%s: %d %s %v", q, code, ct, err)
+		}
+		if q != "/api/hillshade.png" && (img.Bounds().Dx() != 64 || img.Bounds().Dy() != 64) {
+			t.Errorf("%s: %v", q, img.Bounds())
+		}
+	}
+	if code, _, body := get("/"); code != 200 || !strings.Contains(string(body), "app.js") {
+		t.Errorf("page: %d", code)
+	}
+}
+
+// chromium returns the path of a Chromium or Chrome binary, or "".
+func chromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestServeInBrowser drives the page in headless Chromium: it clicks two
+// cells of the real-terrain store, waits for the overlay, and checks that
+// the frontier the page shows is frontierq --json's for those cells. The
+// screenshot goes to $FRONTIERQ_SCREENSHOT, or to the temporary folder.
+func TestServeInBrowser(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no Chromium installed (make test installs Debian's chromium)")
+	}
+	store := demoStore(t)
+	v, err := newViewer(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v.handler())
+	defer srv.Close()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.WindowSize(900, 900))
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	a, b := hiddenPair(t, v)
+	run := func(what string, act chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, act); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	eval := func(expr string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(` + expr + `)`))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return s
+	}
+	run("open the page", chromedp.Navigate(srv.URL+"/"))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.viewer && window.viewer.ready === true`)); err != nil {
+		t.Fatalf("page did not load: %v", err)
+	}
+	for _, c := range [][2]int{a, b} { // the first click places A, the second B
+		var p struct {
+			X float64 `json:"x"`
+			Y float64 `json:"y"`
+		}
+		json.Unmarshal([]byte(eval(`viewer.cellToClient(`+cell(c)+`)`)), &p)
+		run("click", chromedp.MouseClickXY(p.X, p.Y))
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.b !== null && viewer.frontier !== null && viewer.pending === 0`)); err != nil {
+		t.Fatalf("no frontier shown: %v", err)
+	}
+	shown := eval(`viewer.frontier`)
+	placed := eval(`[viewer.a, viewer.b]`)
+	// The canvas pixel at the centre of each side's first quad.
+	var overlay []int
+	json.Unmarshal([]byte(eval(`(() => {
+			const r = document.getElementById("map").getBoundingClientRect(), out = [];
+			for (const f of [viewer.frontier.a, viewer.frontier.b]) {
+				const [c, w, s] = f.quads[0], p = viewer.cellToClient(c + s / 2 - 0.5, w + s / 2 - 0.5);
+				out.push(...document.getElementById("map").getContext("2d").getImageData(p.x - r.left, p.y - r.top, 1, 1).data.slice(0, 3));
+			}
+			return out;
+		})()`)), &overlay)
+	if want := jsonOf([][2]int{a, b}); placed != want {
+		t.Fatalf("clicks placed %s, want %s", placed, want)
+	}
+	var got resultJSON
+	if err := json.Unmarshal([]byte(shown), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := cliJSON(t, store, a, b); !sameFrontier(got, want) {
+		t.Errorf("the page shows\n%s\nfrontierq --json says\n%s", shown, jsonOf(want))
+	}
+	// A's overlay is blue-tinted, B's red-tinted.
+	if len(overlay) != 6 || !(overlay[2] > overlay[0]) || !(overlay[3] > overlay[5]) {
+		t.Errorf("overlay pixels %v: want A bluish, B reddish", overlay)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := os.Getenv("FRONTIERQ_SCREENSHOT")
+	if out == "" {
+		out = filepath.Join(os.TempDir(), "frontierq-serve-test.png")
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
+}

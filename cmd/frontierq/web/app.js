@@ -1,0 +1,177 @@
+// The frontierq viewer: the store's hillshade at metric aspect, two
+// players placed by clicks, their frontier set from /api/frontier, and the
+// PVS of the hovered cell from /api/pvs.png. window.viewer exposes the
+// state for tests.
+"use strict";
+const canvas = document.getElementById("map");
+const ctx = canvas.getContext("2d");
+const statusEl = document.getElementById("status");
+const hoverEl = document.getElementById("hover");
+const viewer = { info: null, frontier: null, a: null, b: null, pending: 0, error: "" };
+window.viewer = viewer;
+let shade = null, pvsImg = null, pvsKey = "";
+let zoom = 1, panX = 0, panY = 0; // screen = pan + zoom * image pixel
+let next = "a";
+
+function cellToScreen(c, r) {
+  const i = viewer.info;
+  return [panX + zoom * c * i.px_per_cell_x, panY + zoom * r * i.px_per_cell_y];
+}
+function screenToCell(x, y) {
+  const i = viewer.info;
+  return [Math.floor((x - panX) / zoom / i.px_per_cell_x), Math.floor((y - panY) / zoom / i.px_per_cell_y)];
+}
+// cellToClient returns the page coordinates of cell (c,r)'s centre.
+viewer.cellToClient = function (c, r) {
+  const rect = canvas.getBoundingClientRect();
+  const [x, y] = cellToScreen(c + 0.5, r + 0.5);
+  return { x: rect.left + x, y: rect.top + y };
+};
+
+function resize() {
+  canvas.width = canvas.clientWidth;
+  canvas.height = canvas.clientHeight;
+  draw();
+}
+function resetView() {
+  if (!shade) return;
+  zoom = Math.min(canvas.width / shade.width, canvas.height / shade.height);
+  panX = (canvas.width - zoom * shade.width) / 2;
+  panY = (canvas.height - zoom * shade.height) / 2;
+  draw();
+}
+
+function drawQuads(f, color) {
+  const i = viewer.info;
+  ctx.fillStyle = color;
+  for (const [c, r, s] of f.quads) {
+    const [x, y] = cellToScreen(c, r);
+    ctx.fillRect(x, y, zoom * s * i.px_per_cell_x, zoom * s * i.px_per_cell_y);
+  }
+}
+function marker(p, color) {
+  const [x, y] = cellToScreen(p[0] + 0.5, p[1] + 0.5);
+  ctx.beginPath();
+  ctx.arc(x, y, 6, 0, 2 * Math.PI);
+  ctx.fillStyle = color;
+  ctx.fill();
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = "white";
+  ctx.stroke();
+}
+function draw() {
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  if (!shade) return;
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(shade, panX, panY, zoom * shade.width, zoom * shade.height);
+  if (pvsImg) {
+    const i = viewer.info;
+    ctx.drawImage(pvsImg, panX, panY, zoom * i.width * i.px_per_cell_x, zoom * i.height * i.px_per_cell_y);
+  }
+  if (viewer.frontier && !viewer.frontier.mutually_visible) {
+    drawQuads(viewer.frontier.a, "rgba(30, 90, 230, 0.45)");
+    drawQuads(viewer.frontier.b, "rgba(220, 40, 40, 0.45)");
+  }
+  if (viewer.a) marker(viewer.a, "rgb(30, 90, 230)");
+  if (viewer.b) marker(viewer.b, "rgb(220, 40, 40)");
+}
+
+function options() {
+  const q = new URLSearchParams();
+  for (const id of ["method", "merge", "queue", "neighbours"]) q.set(id, document.getElementById(id).value);
+  return q;
+}
+async function query() {
+  if (!viewer.a || !viewer.b) { draw(); return; }
+  const q = options();
+  q.set("a", viewer.a.join(","));
+  q.set("b", viewer.b.join(","));
+  viewer.pending++;
+  try {
+    const resp = await fetch("api/frontier?" + q);
+    const text = await resp.text();
+    if (!resp.ok) throw new Error(text.trim());
+    const f = JSON.parse(text);
+    viewer.frontier = f;
+    viewer.error = "";
+    statusEl.className = "";
+    statusEl.textContent = f.mutually_visible
+      ? `A (${viewer.a}) and B (${viewer.b}) see each other: no frontier set (${f.elapsed_ms.toFixed(3)} ms)`
+      : `A (${viewer.a}): ${f.a.points} points in ${f.a.quads.length} quads; B (${viewer.b}): ${f.b.points} points in ${f.b.quads.length} quads; ${f.elapsed_ms.toFixed(3)} ms`;
+  } catch (e) {
+    viewer.frontier = null;
+    viewer.error = e.message;
+    statusEl.className = "error";
+    statusEl.textContent = e.message;
+  } finally {
+    viewer.pending--;
+    draw();
+  }
+}
+
+let hoverTimer = 0;
+function hover(c, r) {
+  const i = viewer.info;
+  if (c < 0 || r < 0 || c >= i.width || r >= i.height) { hoverEl.textContent = ""; return; }
+  hoverEl.textContent = `cell (${c},${r})`;
+  if (!document.getElementById("hoverpvs").checked) return;
+  clearTimeout(hoverTimer);
+  hoverTimer = setTimeout(async () => {
+    const exact = document.getElementById("exact").checked ? "1" : "0";
+    const key = `${c},${r},${exact}`;
+    if (key === pvsKey) return;
+    pvsKey = key;
+    const resp = await fetch(`api/pvs.png?at=${c},${r}&exact=${exact}`);
+    if (!resp.ok) { hoverEl.textContent = (await resp.text()).trim(); return; }
+    const img = new Image();
+    img.onload = () => { pvsImg = img; draw(); };
+    img.src = URL.createObjectURL(await resp.blob());
+    hoverEl.textContent = `cell (${c},${r}): its PVS ${exact === "1" ? "uncompressed" : "as stored"}`;
+  }, 150);
+}
+
+let down = null;
+canvas.addEventListener("mousedown", (e) => { down = { x: e.offsetX, y: e.offsetY, px: panX, py: panY, moved: false }; });
+canvas.addEventListener("mousemove", (e) => {
+  if (down) {
+    const dx = e.offsetX - down.x, dy = e.offsetY - down.y;
+    if (Math.abs(dx) + Math.abs(dy) > 4) down.moved = true;
+    if (down.moved) { panX = down.px + dx; panY = down.py + dy; draw(); }
+    return;
+  }
+  if (viewer.info) hover(...screenToCell(e.offsetX, e.offsetY));
+});
+canvas.addEventListener("mouseup", (e) => {
+  const d = down;
+  down = null;
+  if (!d || d.moved || !viewer.info) return;
+  const [c, r] = screenToCell(e.offsetX, e.offsetY);
+  const i = viewer.info;
+  if (c < 0 || r < 0 || c >= i.width || r >= i.height) return;
+  if (e.shiftKey || next === "b") { viewer.b = [c, r]; next = "a"; } else { viewer.a = [c, r]; next = "b"; }
+  query();
+});
+canvas.addEventListener("wheel", (e) => {
+  e.preventDefault();
+  const f = Math.exp(-e.deltaY * 0.002);
+  panX = e.offsetX - f * (e.offsetX - panX);
+  panY = e.offsetY - f * (e.offsetY - panY);
+  zoom *= f;
+  draw();
+}, { passive: false });
+for (const id of ["method", "merge", "queue", "neighbours"]) document.getElementById(id).addEventListener("change", query);
+document.getElementById("exact").addEventListener("change", () => { pvsKey = ""; });
+document.getElementById("hoverpvs").addEventListener("change", (e) => { if (!e.target.checked) { pvsImg = null; pvsKey = ""; draw(); } });
+document.getElementById("reset").addEventListener("click", resetView);
+window.addEventListener("resize", resize);
+
+(async () => {
+  viewer.info = await (await fetch("api/info")).json();
+  const i = viewer.info;
+  document.getElementById("store").textContent =
+    `${i.path}: ${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no CRS"}, hidden kept ${(100 * i.hidden_kept).toFixed(1)}%`;
+  shade = new Image();
+  shade.onload = () => { resize(); resetView(); viewer.ready = true; };
+  shade.src = "api/hillshade.png";
+})();
