@@ -195,7 +195,7 @@ func TestServeInBrowser(t *testing.T) {
 	}
 	eval := func(expr string) string {
 		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(` + expr + `)`))
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(`+expr+`)`))
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
