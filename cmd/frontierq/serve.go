@@ -37,9 +37,10 @@ var webFiles embed.FS
 // Limits of the viewer's server: it answers a person at a browser, so every
 // request is small and quick, and no request may hold it.
 const (
-	serveQueryTimeout = 5 * time.Second // a frontier query or a PVS picture
-	serveMaxHeader    = 16 << 10        // bytes of request headers
-	serveMaxURL       = 2048            // bytes of a request's URL
+	serveQueryTimeout    = 5 * time.Second  // a frontier query or a PVS picture
+	servePlaybackTimeout = 60 * time.Second // a simulation to play back
+	serveMaxHeader       = 16 << 10         // bytes of request headers
+	serveMaxURL          = 2048             // bytes of a request's URL
 )
 
 // runServe serves the viewer of one store: the page (embedded, nothing
@@ -117,8 +118,9 @@ func (v *viewer) handler() http.Handler {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(v.shade)
 	})
-	mux.HandleFunc("GET /api/frontier", v.limited(v.frontier))
-	mux.HandleFunc("GET /api/pvs.png", v.limited(v.pvs))
+	mux.HandleFunc("GET /api/frontier", v.limited(serveQueryTimeout, v.frontier))
+	mux.HandleFunc("GET /api/pvs.png", v.limited(serveQueryTimeout, v.pvs))
+	mux.HandleFunc("GET /api/sim", v.limited(servePlaybackTimeout, v.playback))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.RawQuery)+len(r.URL.Path) > serveMaxURL || r.ContentLength > 0 {
 			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
@@ -133,7 +135,7 @@ func (v *viewer) handler() http.Handler {
 // serve answers on ln until ctx ends.
 func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: v.handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 2 * serveQueryTimeout, IdleTimeout: time.Minute, MaxHeaderBytes: serveMaxHeader}
+		WriteTimeout: servePlaybackTimeout + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: serveMaxHeader}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -147,11 +149,11 @@ func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 }
 
 // limited runs h with one of the viewer's query slots (one per core), or
-// answers 503 when none frees up in time, and 503 when h runs past
-// serveQueryTimeout (h's work then finishes in its slot, unseen).
-func (v *viewer) limited(h func(r *http.Request) (contentType string, body []byte, err error)) http.HandlerFunc {
+// answers 503 when none frees up in time, and 503 when h runs past timeout
+// (h's work then finishes in its slot, unseen).
+func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (contentType string, body []byte, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), serveQueryTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		select {
 		case v.slots <- struct{}{}:
@@ -183,7 +185,7 @@ func (v *viewer) limited(h func(r *http.Request) (contentType string, body []byt
 				w.Write(a.body)
 			}
 		case <-ctx.Done():
-			http.Error(w, "query took longer than "+serveQueryTimeout.String(), http.StatusServiceUnavailable)
+			http.Error(w, "query took longer than "+timeout.String(), http.StatusServiceUnavailable)
 		}
 	}
 }

@@ -150,6 +150,31 @@ func TestServeAPI(t *testing.T) {
 	if code, _, body := get("/"); code != 200 || !strings.Contains(string(body), "app.js") {
 		t.Errorf("page: %d", code)
 	}
+	// A played-back simulation: every tick's cells, pairs and packets; bot
+	// 0's frontiers name other bots; the bounds are 400s.
+	code, _, body := get("/api/sim?bots=6&seconds=3&seed=2")
+	var pb playbackJSON
+	if code != 200 || json.Unmarshal(body, &pb) != nil {
+		t.Fatalf("sim: %d %s", code, body[:min(len(body), 200)])
+	}
+	if pb.Bots != 6 || pb.Ticks != 30 || len(pb.Cells) != 30 || len(pb.Cells[29]) != 12 || len(pb.Packets) != 30 || pb.NPP != 30 {
+		t.Errorf("sim: %d bots, %d ticks, %d cell lists, %d packet counts", pb.Bots, pb.Ticks, len(pb.Cells), len(pb.Packets))
+	}
+	for _, f := range pb.Frontiers {
+		if f.J < 1 || f.J >= 6 || f.Tick < 0 || f.Tick >= 30 || len(f.A) == 0 || len(f.B) == 0 {
+			t.Errorf("frontier record %+v", f)
+		}
+	}
+	for k, n := range pb.Packets {
+		if want := len(pb.Visible[k]) + len(pb.Negotiated[k]); n > want || n < want/2 {
+			t.Errorf("tick %d: %d packets for %d visible and %d renegotiating pairs", k, n, len(pb.Visible[k])/2, len(pb.Negotiated[k])/2)
+		}
+	}
+	for _, q := range []string{"/api/sim?bots=100", "/api/sim?seconds=0", "/api/sim?seed=x"} {
+		if code, _, _ := get(q); code != 400 {
+			t.Errorf("%s: %d", q, code)
+		}
+	}
 }
 
 // chromium returns the path of a Chromium or Chrome binary, or "".
@@ -241,6 +266,15 @@ func TestServeInBrowser(t *testing.T) {
 	// A's overlay is blue-tinted, B's red-tinted.
 	if len(overlay) != 6 || !(overlay[2] > overlay[0]) || !(overlay[3] > overlay[5]) {
 		t.Errorf("overlay pixels %v: want A bluish, B reddish", overlay)
+	}
+	// Play back a short simulation: the page loads it and steps to a tick.
+	run("run a simulation", chromedp.Evaluate[chromedp.Void](`document.getElementById("simsecs").value = "5"; document.getElementById("simrun").click()`))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.sim.data !== null && viewer.pending === 0`)); err != nil {
+		t.Fatalf("no simulation loaded: %v", err)
+	}
+	run("step", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("simtick"); s.value = 25; s.dispatchEvent(new Event("input")); })()`))
+	if got := eval(`[viewer.sim.data.ticks, viewer.sim.tick, document.getElementById("simstatus").textContent.startsWith("tick 25 (2.5 s)")]`); got != "[50,25,true]" {
+		t.Errorf("playback state %s", got)
 	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -75,7 +75,101 @@ function draw() {
   }
   if (viewer.a) marker(viewer.a, "rgb(30, 90, 230)");
   if (viewer.b) marker(viewer.b, "rgb(220, 40, 40)");
+  if (sim.data) drawSim();
 }
+
+// Simulation playback: /api/sim runs bots under frontier-based interest
+// management on the server; the page steps through its ticks.
+const sim = { data: null, tick: 0, playing: false, partner: 1, last: 0 };
+viewer.sim = sim;
+function simFrontier() {
+  // bot 0's frontier with the partner at this tick, unless they see each other.
+  const d = sim.data, t = sim.tick, vis = d.visible[t] || [];
+  for (let k = 0; k < vis.length; k += 2) if (vis[k] === 0 && vis[k + 1] === sim.partner) return null;
+  let f = null;
+  for (const r of d.frontiers) if (r.j === sim.partner && r.tick <= t) f = r;
+  return f;
+}
+function drawSim() {
+  const d = sim.data, t = sim.tick, cells = d.cells[t];
+  const f = simFrontier();
+  if (f) {
+    drawQuads({ quads: f.a }, "rgba(30, 90, 230, 0.35)");
+    drawQuads({ quads: f.b }, "rgba(220, 40, 40, 0.35)");
+  }
+  const at = (b) => cellToScreen(cells[2 * b] + 0.5, cells[2 * b + 1] + 0.5);
+  const lines = (pairs, color) => {
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 1.5;
+    for (let k = 0; k < (pairs || []).length; k += 2) {
+      const [x0, y0] = at(pairs[k]), [x1, y1] = at(pairs[k + 1]);
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    }
+  };
+  lines(d.visible[t], "rgba(220, 30, 30, 0.8)");
+  lines(d.negotiated[t], "rgba(250, 150, 0, 0.95)");
+  for (let b = 0; b < d.bots; b++) {
+    const [x, y] = at(b);
+    ctx.beginPath();
+    ctx.arc(x, y, b === 0 || b === sim.partner ? 6 : 4, 0, 2 * Math.PI);
+    ctx.fillStyle = b === 0 ? "rgb(30, 90, 230)" : b === sim.partner ? "rgb(220, 40, 40)" : "rgb(20, 20, 20)";
+    ctx.fill();
+    ctx.strokeStyle = "white";
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+  const vis = (d.visible[t] || []).length / 2, neg = (d.negotiated[t] || []).length / 2;
+  document.getElementById("simstatus").textContent =
+    `tick ${t} (${(t * d.tick_s).toFixed(1)} s): ${d.packets[t]} packets (every client to every other: ${d.npp_per_tick}), ` +
+    `${vis} pairs in sight, ${neg} renegotiating` + (f ? `; bot 0 and bot ${sim.partner} hold a frontier since tick ${f.tick}` : "");
+}
+function setTick(t) {
+  sim.tick = Math.max(0, Math.min(t, sim.data.ticks - 1));
+  document.getElementById("simtick").value = sim.tick;
+  draw();
+}
+function play(now) {
+  if (!sim.playing) return;
+  if (now - sim.last >= 1000 * sim.data.tick_s) {
+    sim.last = now;
+    if (sim.tick >= sim.data.ticks - 1) { sim.playing = false; document.getElementById("simplay").textContent = "play"; return; }
+    setTick(sim.tick + 1);
+  }
+  requestAnimationFrame(play);
+}
+async function runSim() {
+  const q = new URLSearchParams({ bots: document.getElementById("simbots").value, seconds: document.getElementById("simsecs").value });
+  const st = document.getElementById("simstatus");
+  st.textContent = "running…";
+  viewer.pending++;
+  try {
+    const resp = await fetch("api/sim?" + q);
+    const text = await resp.text();
+    if (!resp.ok) throw new Error(text.trim());
+    sim.data = JSON.parse(text);
+    const sel = document.getElementById("simpartner");
+    sel.innerHTML = "";
+    for (let b = 1; b < sim.data.bots; b++) sel.add(new Option(String(b)));
+    sim.partner = 1;
+    const slider = document.getElementById("simtick");
+    slider.max = sim.data.ticks - 1;
+    slider.disabled = false;
+    document.getElementById("simplay").disabled = false;
+    setTick(0);
+  } catch (e) {
+    st.textContent = e.message;
+  } finally {
+    viewer.pending--;
+  }
+}
+document.getElementById("simrun").addEventListener("click", runSim);
+document.getElementById("simtick").addEventListener("input", (e) => setTick(Number(e.target.value)));
+document.getElementById("simpartner").addEventListener("change", (e) => { sim.partner = Number(e.target.value); draw(); });
+document.getElementById("simplay").addEventListener("click", (e) => {
+  sim.playing = !sim.playing;
+  e.target.textContent = sim.playing ? "pause" : "play";
+  if (sim.playing) requestAnimationFrame(play);
+});
 
 function options() {
   const q = new URLSearchParams();
