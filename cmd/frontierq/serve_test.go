@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"frontiersets/compress"
@@ -71,6 +73,16 @@ func cliJSON(t *testing.T, store string, a, b [2]int, opts ...string) resultJSON
 func cell(c [2]int) string { return strings.Trim(jsonOf(c), "[]") }
 
 func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// decode parses a resultJSON.
+func decode(t *testing.T, s string) resultJSON {
+	t.Helper()
+	var r resultJSON
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 // sameFrontier compares everything but the time.
 func sameFrontier(x, y resultJSON) bool {
@@ -266,6 +278,31 @@ func TestServeInBrowser(t *testing.T) {
 	// A's overlay is blue-tinted, B's red-tinted.
 	if len(overlay) != 6 || !(overlay[2] > overlay[0]) || !(overlay[3] > overlay[5]) {
 		t.Errorf("overlay pixels %v: want A bluish, B reddish", overlay)
+	}
+	// Drag B to another cell hidden from A: the frontier follows.
+	c := b
+	for k := 1; k < 40; k++ {
+		c = [2]int{b[0] - k%5, b[1] - k}
+		if vis, err := v.gr.MutuallyVisible(a, c); err == nil && !vis {
+			break
+		}
+	}
+	var from, to struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	json.Unmarshal([]byte(eval(`viewer.cellToClient(`+cell(b)+`)`)), &from)
+	json.Unmarshal([]byte(eval(`viewer.cellToClient(`+cell(c)+`)`)), &to)
+	run("press on B", chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, from.X, from.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	run("drag B", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (from.X+to.X)/2, (from.Y+to.Y)/2, chromedp.ButtonLeft))
+	run("drag B", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, to.X, to.Y, chromedp.ButtonLeft))
+	run("release B", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, to.X, to.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.b[0] === `+strconv.Itoa(c[0])+` && viewer.b[1] === `+strconv.Itoa(c[1])+
+		` && viewer.frontier !== null && viewer.frontier.b.col === viewer.b[0] && viewer.frontier.b.row === viewer.b[1] && viewer.pending === 0`)); err != nil {
+		t.Fatalf("dragging B to %v: %v (B at %s)", c, err, eval(`viewer.b`))
+	}
+	if got, want := eval(`viewer.frontier`), cliJSON(t, store, a, c); !sameFrontier(decode(t, got), want) {
+		t.Errorf("after the drag the page shows\n%s\nfrontierq --json says\n%s", got, jsonOf(want))
 	}
 	// Play back a short simulation: the page loads it and steps to a tick.
 	run("run a simulation", chromedp.Evaluate[chromedp.Void](`document.getElementById("simsecs").value = "5"; document.getElementById("simrun").click()`))

@@ -12,6 +12,7 @@ window.viewer = viewer;
 let shade = null, pvsImg = null, pvsKey = "";
 let zoom = 1, panX = 0, panY = 0; // screen = pan + zoom * image pixel
 let next = "a";
+let userMoved = false; // until the user pans or zooms, the view fits the terrain
 
 function cellToScreen(c, r) {
   const i = viewer.info;
@@ -31,10 +32,10 @@ viewer.cellToClient = function (c, r) {
 function resize() {
   canvas.width = canvas.clientWidth;
   canvas.height = canvas.clientHeight;
-  draw();
+  if (userMoved) draw(); else resetView();
 }
 function resetView() {
-  if (!shade) return;
+  if (!shade) { draw(); return; }
   zoom = Math.min(canvas.width / shade.width, canvas.height / shade.height);
   panX = (canvas.width - zoom * shade.width) / 2;
   panY = (canvas.height - zoom * shade.height) / 2;
@@ -226,12 +227,28 @@ function hover(c, r) {
 }
 
 let down = null;
-canvas.addEventListener("mousedown", (e) => { down = { x: e.offsetX, y: e.offsetY, px: panX, py: panY, moved: false }; });
+// near returns "a" or "b" when (x,y) is on that player's marker.
+function near(x, y) {
+  for (const k of ["a", "b"]) {
+    if (!viewer[k]) continue;
+    const [mx, my] = cellToScreen(viewer[k][0] + 0.5, viewer[k][1] + 0.5);
+    if (Math.hypot(mx - x, my - y) <= 8) return k;
+  }
+  return null;
+}
+canvas.addEventListener("mousedown", (e) => {
+  down = { x: e.offsetX, y: e.offsetY, px: panX, py: panY, moved: false, marker: near(e.offsetX, e.offsetY) };
+});
 canvas.addEventListener("mousemove", (e) => {
+  if (down && down.marker) { // drag a player: the frontier follows on release
+    const [c, r] = screenToCell(e.offsetX, e.offsetY), i = viewer.info;
+    if (c >= 0 && r >= 0 && c < i.width && r < i.height) { viewer[down.marker] = [c, r]; down.moved = true; draw(); }
+    return;
+  }
   if (down) {
     const dx = e.offsetX - down.x, dy = e.offsetY - down.y;
     if (Math.abs(dx) + Math.abs(dy) > 4) down.moved = true;
-    if (down.moved) { panX = down.px + dx; panY = down.py + dy; draw(); }
+    if (down.moved) { panX = down.px + dx; panY = down.py + dy; userMoved = true; draw(); }
     return;
   }
   if (viewer.info) hover(...screenToCell(e.offsetX, e.offsetY));
@@ -239,6 +256,7 @@ canvas.addEventListener("mousemove", (e) => {
 canvas.addEventListener("mouseup", (e) => {
   const d = down;
   down = null;
+  if (d && d.marker && d.moved) { query(); return; }
   if (!d || d.moved || !viewer.info) return;
   const [c, r] = screenToCell(e.offsetX, e.offsetY);
   const i = viewer.info;
@@ -252,13 +270,14 @@ canvas.addEventListener("wheel", (e) => {
   panX = e.offsetX - f * (e.offsetX - panX);
   panY = e.offsetY - f * (e.offsetY - panY);
   zoom *= f;
+  userMoved = true;
   draw();
 }, { passive: false });
 for (const id of ["method", "merge", "queue", "neighbours"]) document.getElementById(id).addEventListener("change", query);
 document.getElementById("exact").addEventListener("change", () => { pvsKey = ""; });
 document.getElementById("hoverpvs").addEventListener("change", (e) => { if (!e.target.checked) { pvsImg = null; pvsKey = ""; draw(); } });
-document.getElementById("reset").addEventListener("click", resetView);
-window.addEventListener("resize", resize);
+document.getElementById("reset").addEventListener("click", () => { userMoved = false; resetView(); });
+new ResizeObserver(resize).observe(canvas); // the layout above it changes as text wraps
 
 (async () => {
   viewer.info = await (await fetch("api/info")).json();
