@@ -126,6 +126,7 @@ func TestFrontierGuarantee(t *testing.T) {
 			for _, opt := range []Options{
 				{}, {Merge: quadpvs.Lossy}, {Method: Simple}, {Method: Simple, Merge: quadpvs.Lossy},
 				{Neighbours: 8, GrowLarger: true}, {Order: Ground, Merge: quadpvs.Lossy},
+				{MaxSteps: 3}, {MaxSteps: 5, Merge: quadpvs.Lossy, GrowLarger: true},
 			} {
 				pairs := 0
 				for tries := 0; pairs < 12 && tries < 400; tries++ {
@@ -172,6 +173,51 @@ func TestFrontierGuarantee(t *testing.T) {
 				t.Error("no frontier grew beyond its player")
 			}
 		})
+	}
+}
+
+// TestMaxSteps: a query bounded to k steps stops after k and returns a
+// prefix of the unbounded growth: its frontiers lie inside the unbounded
+// ones (and TestFrontierGuarantee checks that they are frontiers).
+func TestMaxSteps(t *testing.T) {
+	f := newFixture(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0)
+	rng := rand.New(rand.NewPCG(9, 9))
+	var s Scratch
+	var full, capped Result
+	truncated, pairs := 0, 0
+	for tries := 0; tries < 2000 && pairs < 15; tries++ {
+		a := [2]int{rng.IntN(37), rng.IntN(40)}
+		b := [2]int{rng.IntN(37), rng.IntN(40)}
+		if f.gr.Grow(a, b, Options{}, &s, &full) != nil || full.MutuallyVisible {
+			continue
+		}
+		full = full.Clone()
+		pairs++
+		for _, k := range []int{1, 4, 16} {
+			if err := f.gr.Grow(a, b, Options{MaxSteps: k}, &s, &capped); err != nil {
+				t.Fatal(err)
+			}
+			if capped.Steps > k || capped.Truncated != (full.Steps > k) || (!capped.Truncated && capped.Steps != full.Steps) {
+				t.Fatalf("%v→%v, %d steps: took %d (truncated %v); unbounded %d", a, b, k, capped.Steps, capped.Truncated, full.Steps)
+			}
+			if capped.Truncated {
+				truncated++
+			}
+			for _, side := range [][2]*Frontier{{&capped.A, &full.A}, {&capped.B, &full.B}} {
+				for _, q := range side[0].Quads {
+					for y := q.Row(); y < min(q.Row()+q.Size(), 40); y++ {
+						for x := q.Col(); x < min(q.Col()+q.Size(), 37); x++ {
+							if !side[1].Contains(x, y) {
+								t.Fatalf("%v→%v, %d steps: cell (%d,%d) is not in the unbounded frontier", a, b, k, x, y)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if truncated == 0 {
+		t.Error("no query reached its bound")
 	}
 }
 

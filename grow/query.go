@@ -2,6 +2,7 @@ package grow
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -106,7 +107,7 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error 
 	} else {
 		gr.start(s, 0, qa, true, opt)
 		gr.start(s, 1, qb, true, opt)
-		gr.step2(s, opt)
+		dst.Steps, dst.Truncated = gr.step2(s, opt)
 	}
 	gr.result(&s.p[0], &dst.A)
 	gr.result(&s.p[1], &dst.B)
@@ -344,29 +345,40 @@ func heapDown(h []qitem, i int) {
 }
 
 // step2 alternates between the players' queues until one is empty, then,
-// with GrowLarger, grows the other without merging (step 3).
-func (gr *Grower) step2(s *Scratch, opt Options) {
+// with GrowLarger, grows the other without merging (step 3). It returns
+// the quads considered, and whether opt.MaxSteps stopped it.
+func (gr *Grower) step2(s *Scratch, opt Options) (steps int, truncated bool) {
+	limit := opt.MaxSteps
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
 	turn := 0
-	for {
+	for ; ; steps++ {
 		x, y := &s.p[turn], &s.p[1-turn]
 		q, ok := gr.pop(x, opt.Order)
 		if !ok {
 			break // x's queue is empty: x can grow no more
 		}
+		if steps == limit {
+			return steps, true // q and the rest stay unconsidered
+		}
 		gr.consider(s, x, y, q, opt, true)
 		turn = 1 - turn
 	}
 	if !opt.GrowLarger {
-		return
+		return steps, false
 	}
 	// Step 3: only the other player can still grow. Its PVS is no longer
 	// needed (nothing will be checked against it), so it is not merged;
 	// the stopped player's PVS and region stay exact.
 	x, y := &s.p[1-turn], &s.p[turn]
-	for {
+	for ; ; steps++ {
 		q, ok := gr.pop(x, opt.Order)
 		if !ok {
-			return
+			return steps, false
+		}
+		if steps == limit {
+			return steps, true
 		}
 		gr.consider(s, x, y, q, opt, false)
 	}

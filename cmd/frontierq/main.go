@@ -29,7 +29,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis + "\n       " + serveSynopsis
+const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--max-steps N] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis + "\n       " + serveSynopsis
 
 func main() {
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
@@ -53,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 type growFlags struct {
 	method, merge, queue string
 	larger               bool
-	neighbours           int
+	neighbours, maxSteps int
 }
 
 func (f *growFlags) register(fs *flag.FlagSet) {
@@ -62,6 +62,7 @@ func (f *growFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queue, "queue", "fifo", "queue `order`: fifo or ground (lowest ground first)")
 	fs.BoolVar(&f.larger, "grow-larger", false, "step 3: keep growing the frontier that can, without merging")
 	fs.IntVar(&f.neighbours, "neighbours", 4, "quad adjacency: 4 or 8 `neighbours`")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "stop growing after this many quads considered and keep the (smaller, valid) frontier set grown so far; bounds the worst case (0: no bound)")
 }
 
 func (f *growFlags) options() (grow.Options, error) {
@@ -90,7 +91,10 @@ func (f *growFlags) options() (grow.Options, error) {
 	if f.neighbours != 4 && f.neighbours != 8 {
 		return o, cli.Usagef("--neighbours %d: want 4 or 8", f.neighbours)
 	}
-	o.Neighbours, o.GrowLarger = f.neighbours, f.larger
+	if f.maxSteps < 0 || f.maxSteps > 1e9 {
+		return o, cli.Usagef("--max-steps %d: want 0 (no bound) to 1000000000", f.maxSteps)
+	}
+	o.Neighbours, o.GrowLarger, o.MaxSteps = f.neighbours, f.larger, f.maxSteps
 	return o, nil
 }
 
@@ -120,6 +124,7 @@ type resultJSON struct {
 	A               frontierJSON `json:"a"`
 	B               frontierJSON `json:"b"`
 	ElapsedMS       float64      `json:"elapsed_ms"`
+	Truncated       bool         `json:"truncated,omitempty"` // --max-steps stopped the growth
 }
 
 func toJSON(f *grow.Frontier) frontierJSON {
@@ -169,15 +174,19 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000}); err != nil {
+		if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
 			return err
 		}
 	} else if res.MutuallyVisible {
 		fmt.Fprintf(stdout, "A (%d,%d) and B (%d,%d) see each other: no frontier set (%.3f ms)\n", ac, ar, bc, br, float64(res.Elapsed.Microseconds())/1000)
 	} else {
-		fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms\n",
+		stopped := ""
+		if res.Truncated {
+			stopped = fmt.Sprintf(" (stopped after %d steps)", res.Steps)
+		}
+		fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms%s\n",
 			ac, ar, bc, br, opt.Method, opt.Merge, res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads), res.A.Points+res.B.Points,
-			float64(res.Elapsed.Microseconds())/1000)
+			float64(res.Elapsed.Microseconds())/1000, stopped)
 	}
 	if *maskOut != "" {
 		mask := make([]byte, s.Width*s.Height)

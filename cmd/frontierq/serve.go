@@ -218,14 +218,14 @@ func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 }
 
 // frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
-// queue=&neighbours=&grow-larger=]: frontierq --json's object for the
-// same cells and options.
+// queue=&neighbours=&grow-larger=&max-steps=]: frontierq --json's object
+// for the same cells and options.
 func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	q := r.URL.Query()
 	fset := cli.NewFlagSet("frontier", synopsis, io.Discard)
 	var gf growFlags
 	gf.register(fset)
-	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger"} {
+	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps"} {
 		if q.Has(name) {
 			if err := fset.Set(name, q.Get(name)); err != nil {
 				return "", nil, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}
@@ -248,7 +248,7 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	if err := v.gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
-	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000})
+	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated})
 	return "application/json", b, err
 }
 

@@ -111,7 +111,7 @@ func TestServeAPI(t *testing.T) {
 		return resp.StatusCode, resp.Header.Get("Content-Type"), b
 	}
 	a, b := hiddenPair(t, v)
-	for _, opts := range [][]string{nil, {"--merge", "lossy"}, {"--method", "simple", "--neighbours", "8"}, {"--queue", "ground", "--grow-larger"}} {
+	for _, opts := range [][]string{nil, {"--merge", "lossy"}, {"--method", "simple", "--neighbours", "8"}, {"--queue", "ground", "--grow-larger"}, {"--max-steps", "2"}} {
 		q := "/api/frontier?a=" + cell(a) + "&b=" + cell(b)
 		for i := 0; i < len(opts); i++ {
 			name := strings.TrimPrefix(opts[i], "--")
