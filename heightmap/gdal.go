@@ -284,18 +284,17 @@ func gdalRead(path string, win Window, bandNo int, before func(rasterInfo, Windo
 	return info, data, nil
 }
 
-// describeBands lists a dataset's bands as "3 bands: 1 Red Byte, 2 Green
-// Byte, 3 Blue Byte" (colour interpretation and data type).
+// describeBands lists a dataset's bands as "1 Red Byte, 2 Green Byte,
+// 3 Blue Byte" (number, colour interpretation, data type).
 func describeBands(ds C.GDALDatasetH, n int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d bands:", n)
 	for i := 1; i <= n; i++ {
 		band := C.GDALGetRasterBand(ds, C.int(i))
-		sep := ","
+		sep := ", "
 		if i == 1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "%s %d %s %s", sep, i,
+		fmt.Fprintf(&b, "%s%d %s %s", sep, i,
 			C.GoString(C.GDALGetColorInterpretationName(C.GDALGetRasterColorInterpretation(band))),
 			C.GoString(C.GDALGetDataTypeName(C.GDALGetRasterDataType(band))))
 	}

@@ -44,7 +44,7 @@ func TestHostileInputs(t *testing.T) {
 		{"info of a 100000² raster", []string{"info", huge}, 1, "100000×100000 cells need about"},
 		{"viewshed of a 100000² raster", []string{"viewshed", huge, "--at", "5,5", "-o", filepath.Join(dir, "v.tif")}, 1, "read a smaller window, e.g. --window 0,0,"},
 		{"bake of a 100000² raster", []string{"bake", huge, "-o", filepath.Join(dir, "h.pvs"), "--budget", "1GB"}, 1, "100000×100000 cells need about"},
-		{"3-band PNG", []string{"info", rgb}, 1, "3 bands: 1 Red Byte, 2 Green Byte, 3 Blue Byte; pick the elevation band with --band N"},
+		{"3-band PNG", []string{"info", rgb}, 1, "several bands: 1 Red Byte, 2 Green Byte, 3 Blue Byte; pick the elevation band with --band N"},
 		{"band out of range", []string{"info", rgb, "--band", "4"}, 1, "band 4: the raster has 3"},
 		{"negative band", []string{"info", rgb, "--band", "-1"}, 2, "--band -1"},
 		{"-o a folder", []string{"bake", dem, "-o", dir, "--budget", "1MB"}, 2, "is a directory"},
