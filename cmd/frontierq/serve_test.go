@@ -25,7 +25,7 @@ import (
 )
 
 // demoStore bakes a 64² window of the real-terrain demo crop (NASADEM
-// around Mount Washington) once per test binary.
+// around Mount Washington) into the test's temporary folder.
 func demoStore(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "mw.pvs")
@@ -39,6 +39,19 @@ func demoStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// startViewer serves the viewer of a fresh demo store until the test ends.
+func startViewer(t *testing.T) (store string, v *viewer, srv *httptest.Server) {
+	t.Helper()
+	store = demoStore(t)
+	v, err := newViewer(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = httptest.NewServer(v.handler())
+	t.Cleanup(srv.Close)
+	return store, v, srv
 }
 
 // hiddenPair returns two cells of the store, far apart, that do not see
@@ -94,13 +107,7 @@ func sameFrontier(x, y resultJSON) bool {
 // same cells and options, bad cells get a 400 with the command line's
 // one-line message, and the server serves only its own files.
 func TestServeAPI(t *testing.T) {
-	store := demoStore(t)
-	v, err := newViewer(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v.handler())
-	defer srv.Close()
+	store, v, srv := startViewer(t)
 	get := func(path string) (int, string, []byte) {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
@@ -208,13 +215,7 @@ func TestServeInBrowser(t *testing.T) {
 	if bin == "" {
 		t.Skip("no Chromium installed (make test installs Debian's chromium)")
 	}
-	store := demoStore(t)
-	v, err := newViewer(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v.handler())
-	defer srv.Close()
+	store, v, srv := startViewer(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.WindowSize(900, 900))
 	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
