@@ -32,15 +32,20 @@ var ErrBudget = errors.New("compress: budget below one node per PVS")
 
 // Cap is the cap applied to every PVS of a hierarchy: at most Codes codes
 // (the project's byte accounting) or at most Nodes nodes (the thesis's
-// accounting); zero means no cap of that kind.
+// accounting); zero means no cap of that kind. MinLoss collapses the
+// groups that lose the fewest hidden cells first (quadpvs.Capper.MinLoss)
+// instead of §3.4's deepest-first order.
 type Cap struct {
-	Codes int `json:"codes"`
-	Nodes int `json:"nodes"`
+	Codes   int  `json:"codes"`
+	Nodes   int  `json:"nodes"`
+	MinLoss bool `json:"min_loss,omitempty"`
 }
 
-// Apply writes t capped into dst with c's scratch; it returns t itself when
-// no cap binds, else dst.
-func (cp Cap) Apply(c *quadpvs.Capper, dst, t *quadpvs.Tree) *quadpvs.Tree {
+// Apply writes t capped into dst with c's scratch (its policy set from
+// cp.MinLoss, g the trees' geometry); it returns t itself when no cap
+// binds, else dst.
+func (cp Cap) Apply(c *quadpvs.Capper, g quadpvs.Geometry, dst, t *quadpvs.Tree) *quadpvs.Tree {
+	c.MinLoss, c.G = cp.MinLoss, g
 	switch {
 	case cp.Codes > 0 && t.Len() > cp.Codes:
 		c.CapCodes(dst, t, cp.Codes)

@@ -13,13 +13,21 @@ import "fmt"
 // compress package's; this is the per-tree operation. A Capper keeps scratch
 // between calls and is not safe for concurrent use.
 type Capper struct {
+	// MinLoss collapses, at each step, the group that loses the fewest
+	// hidden cells (minloss.go) instead of §3.4's deepest, last one. It
+	// needs G, the trees' geometry, to count cells.
+	MinLoss bool
+	G       Geometry
+
 	st     []Status
 	parent []int32
 	q      []int32
 	// state of the collapses on the current source (prepare, collapse)
 	src           *Tree
-	pos           int // next code, from the end, the collapses look at
+	next          int // next code, from the end, the collapses look at
 	nodes, ncodes int
+	pos           []quadPos // min-loss: each node's quad
+	groups        groupHeap // min-loss: the collapsible groups
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped
@@ -80,11 +88,18 @@ func (c *Capper) prepare(src *Tree) {
 			}
 		}
 	}
-	c.src, c.pos, c.nodes, c.ncodes = src, n-1, src.nodes, src.n
+	c.src, c.next, c.nodes, c.ncodes = src, n-1, src.nodes, src.n
+	if c.MinLoss {
+		c.prepareMinLoss()
+	}
 }
 
 // collapse continues the collapses until the tree is within limit.
 func (c *Capper) collapse(limit int, codes bool) {
+	if c.MinLoss {
+		c.collapseMinLoss(limit, codes)
+		return
+	}
 	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
 	over := func() bool {
 		if codes {
@@ -95,8 +110,8 @@ func (c *Capper) collapse(limit int, codes bool) {
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
-	for ; c.pos >= 0 && over(); c.pos-- {
-		i := c.pos
+	for ; c.next >= 0 && over(); c.next-- {
+		i := c.next
 		if st[i] != Unknown {
 			continue
 		}

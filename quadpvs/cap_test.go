@@ -30,57 +30,60 @@ func TestCap(t *testing.T) {
 	for _, b := range real {
 		cases = append(cases, tc{g, b})
 	}
-	var c Capper
 	var w Walker
-	for _, x := range cases {
-		src := encode(t, x.g, x.bm)
-		var prev horizon.Bitmap
-		caps := []int{src.Nodes() + 5, src.Nodes(), src.Nodes() * 3 / 4, src.Nodes() / 2, 40, 13, 5, 1}
-		slices.Sort(caps)
-		slices.Reverse(caps) // largest first: each cap continues the previous one's collapses
-		for _, n := range caps {
-			if n < 1 {
-				continue
-			}
-			var dst Tree
-			if err := c.Cap(&dst, src, n); err != nil {
-				t.Fatal(err)
-			}
-			if dst.Nodes() > n {
-				t.Fatalf("cap %d left %d nodes", n, dst.Nodes())
-			}
-			got := w.Bitmap(x.g, &dst, horizon.Bitmap{})
-			for i := range got.Words {
-				if x.bm.Words[i]&^got.Words[i] != 0 {
-					t.Fatalf("cap %d hides a visible cell", n)
+	for _, mode := range []bool{false, true} {
+		for _, x := range cases {
+			c := Capper{MinLoss: mode, G: x.g}
+			src := encode(t, x.g, x.bm)
+			var prev horizon.Bitmap
+			caps := []int{src.Nodes() + 5, src.Nodes(), src.Nodes() * 3 / 4, src.Nodes() / 2, 40, 13, 5, 1}
+			slices.Sort(caps)
+			slices.Reverse(caps) // largest first: each cap continues the previous one's collapses
+			for _, n := range caps {
+				if n < 1 {
+					continue
 				}
-				if prev.Words != nil && prev.Words[i]&^got.Words[i] != 0 {
-					t.Fatalf("cap %d hides a cell a larger cap shows", n)
+				var dst Tree
+				if err := c.Cap(&dst, src, n); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if n >= src.Nodes() && !equalBitmaps(got, x.bm) {
-				t.Fatalf("cap %d ≥ %d nodes changed the tree", n, src.Nodes())
-			}
-			var d Tree
-			if err := FromCodes(x.g, dst.Codes(), dst.Len(), &d); err != nil {
-				t.Fatalf("capped tree does not decode: %v", err)
-			}
-			prev = got
-			if n >= 5 {
-				var dc Tree
-				c.CapCodes(&dc, src, n)
-				if dc.Len() > n {
-					t.Fatalf("code cap %d left %d codes", n, dc.Len())
+				if dst.Nodes() > n {
+					t.Fatalf("cap %d left %d nodes", n, dst.Nodes())
 				}
-				cb := w.Bitmap(x.g, &dc, horizon.Bitmap{})
-				for i := range cb.Words {
-					if x.bm.Words[i]&^cb.Words[i] != 0 {
-						t.Fatalf("code cap %d hides a visible cell", n)
+				got := w.Bitmap(x.g, &dst, horizon.Bitmap{})
+				for i := range got.Words {
+					if x.bm.Words[i]&^got.Words[i] != 0 {
+						t.Fatalf("cap %d hides a visible cell", n)
+					}
+					if prev.Words != nil && prev.Words[i]&^got.Words[i] != 0 {
+						t.Fatalf("cap %d hides a cell a larger cap shows", n)
+					}
+				}
+				if n >= src.Nodes() && !equalBitmaps(got, x.bm) {
+					t.Fatalf("cap %d ≥ %d nodes changed the tree", n, src.Nodes())
+				}
+				var d Tree
+				if err := FromCodes(x.g, dst.Codes(), dst.Len(), &d); err != nil {
+					t.Fatalf("capped tree does not decode: %v", err)
+				}
+				prev = got
+				if n >= 5 {
+					var dc Tree
+					c.CapCodes(&dc, src, n)
+					if dc.Len() > n {
+						t.Fatalf("code cap %d left %d codes", n, dc.Len())
+					}
+					cb := w.Bitmap(x.g, &dc, horizon.Bitmap{})
+					for i := range cb.Words {
+						if x.bm.Words[i]&^cb.Words[i] != 0 {
+							t.Fatalf("code cap %d hides a visible cell", n)
+						}
 					}
 				}
 			}
 		}
 	}
+	var c Capper
 	if err := c.Cap(&Tree{}, encode(t, g, real[0]), 0); err == nil {
 		t.Error("cap of 0 nodes accepted")
 	}
@@ -115,42 +118,84 @@ func BenchmarkCap(b *testing.B) {
 // Cap (or CapCodes) call per limit, on real PVSs and on their unions.
 func TestCapEach(t *testing.T) {
 	g, real := realPVSs(t, "N44W072.hgt", heightmap.Window{Col: 500, Row: 500, Width: 100, Height: 90}, 8)
-	var c, c1 Capper
-	var m Merger
-	var u Tree
-	for i, b := range real {
-		src := encode(t, g, b)
-		if i > 0 {
-			m.Merge(&u, encode(t, g, real[i-1]), src, Lossless)
-			src = &u
-		}
-		for _, codes := range []bool{false, true} {
-			size := src.Nodes()
-			if codes {
-				size = src.Len()
+	for _, mode := range []bool{false, true} {
+		c, c1 := Capper{MinLoss: mode, G: g}, Capper{MinLoss: mode, G: g}
+		var m Merger
+		var u Tree
+		for i, b := range real {
+			src := encode(t, g, b)
+			if i > 0 {
+				m.Merge(&u, encode(t, g, real[i-1]), src, Lossless)
+				src = &u
 			}
-			limits := []int{size, size * 2 / 3, size / 3, size / 3, 17, 1}
-			dsts := make([]*Tree, len(limits))
-			for j := range dsts {
-				dsts[j] = new(Tree)
-			}
-			if err := c.CapEach(dsts, src, limits, codes); err != nil {
-				t.Fatal(err)
-			}
-			for j, l := range limits {
-				var want Tree
+			for _, codes := range []bool{false, true} {
+				size := src.Nodes()
 				if codes {
-					c1.CapCodes(&want, src, l)
-				} else {
-					c1.Cap(&want, src, l)
+					size = src.Len()
 				}
-				if !equalTrees(dsts[j], &want) {
-					t.Fatalf("tree %d, codes %v, limit %d: CapEach gives %d codes, Cap %d", i, codes, l, dsts[j].Len(), want.Len())
+				limits := []int{size, size * 2 / 3, size / 3, size / 3, 17, 1}
+				dsts := make([]*Tree, len(limits))
+				for j := range dsts {
+					dsts[j] = new(Tree)
+				}
+				if err := c.CapEach(dsts, src, limits, codes); err != nil {
+					t.Fatal(err)
+				}
+				for j, l := range limits {
+					var want Tree
+					if codes {
+						c1.CapCodes(&want, src, l)
+					} else {
+						c1.Cap(&want, src, l)
+					}
+					if !equalTrees(dsts[j], &want) {
+						t.Fatalf("min-loss %v, tree %d, codes %v, limit %d: CapEach gives %d codes, Cap %d", mode, i, codes, l, dsts[j].Len(), want.Len())
+					}
 				}
 			}
 		}
 	}
+	var c Capper
+	var u Tree
+	u = *encode(t, g, real[0])
 	if err := c.CapEach([]*Tree{new(Tree), new(Tree)}, &u, []int{5, 9}, false); err == nil {
 		t.Error("caps in increasing order are accepted")
+	}
+}
+
+// TestMinLossKeepsMore: on real PVSs capped at the same node or code
+// counts, min-loss capping keeps at least as many hidden cells in all as
+// §3.4's deepest-first capping (it is greedy, so not tree by tree in
+// general), and keeps them where deepest-first keeps none.
+func TestMinLossKeepsMore(t *testing.T) {
+	var w Walker
+	for _, tr := range []struct {
+		name string
+		win  heightmap.Window
+	}{
+		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 200, Row: 200, Width: 90, Height: 70}},
+		{"N44W072.hgt", heightmap.Window{Col: 500, Row: 500, Width: 100, Height: 90}},
+	} {
+		g, real := realPVSs(t, tr.name, tr.win, 10)
+		deep, ml := Capper{}, Capper{MinLoss: true, G: g}
+		var keptDeep, keptML, all int
+		for _, b := range real {
+			src := encode(t, g, b)
+			all += w.HiddenCells(g, src)
+			for _, f := range []int{2, 4, 8} {
+				var d1, d2 Tree
+				deep.Cap(&d1, src, src.Nodes()/f)
+				ml.Cap(&d2, src, src.Nodes()/f)
+				if d2.Nodes() > src.Nodes()/f {
+					t.Fatalf("min-loss left %d nodes, cap %d", d2.Nodes(), src.Nodes()/f)
+				}
+				keptDeep += w.HiddenCells(g, &d1)
+				keptML += w.HiddenCells(g, &d2)
+			}
+		}
+		t.Logf("%s: hidden cells kept at ½, ¼, ⅛ of the nodes: deepest-first %d, min-loss %d (of 3 × %d)", tr.name, keptDeep, keptML, all)
+		if keptML < keptDeep {
+			t.Errorf("%s: min-loss kept %d hidden cells, deepest-first %d", tr.name, keptML, keptDeep)
+		}
 	}
 }

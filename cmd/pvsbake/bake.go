@@ -23,7 +23,7 @@ import (
 	"frontiersets/quadpvs"
 )
 
-const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--workers N] [--shard i/N] [--quiet] [--progress-every 30s]"
+const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--cap-policy deepest|min-loss] [--workers N] [--shard i/N] [--quiet] [--progress-every 30s]"
 
 // runBake bakes a DEM into one store per budget (§3.1–3.4).
 func runBake(args []string, stdout, stderr io.Writer) error {
@@ -35,6 +35,7 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
 	budgets := fs.String("budget", "", "memory budget of the store, e.g. 100MB, 0.5GiB, or a `list` 0.1GB,0.25GB,0.5GB,1GB")
 	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
+	policy := fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first: `deepest` (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
 	workers := fs.Int("workers", 0, "goroutines computing viewsheds (default GOMAXPROCS)")
 	quiet := fs.Bool("quiet", false, "no progress bar or progress lines")
 	every := fs.Duration("progress-every", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
@@ -52,6 +53,9 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	}
 	if *every < 0 {
 		return cli.Usagef("--progress-every %s: want a duration ≥ 0", *every)
+	}
+	if *policy != "deepest" && *policy != "min-loss" {
+		return cli.Usagef("--cap-policy %q: want deepest or min-loss", *policy)
 	}
 	shard, err := parseShard(*shardFlag)
 	if err != nil {
@@ -78,7 +82,7 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount())
+	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss")
 	if err != nil {
 		return err
 	}
@@ -177,7 +181,7 @@ func formatDuration(d time.Duration) string {
 
 // bakeOutputs turns -o and the budget or node lists into outputs. With one
 // value the store is OUT itself; with several, OUT-<value>.pvs each.
-func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
+func bakeOutputs(out, budgets, nodes string, quads int, minLoss bool) ([]bake.Output, error) {
 	var outs []bake.Output
 	if budgets != "" {
 		parts := strings.Split(budgets, ",")
@@ -190,6 +194,7 @@ func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
 			if err != nil {
 				return nil, err
 			}
+			c.MinLoss = minLoss
 			label := strings.TrimSpace(s)
 			outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Budget: b, Cap: c})
 		}
@@ -202,7 +207,7 @@ func bakeOutputs(out, budgets, nodes string, quads int) ([]bake.Output, error) {
 			return nil, cli.Usagef("--nodes %q: want whole numbers ≥ 1", s)
 		}
 		label := "n" + strconv.Itoa(n)
-		outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Cap: compress.Cap{Nodes: n}})
+		outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Cap: compress.Cap{Nodes: n, MinLoss: minLoss}})
 	}
 	return outs, nil
 }

@@ -277,17 +277,18 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 
 // quadWriter caps every finished quad for each output and hands the capped
 // trees to a sink, tallying each output's statistics and sampling hidden
-// cells kept on every sample-th quad index. The outputs whose caps count
-// codes (budgets) and those whose caps count nodes form two groups, each
-// capped in one pass (CapEach), largest cap first.
+// cells kept on every sample-th quad index. The outputs are grouped by
+// what their caps count (codes for budgets, nodes) and by their policy
+// (deepest-first, min-loss); each group is capped in one pass (CapEach),
+// largest cap first.
 type quadWriter struct {
 	g      quadpvs.Geometry
 	caps   []compress.Cap
 	sample int
 	sink   sink
-	tally  []compress.Tally // per output
-	groups [2][]int         // outputs capped on codes, on nodes; by cap, largest first
-	capper quadpvs.Capper
+	tally  []compress.Tally  // per output
+	groups [4][]int          // outputs capped on codes, on nodes, then the same with min-loss; by cap, largest first
+	capper [2]quadpvs.Capper // deepest-first, min-loss
 	walker quadpvs.Walker
 	dst    []quadpvs.Tree // per output
 	out    []*quadpvs.Tree
@@ -300,12 +301,17 @@ func newQuadWriter(g quadpvs.Geometry, caps []compress.Cap, sample int, sk sink)
 	n := len(caps)
 	qw := &quadWriter{g: g, caps: caps, sample: sample, sink: sk, tally: make([]compress.Tally, n),
 		dst: make([]quadpvs.Tree, n), out: make([]*quadpvs.Tree, n), bound: make([]bool, n)}
+	qw.capper[1] = quadpvs.Capper{MinLoss: true, G: g}
 	for i, c := range caps {
+		k := 0
+		if c.MinLoss {
+			k = 2
+		}
 		switch {
 		case c.Codes > 0:
-			qw.groups[0] = append(qw.groups[0], i)
+			qw.groups[k] = append(qw.groups[k], i)
 		case c.Nodes > 0:
-			qw.groups[1] = append(qw.groups[1], i)
+			qw.groups[k+1] = append(qw.groups[k+1], i)
 		}
 	}
 	for _, gr := range qw.groups {
@@ -336,8 +342,9 @@ func (qw *quadWriter) write(q int, t *quadpvs.Tree, root bool) error {
 	}
 	clear(qw.bound)
 	for k, gr := range qw.groups {
+		codes := k%2 == 0
 		size := t.Len()
-		if k == 1 {
+		if !codes {
 			size = t.Nodes()
 		}
 		qw.lims, qw.dsts = qw.lims[:0], qw.dsts[:0]
@@ -349,7 +356,7 @@ func (qw *quadWriter) write(q int, t *quadpvs.Tree, root bool) error {
 			}
 		}
 		if len(qw.lims) > 0 {
-			if err := qw.capper.CapEach(qw.dsts, t, qw.lims, k == 0); err != nil {
+			if err := qw.capper[k/2].CapEach(qw.dsts, t, qw.lims, codes); err != nil {
 				return err
 			}
 		}

@@ -168,3 +168,52 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("estimates %d, %d do not grow with the grid", small, big)
 	}
 }
+
+// TestMinLossBake: a bake with min-loss and deepest-first outputs at the
+// same caps writes both; every min-loss PVS shows every cell the uncapped
+// PVS shows (conservative), the header says which policy capped it, and
+// min-loss keeps at least as many hidden cells over the store.
+func TestMinLossBake(t *testing.T) {
+	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 40, Height: 36})
+	dir := t.TempDir()
+	p := horizon.DefaultParams()
+	p.Sectors = 256
+	path := func(n string) string { return filepath.Join(dir, n+".pvs") }
+	stats, err := Run(context.Background(), Config{DEM: dem, Params: p, Workers: 2, HiddenSample: 1, Outputs: []Output{
+		{Path: path("exact"), Cap: compress.Cap{Codes: 1 << 30}},
+		{Path: path("deep"), Cap: compress.Cap{Codes: 120}},
+		{Path: path("minloss"), Cap: compress.Cap{Codes: 120, MinLoss: true}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats[2].HiddenKept < stats[1].HiddenKept || stats[1].HiddenKept >= 1 {
+		t.Errorf("hidden kept: deepest-first %.4f, min-loss %.4f", stats[1].HiddenKept, stats[2].HiddenKept)
+	}
+	t.Logf("hidden kept at 120 codes: deepest-first %.4f, min-loss %.4f", stats[1].HiddenKept, stats[2].HiddenKept)
+	exact, err := OpenStore(path("exact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := OpenStore(path("minloss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ml.Cap.MinLoss || ml.Cap.Codes != 120 {
+		t.Errorf("header cap %+v", ml.Cap)
+	}
+	var w quadpvs.Walker
+	g := exact.Hierarchy.G
+	for q := range exact.Hierarchy.Quads() {
+		te, tm := exact.Hierarchy.PVS(q), ml.Hierarchy.PVS(q)
+		if tm.Len() > 120 {
+			t.Fatalf("quad %d: %d codes", q, tm.Len())
+		}
+		be, bm := w.Bitmap(g, &te, horizon.Bitmap{}), w.Bitmap(g, &tm, horizon.Bitmap{})
+		for i := range be.Words {
+			if be.Words[i]&^bm.Words[i] != 0 {
+				t.Fatalf("quad %d: min-loss hides a cell the uncapped PVS shows", q)
+			}
+		}
+	}
+}

@@ -65,7 +65,7 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 			return Projection{}, err
 		}
 		for _, o := range cfg.Outputs {
-			o.Cap.Apply(&capper, &capped, &t)
+			o.Cap.Apply(&capper, g, &capped, &t)
 		}
 		n++
 	}

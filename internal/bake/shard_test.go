@@ -78,6 +78,8 @@ func shardOutputs(dir, prefix string) []Output {
 		{Path: filepath.Join(dir, prefix+"-big.pvs"), Label: "big", Budget: 1 << 20, Cap: compress.Cap{Codes: 400}},
 		{Path: filepath.Join(dir, prefix+"-small.pvs"), Label: "small", Budget: 1 << 16, Cap: compress.Cap{Codes: 40}},
 		{Path: filepath.Join(dir, prefix+"-n9.pvs"), Label: "n9", Cap: compress.Cap{Nodes: 9}},
+		{Path: filepath.Join(dir, prefix+"-small-minloss.pvs"), Label: "small-minloss", Budget: 1 << 16, Cap: compress.Cap{Codes: 40, MinLoss: true}},
+		{Path: filepath.Join(dir, prefix+"-n9-minloss.pvs"), Label: "n9-minloss", Cap: compress.Cap{Nodes: 9, MinLoss: true}},
 	}
 }
 
@@ -229,7 +231,7 @@ func TestJoinRefuses(t *testing.T) {
 				parts = append(parts, pt)
 			}
 			if err == nil {
-				_, err = Join(context.Background(), JoinConfig{Parts: parts, Paths: []string{out + "-1", out + "-2", out + "-3"}})
+				_, err = Join(context.Background(), JoinConfig{Parts: parts, Paths: []string{out + "-1", out + "-2", out + "-3", out + "-4", out + "-5"}})
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %v, want one line naming %q", err, tc.want)
