@@ -72,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "shard" {
 		return runShardBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "share" {
+		return runShareBench(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "sim" {
 		return runSimBench(args[1:], stdout, stderr)
 	}
