@@ -13,12 +13,13 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libgdal-dev pkg-config >/dev/null; }
 
 # Chromium drives the viewer's browser test (frontierq serve); without it
-# that test skips.
+# that test skips (and a failed install says so rather than stopping).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "installing chromium"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; } || \
+		echo "warning: chromium could not be installed; the viewer's browser test will skip"; }
 
 test: deps browser
 	$(GO) vet ./...
