@@ -76,6 +76,16 @@ func find(secs []craftSection, tag string) int {
 	panic("no section " + tag)
 }
 
+// editHeader rewrites the HEAD section of c with edit applied.
+func editHeader(c []craftSection, edit func(h *Header)) {
+	i := find(c, tagHead)
+	var h Header
+	json.Unmarshal(c[i].payload, &h)
+	edit(&h)
+	c[i].payload, _ = json.Marshal(h)
+	c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
+}
+
 // hostileStores are the crafted stores of issue 18, each with the error it
 // must give. They are built from a valid version-2 store (and the version-1
 // fuzz seed, for the reader of old stores).
@@ -103,15 +113,7 @@ func hostileStores(t testing.TB) []struct {
 		return b
 	}
 	header := func(edit func(h *Header)) []byte {
-		return craft(func(c []craftSection) []craftSection {
-			i := find(c, tagHead)
-			var h Header
-			json.Unmarshal(c[i].payload, &h)
-			edit(&h)
-			c[i].payload, _ = json.Marshal(h)
-			c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
-			return c
-		})
+		return craft(func(c []craftSection) []craftSection { editHeader(c, edit); return c })
 	}
 	return []struct {
 		name, want string
@@ -141,12 +143,7 @@ func hostileStores(t testing.TB) []struct {
 		// 32768² cells in a small file: once 8.5 GB before failing. With a
 		// known size the header is refused; without, the ELEV section.
 		{"32768² grid, zstd-bombed ELEV", "a 32768×32768 grid has|more than zstd can expand", craft(func(c []craftSection) []craftSection {
-			i := find(c, tagHead)
-			var h Header
-			json.Unmarshal(c[i].payload, &h)
-			h.Width, h.Height = 32768, 32768
-			c[i].payload, _ = json.Marshal(h)
-			c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
+			editHeader(c, func(h *Header) { h.Width, h.Height = 32768, 32768 })
 			e := find(c, tagElev)
 			c[e].codec, c[e].raw, c[e].payload = codecZstd, 4<<30, bytes.Repeat([]byte{0x28}, 4096)
 			return c

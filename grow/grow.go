@@ -60,8 +60,8 @@ type Options struct {
 	GrowLarger bool // step 3: keep growing the frontier whose queue is not empty, without merging
 	Order      Order
 	Neighbours int // 4 or 8; 0 means 4
-	// MaxSteps bounds the quads a query considers in steps 2 and 3 (0: no
-	// bound). A query that reaches it stops and returns the frontiers grown
+	// MaxSteps bounds the quads a query considers in steps 2 and 3 of
+	// §3.5 (0: no bound). A query that reaches it stops and returns the frontiers grown
 	// so far: every quad joined a side only when hidden both ways from the
 	// other side, so they are a valid frontier set, only smaller. It bounds
 	// the worst cases, where growth degenerates into single cells, each

@@ -101,30 +101,16 @@ func (c *Capper) collapse(limit int, codes bool) {
 		return
 	}
 	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
-	over := func() bool {
-		if codes {
-			return c.ncodes > limit
-		}
-		return c.nodes > limit
-	}
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
-	for ; c.next >= 0 && over(); c.next-- {
+	for ; c.next >= 0 && c.over(limit, codes); c.next-- {
 		i := c.next
 		if st[i] != Unknown {
 			continue
 		}
 		for u := i; ; {
-			b := src.childBase(u)
-			c.ncodes -= 4
-			for k := range 4 {
-				if st[b+k] != Outside {
-					c.nodes--
-					st[b+k] = Outside // dropped: no longer emitted
-				}
-			}
-			st[u] = Visible
+			c.drop(u)
 			if u == 0 {
 				break
 			}
@@ -142,6 +128,29 @@ func (c *Capper) collapse(limit int, codes bool) {
 			u = p
 		}
 	}
+}
+
+// over reports whether the tree is still above limit (codes, or nodes).
+func (c *Capper) over(limit int, codes bool) bool {
+	if codes {
+		return c.ncodes > limit
+	}
+	return c.nodes > limit
+}
+
+// drop collapses node u, whose children are all leaves: they are dropped
+// (4 codes, their nodes) and u becomes Visible.
+func (c *Capper) drop(u int) {
+	st := c.st
+	b := c.src.childBase(u)
+	c.ncodes -= 4
+	for k := range 4 {
+		if st[b+k] != Outside {
+			c.nodes--
+			st[b+k] = Outside // dropped: no longer emitted
+		}
+	}
+	st[u] = Visible
 }
 
 // emit writes the current state of the collapses into dst.

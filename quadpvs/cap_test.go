@@ -30,62 +30,70 @@ func TestCap(t *testing.T) {
 	for _, b := range real {
 		cases = append(cases, tc{g, b})
 	}
-	var w Walker
-	for _, mode := range []bool{false, true} {
+	for _, minLoss := range []bool{false, true} {
 		for _, x := range cases {
-			c := Capper{MinLoss: mode, G: x.g}
-			src := encode(t, x.g, x.bm)
-			var prev horizon.Bitmap
-			caps := []int{src.Nodes() + 5, src.Nodes(), src.Nodes() * 3 / 4, src.Nodes() / 2, 40, 13, 5, 1}
-			slices.Sort(caps)
-			slices.Reverse(caps) // largest first: each cap continues the previous one's collapses
-			for _, n := range caps {
-				if n < 1 {
-					continue
-				}
-				var dst Tree
-				if err := c.Cap(&dst, src, n); err != nil {
-					t.Fatal(err)
-				}
-				if dst.Nodes() > n {
-					t.Fatalf("cap %d left %d nodes", n, dst.Nodes())
-				}
-				got := w.Bitmap(x.g, &dst, horizon.Bitmap{})
-				for i := range got.Words {
-					if x.bm.Words[i]&^got.Words[i] != 0 {
-						t.Fatalf("cap %d hides a visible cell", n)
-					}
-					if prev.Words != nil && prev.Words[i]&^got.Words[i] != 0 {
-						t.Fatalf("cap %d hides a cell a larger cap shows", n)
-					}
-				}
-				if n >= src.Nodes() && !equalBitmaps(got, x.bm) {
-					t.Fatalf("cap %d ≥ %d nodes changed the tree", n, src.Nodes())
-				}
-				var d Tree
-				if err := FromCodes(x.g, dst.Codes(), dst.Len(), &d); err != nil {
-					t.Fatalf("capped tree does not decode: %v", err)
-				}
-				prev = got
-				if n >= 5 {
-					var dc Tree
-					c.CapCodes(&dc, src, n)
-					if dc.Len() > n {
-						t.Fatalf("code cap %d left %d codes", n, dc.Len())
-					}
-					cb := w.Bitmap(x.g, &dc, horizon.Bitmap{})
-					for i := range cb.Words {
-						if x.bm.Words[i]&^cb.Words[i] != 0 {
-							t.Fatalf("code cap %d hides a visible cell", n)
-						}
-					}
-				}
-			}
+			checkCaps(t, minLoss, x.g, x.bm)
 		}
 	}
 	var c Capper
 	if err := c.Cap(&Tree{}, encode(t, g, real[0]), 0); err == nil {
 		t.Error("cap of 0 nodes accepted")
+	}
+}
+
+// checkCaps caps bm's tree (on g) at a range of node caps, largest first,
+// with one Capper (deepest-first, or min-loss), and checks TestCap's
+// properties for each.
+func checkCaps(t *testing.T, minLoss bool, g Geometry, bm horizon.Bitmap) {
+	t.Helper()
+	var w Walker
+	c := Capper{MinLoss: minLoss, G: g}
+	src := encode(t, g, bm)
+	var prev horizon.Bitmap
+	caps := []int{src.Nodes() + 5, src.Nodes(), src.Nodes() * 3 / 4, src.Nodes() / 2, 40, 13, 5, 1}
+	slices.Sort(caps)
+	slices.Reverse(caps) // largest first: each cap continues the previous one's collapses
+	for _, n := range caps {
+		if n < 1 {
+			continue
+		}
+		var dst Tree
+		if err := c.Cap(&dst, src, n); err != nil {
+			t.Fatal(err)
+		}
+		if dst.Nodes() > n {
+			t.Fatalf("cap %d left %d nodes", n, dst.Nodes())
+		}
+		got := w.Bitmap(g, &dst, horizon.Bitmap{})
+		for i := range got.Words {
+			if bm.Words[i]&^got.Words[i] != 0 {
+				t.Fatalf("cap %d hides a visible cell", n)
+			}
+			if prev.Words != nil && prev.Words[i]&^got.Words[i] != 0 {
+				t.Fatalf("cap %d hides a cell a larger cap shows", n)
+			}
+		}
+		if n >= src.Nodes() && !equalBitmaps(got, bm) {
+			t.Fatalf("cap %d ≥ %d nodes changed the tree", n, src.Nodes())
+		}
+		var d Tree
+		if err := FromCodes(g, dst.Codes(), dst.Len(), &d); err != nil {
+			t.Fatalf("capped tree does not decode: %v", err)
+		}
+		prev = got
+		if n >= 5 {
+			var dc Tree
+			c.CapCodes(&dc, src, n)
+			if dc.Len() > n {
+				t.Fatalf("code cap %d left %d codes", n, dc.Len())
+			}
+			cb := w.Bitmap(g, &dc, horizon.Bitmap{})
+			for i := range cb.Words {
+				if bm.Words[i]&^cb.Words[i] != 0 {
+					t.Fatalf("code cap %d hides a visible cell", n)
+				}
+			}
+		}
 	}
 }
 

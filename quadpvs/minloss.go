@@ -90,23 +90,9 @@ func (c *Capper) group(i int) group {
 // within limit.
 func (c *Capper) collapseMinLoss(limit int, codes bool) {
 	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
-	over := func() bool {
-		if codes {
-			return c.ncodes > limit
-		}
-		return c.nodes > limit
-	}
-	for over() && len(c.groups) > 0 {
+	for c.over(limit, codes) && len(c.groups) > 0 {
 		u := int(heap.Pop(&c.groups).(group).node)
-		b := src.childBase(u)
-		c.ncodes -= 4
-		for k := range 4 {
-			if st[b+k] != Outside {
-				c.nodes--
-				st[b+k] = Outside // dropped: no longer emitted
-			}
-		}
-		st[u] = Visible
+		c.drop(u)
 		if u == 0 {
 			break
 		}

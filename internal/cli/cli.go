@@ -182,10 +182,10 @@ func (d *DEMFlags) guard(g *heightmap.Grid) error {
 	}
 	avail := availFn()
 	limit := avail / 10 * 9
-	if avail <= 0 || need(g.Width, g.Height, g.Dx, g.Dy) <= limit {
+	n := need(g.Width, g.Height, g.Dx, g.Dy)
+	if avail <= 0 || n <= limit {
 		return nil
 	}
-	n := need(g.Width, g.Height, g.Dx, g.Dy)
 	w, h := FitWindow(need, g.Width, g.Height, g.Dx, g.Dy, limit)
 	if w == 0 {
 		return fmt.Errorf("%d×%d cells need about %s of memory and only %s is available, too little for any window",
@@ -195,8 +195,10 @@ func (d *DEMFlags) guard(g *heightmap.Grid) error {
 		g.Width, g.Height, compress.FormatBytes(n), compress.FormatBytes(avail), g.Window.Col, g.Window.Row, w, h)
 }
 
-// FitWindow returns the largest width×height, in the proportions of w×h,
-// whose need is at most limit bytes (0×0 when not even one cell fits).
+// FitWindow returns the largest width×height in cells, in the proportions
+// of w×h cells (dx × dy metres each), whose need in bytes is at most limit
+// bytes; 0×0 when not even one cell fits. It bisects on the scale, so need
+// must grow with the size.
 func FitWindow(need func(width, height int, dx, dy float64) int64, w, h int, dx, dy float64, limit int64) (int, int) {
 	size := func(f float64) (int, int) { return max(1, int(float64(w)*f)), max(1, int(float64(h)*f)) }
 	if a, b := size(0); need(a, b, dx, dy) > limit {
