@@ -78,21 +78,59 @@ func BenchmarkClassifyLarge(b *testing.B) {
 	benchClassify(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025}))
 }
 
-func benchClassify(b *testing.B, ter Terrain) {
-	m, err := New(ter, DefaultParams())
+// BenchmarkClassifyViewDistance is BenchmarkClassify on the whole HGT tile
+// with a 2,400 m view distance (the bake benchmark's hgt-1201-2400m case).
+func BenchmarkClassifyViewDistance(b *testing.B) {
+	p := DefaultParams()
+	p.MaxDistance = 2400
+	benchClassifyParams(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Width: 1201, Height: 1201}), p)
+}
+
+func benchClassify(b *testing.B, ter Terrain) { benchClassifyParams(b, ter, DefaultParams()) }
+
+func benchClassifyParams(b *testing.B, ter Terrain, p Params) {
+	m, err := New(ter, p)
 	if err != nil {
 		b.Fatal(err)
 	}
 	w := m.NewWorker()
 	lv := NewLevels(ter.Width, ter.Height)
+	steps := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		c, r := (i*7919)%ter.Width, (i*104729)%ter.Height
+		c, r := bakeOrder(i, ter.Width, ter.Height)
 		if err := w.Classify(c, r, lv, nil); err != nil {
 			b.Fatal(err)
+		}
+		for _, n := range w.n {
+			steps += int(n)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "observers/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ter.Width*ter.Height), "ns/pair")
+	b.ReportMetric(float64(steps)/float64(b.N), "steps/observer")
+}
+
+// bakeOrder returns the i-th observer of a benchmark in the order one of the
+// bake's two workers meets them: tile by tile (2^chunkShift cells a side,
+// tiles spread over the grid), every other cell of a tile in Morton order.
+func bakeOrder(i, width, height int) (col, row int) {
+	const shift = 5
+	const side = 1 << shift
+	per := side * side / 2
+	tc, tr := (width+side-1)/side, (height+side-1)/side
+	t := (i / per * 7919) % (tc * tr)
+	j := 2 * (i % per)
+	var x, y int
+	for bit := range 2 * shift {
+		if j>>bit&1 != 0 {
+			if bit%2 == 0 {
+				x |= 1 << (bit / 2)
+			} else {
+				y |= 1 << (bit / 2)
+			}
+		}
+	}
+	return min(t%tc*side+x, width-1), min(t/tc*side+y, height-1)
 }

@@ -11,7 +11,9 @@ import (
 // TestEarlyStopKeepsProfiles: every profile slot a cell can read is the same
 // whether the lines stop early (bound from the rest of the line) or are
 // walked to the grid's edge, on both real terrains, with and without Earth
-// curvature.
+// curvature, and whether the bound comes from the line's own tiles or from
+// its observer tile's band (observers visited several per tile, as the bake
+// does).
 func TestEarlyStopKeepsProfiles(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -37,10 +39,21 @@ func TestEarlyStopKeepsProfiles(t *testing.T) {
 				inf[i] = float32(math.Inf(1))
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
-			walked, total := 0, 0
-			for range 40 {
-				col, row := rng.IntN(ter.Width), rng.IntN(ter.Height)
+			walked, total, banded := 0, 0, 0
+			for i := range 200 {
+				if i%5 == 0 { // a new tile: the first walks use suffixMax, the rest the band
+					tc, tr := rng.IntN(ter.Width)>>bandShift, rng.IntN(ter.Height)>>bandShift
+					w.band.tx, w.band.ty = tc, tr
+				}
+				col := min(w.band.tx<<bandShift+rng.IntN(1<<bandShift), ter.Width-1)
+				row := min(w.band.ty<<bandShift+rng.IntN(1<<bandShift), ter.Height-1)
+				if i%5 == 0 {
+					w.band.tx = -1
+				}
 				w.walk(col, row)
+				if w.band.ok {
+					banded++
+				}
 				for k := range w.n {
 					start, n := int(m.lineStart[k]), m.steps(k, col, row)
 					a0 := row*ter.Width + col + int(m.secMajor[k])
@@ -59,9 +72,12 @@ func TestEarlyStopKeepsProfiles(t *testing.T) {
 					total += n
 				}
 			}
-			t.Logf("walked %.1f%% of the steps", 100*float64(walked)/float64(total))
+			t.Logf("walked %.1f%% of the steps; %d of 200 observers used a band", 100*float64(walked)/float64(total), banded)
 			if walked == total {
 				t.Errorf("no line stopped early")
+			}
+			if banded != 200-40*bandAfter {
+				t.Errorf("%d observers used a band, want %d", banded, 200-40*bandAfter)
 			}
 		})
 	}

@@ -28,16 +28,20 @@ type Worker struct {
 	tau  float32   // target height plus margin minus eye elevation, metres
 	col  int       // last observer
 	row  int
+	band band // early-stop bounds shared by the observers of one tile
 }
 
 // NewWorker returns a Worker with its scratch allocated (4 bytes per
 // midline slot).
 func (m *Model) NewWorker() *Worker {
+	tl := min(bandShift, len(m.zmax)-1)
+	stride := (max(m.t.Width, m.t.Height) + 1<<tl - 1) >> tl // band tiles along the longer side
 	return &Worker{
 		m:    m,
 		prof: make([]float32, m.lineStart[m.p.Sectors]),
 		n:    make([]int32, m.p.Sectors),
 		suf:  make([]float32, max(m.t.Width, m.t.Height)>>chunkShift+2),
+		band: band{tx: -1, ty: -1, stride: stride, suf: make([]float32, m.p.Sectors*stride)},
 	}
 }
 
@@ -83,6 +87,7 @@ func (w *Worker) walk(col, row int) {
 	w.eye, w.col, w.row = eye, col, row
 	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
 	negInf := float32(math.Inf(-1))
+	shared := w.useBand(col, row)
 	for k := range w.n {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)
@@ -90,7 +95,12 @@ func (w *Worker) walk(col, row int) {
 		prof := w.prof[start+1 : start+1+n]
 		rec := m.recip[1 : n+1]
 		mf, maj, mw, inv := m.secSlope[k], int(m.secMajor[k]), int(m.secMinor[k]), m.secInv[k]
-		suf := w.suffixMax(k, col, row, n, eye)
+		var suf []float32
+		if shared {
+			suf = w.bandSuffix(k, col, row, n, eye)
+		} else {
+			suf = w.suffixMax(k, col, row, n, eye)
+		}
 		if m.secDrop == nil {
 			n = walkLine(prof, rec, elev, suf, obs+maj, maj, mw, mf, eye, inv)
 		} else {

@@ -3,6 +3,7 @@ package bake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,49 @@ func TestMinLossBake(t *testing.T) {
 				t.Fatalf("quad %d: min-loss hides a cell the uncapped PVS shows", q)
 			}
 		}
+	}
+}
+
+// BenchmarkRun bakes real windows at S = 1024 with four budgets, as `go run
+// ./bench bake` does (hgt-316 is its case of that name; hgt-600-2400m is a
+// window of the 2,400 m view-distance case); it reports points/s.
+func BenchmarkRun(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		win     heightmap.Window
+		maxDist float64
+	}{
+		{"hgt-316", heightmap.Window{Col: 700, Row: 700, Width: 316, Height: 316}, 0},
+		{"hgt-600-2400m", heightmap.Window{Col: 300, Row: 300, Width: 600, Height: 600}, 2400},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := filepath.Join("../../../shared/data", "N44W072.hgt")
+			if _, err := os.Stat(p); err != nil {
+				b.Skipf("real DEM %s absent: %v", p, err)
+			}
+			dem, err := heightmap.Load(p, heightmap.Options{Window: bc.win})
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := b.TempDir()
+			var outs []Output
+			for i, gib := range []float64{0.1, 0.25, 0.5, 1} {
+				budget := int64(gib * (1 << 30))
+				cp, err := compress.CapForBudget(budget, dem.Width*dem.Height*4/3)
+				if err != nil {
+					b.Fatal(err)
+				}
+				outs = append(outs, Output{Path: filepath.Join(dir, fmt.Sprintf("%d.pvs", i)), Budget: budget, Cap: cp})
+			}
+			params := horizon.DefaultParams()
+			params.MaxDistance = bc.maxDist
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(context.Background(), Config{DEM: dem, Params: params, Outputs: outs}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*dem.Width*dem.Height)/b.Elapsed().Seconds(), "points/s")
+		})
 	}
 }
