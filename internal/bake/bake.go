@@ -78,7 +78,9 @@ func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outp
 	cells := w * h
 	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
 	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
-	worker := 4*int64(p.Sectors)*max(w, h) + 2*cells*4/3 + 2*tree
+	// Profiles (4 B per midline slot) and the early-stop band (4 B per
+	// sector per 16 cells of the longer side), status pyramids, two trees.
+	worker := 4*int64(p.Sectors)*(max(w, h)+max(w, h)/16+1) + 2*cells*4/3 + 2*tree
 	g, _ := quadpvs.NewGeometry(width, height)
 	levels := int64(g.Levels())
 	quads := int64(g.QuadCount())
