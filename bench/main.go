@@ -54,6 +54,8 @@ type config struct {
 	slowPairs   int // pairs for simple growing with lossless merges
 	firstPair   int // index of the first timed pair in the seed's sequence
 	cases       []methodMerge
+	accountings []string // of knownAccountings
+	maxSteps    int      // grow.Options.MaxSteps of every query (0: none)
 	reuse       bool
 	jobs        int // terrains benchmarked at once, one thread each
 	audit       int // frontier sets audited per case
@@ -100,6 +102,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
+	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first)")
+	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
@@ -146,6 +150,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		c.cases = append(c.cases, cases[i])
 	}
+	for _, a := range strings.Split(*accFlag, ",") {
+		if !slices.Contains(knownAccountings, a) || slices.Contains(c.accountings, a) {
+			return cli.Usagef("--accountings: %q is not one of %s, or is repeated", a, strings.Join(knownAccountings, ", "))
+		}
+		c.accountings = append(c.accountings, a)
+	}
+	if c.maxSteps < 0 {
+		return cli.Usagef("--max-steps %d: want ≥ 0", c.maxSteps)
+	}
 	if c.jobs < 1 || c.jobs > runtime.NumCPU() {
 		return cli.Usagef("--jobs %d: want 1 to %d (the cores)", c.jobs, runtime.NumCPU())
 	}
@@ -162,7 +175,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var rep report
 	rep.config = c
 	rep.started = time.Now().UTC()
-	rep.audits = map[caseKey][2]int{}
+	rep.audits, rep.truncated = map[caseKey][2]int{}, map[caseKey]int{}
 	// Bakes first, on every core; then the queries, one terrain per thread.
 	runs := make([]*terrainRun, len(c.terrains))
 	for i, t := range c.terrains {
@@ -178,7 +191,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var eg errgroup.Group
 	eg.SetLimit(c.jobs)
 	for i, tr := range runs {
-		parts[i].audits = map[caseKey][2]int{}
+		parts[i].audits, parts[i].truncated = map[caseKey][2]int{}, map[caseKey]int{}
 		eg.Go(func() error {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -192,6 +205,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		rep.stores = append(rep.stores, p.stores...)
 		rep.runs = append(rep.runs, p.runs...)
 		maps.Copy(rep.audits, p.audits)
+		maps.Copy(rep.truncated, p.truncated)
 	}
 	rep.elapsed = time.Since(rep.started)
 	return rep.write(outDir, stdout)
@@ -279,9 +293,25 @@ func combineRuns(out string, dirs []string, log io.Writer) error {
 	return rep.write(dir, log)
 }
 
-// accountings: ours caps codes from the byte budget; thesis caps nodes at
-// budget / (quads · 3 bytes), Table 4.5.
-var accountings = []string{"ours", "thesis"}
+// knownAccountings, in report order: ours caps codes from the byte budget;
+// thesis caps nodes at budget / (quads · 3 bytes), Table 4.5; the -minloss
+// ones apply the same caps collapsing the leaf groups that lose the fewest
+// hidden cells first (compress.Cap.MinLoss) instead of the thesis's deepest
+// last-in-breadth-first-order group.
+var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minloss"}
+
+// accountingCap returns the cap of accounting acc for a budget over quads.
+func accountingCap(acc string, budget int64, quads int) (compress.Cap, error) {
+	var cp compress.Cap
+	var err error
+	if strings.HasPrefix(acc, "ours") {
+		cp, err = compress.CapForBudget(budget, quads)
+	} else {
+		cp, err = compress.ThesisNodeCap(budget, quads)
+	}
+	cp.MinLoss = strings.HasSuffix(acc, "-minloss")
+	return cp, err
+}
 
 type methodMerge struct {
 	method grow.Method
@@ -317,17 +347,13 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 	var outs []bake.Output
 	for _, lim := range c.limitsGiB {
 		budget := int64(lim * (1 << 30))
-		ours, err := compress.CapForBudget(budget, quads)
-		if err != nil {
-			return nil, err
-		}
-		thesis, err := compress.ThesisNodeCap(budget, quads)
-		if err != nil {
-			return nil, err
-		}
-		for i, cp := range []compress.Cap{ours, thesis} {
+		for _, acc := range c.accountings {
+			cp, err := accountingCap(acc, budget, quads)
+			if err != nil {
+				return nil, err
+			}
 			outs = append(outs, bake.Output{
-				Path:   filepath.Join(c.stores, fmt.Sprintf("%s-%gGiB-%s.pvs", t.Name, lim, accountings[i])),
+				Path:   filepath.Join(c.stores, fmt.Sprintf("%s-%gGiB-%s.pvs", t.Name, lim, acc)),
 				Budget: budget, Cap: cp,
 			})
 		}
@@ -364,7 +390,7 @@ func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
 		return err
 	}
 	for i, o := range outs {
-		lim, acc := c.limitsGiB[i/2], accountings[i%2]
+		lim, acc := c.limitsGiB[i/len(c.accountings)], c.accountings[i%len(c.accountings)]
 		fi, err := os.Stat(o.Path)
 		if err != nil {
 			return err
@@ -480,7 +506,7 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		defer runtime.GOMAXPROCS(prev)
 	}
 	for _, mm := range c.cases {
-		opt := grow.Options{Method: mm.method, Merge: mm.merge}
+		opt := grow.Options{Method: mm.method, Merge: mm.merge, MaxSteps: c.maxSteps}
 		key := caseKey{name, lim, acc, mm.method.String(), mm.merge.String()}
 		for _, p := range pairs[:c.warmup] {
 			gr.Grow(p[0], p[1], opt, &s, &res)
@@ -495,9 +521,13 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 		label := fmt.Sprintf("%s %gGiB %s %s/%s", name, lim, acc, mm.method, mm.merge)
 		start := time.Now()
 		next := start.Add(c.progress)
+		truncated := 0
 		for i, p := range timed {
 			if err := gr.Grow(p[0], p[1], opt, &s, &res); err != nil {
 				return err
+			}
+			if res.Truncated {
+				truncated++
 			}
 			rep.runs = append(rep.runs, runRow{caseKey: key, Pair: c.firstPair + i, A: p[0], B: p[1],
 				Points: res.A.Points + res.B.Points, MS: float64(res.Elapsed.Nanoseconds()) / 1e6})
@@ -519,7 +549,10 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 			return err
 		}
 		rep.audits[key] = [2]int{v, checked}
-		fmt.Fprintf(log, "%s: %d pairs in %.1f s, audit %d points, %d violations\n", label, len(timed), elapsed.Seconds(), checked, v)
+		if truncated > 0 {
+			rep.truncated[key] = truncated
+		}
+		fmt.Fprintf(log, "%s: %d pairs in %.1f s (%d stopped by --max-steps), audit %d points, %d violations\n", label, len(timed), elapsed.Seconds(), truncated, checked, v)
 	}
 	return nil
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"frontiersets/internal/cli"
 )
 
 // TestCombineParts runs the benchmark on small real windows once whole and
@@ -85,5 +88,22 @@ func TestCombineParts(t *testing.T) {
 	// Combining a part twice is refused.
 	if err := run([]string{"--combine", part2 + "," + part2, "--out", filepath.Join(tmp, "twice")}, io.Discard, io.Discard); err == nil {
 		t.Error("combining a part with itself succeeded")
+	}
+}
+
+// TestBenchUsage: bad accountings and bounds are usage errors, before any
+// work.
+func TestBenchUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--accountings", "ours,bogus"},
+		{"--accountings", "ours,ours"},
+		{"--max-steps", "-1"},
+	} {
+		var stderr strings.Builder
+		err := run(append(args, "--out", t.TempDir()), io.Discard, &stderr)
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
 	}
 }

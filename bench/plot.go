@@ -18,7 +18,7 @@ import (
 // and 4.6), as PNG.
 func writePlots(dir string, r *report, sums []summary) error {
 	for _, t := range r.terrains {
-		for _, acc := range accountings {
+		for _, acc := range r.accountingsUsed() {
 			for _, m := range []struct {
 				name, label string
 				val         func(x runRow) float64

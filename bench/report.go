@@ -65,6 +65,65 @@ type report struct {
 	stores   []storeRow
 	runs     []runRow
 	audits   map[caseKey][2]int // violations, points checked
+	// truncated counts the queries --max-steps stopped, per case (this
+	// run's README only: runs.csv.zst does not keep it).
+	truncated map[caseKey]int
+}
+
+// capPolicies returns, when the run has min-loss accountings, a table
+// setting each next to its deepest-first counterpart at every limit: hidden
+// cells kept and the hierarchical cases' frontier sizes and times.
+func (r *report) capPolicies(find func(t string, lim float64, acc, method, merge string) *summary) string {
+	used := r.accountingsUsed()
+	if !slices.ContainsFunc(used, func(a string) bool { return strings.HasSuffix(a, "-minloss") }) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Cap policies side by side\n\nHidden cells kept by the cap; per hierarchical case the mean frontier set size (points, both frontiers) and the running time in ms as mean / p99 / max")
+	if len(r.truncated) > 0 {
+		b.WriteString(", with the queries `--max-steps` stopped in brackets")
+	}
+	b.WriteString(".\n\n| terrain | limit | accounting | hidden kept | hierarchical lossless: size | time | hierarchical lossy: size | time |\n|---|---|---|---|---|---|---|---|\n")
+	for _, t := range r.terrains {
+		for _, lim := range r.limitsGiB {
+			for _, acc := range used {
+				kept := "—"
+				for _, st := range r.stores {
+					if st.Terrain == t.Name && st.LimitGiB == lim && st.Accounting == acc {
+						kept = fmt.Sprintf("%.1f%%", 100*st.HiddenKept)
+					}
+				}
+				fmt.Fprintf(&b, "| %s | %g GiB | %s | %s |", t.Name, lim, acc, kept)
+				for _, merge := range []string{"lossless", "lossy"} {
+					s := find(t.Name, lim, acc, "hierarchical", merge)
+					if s == nil {
+						b.WriteString(" — | — |")
+						continue
+					}
+					tr := ""
+					if n := r.truncated[s.caseKey]; n > 0 {
+						tr = fmt.Sprintf(" [%d]", n)
+					}
+					fmt.Fprintf(&b, " %.0f | %.3f / %.2f / %.2f%s |", s.meanPoints, s.meanMS, s.p99, s.maxMS, tr)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// accountingsUsed returns the accountings of r's stores and queries, in the
+// order of knownAccountings.
+func (r *report) accountingsUsed() []string {
+	var out []string
+	for _, a := range knownAccountings {
+		if slices.ContainsFunc(r.stores, func(s storeRow) bool { return s.Accounting == a }) ||
+			slices.ContainsFunc(r.runs, func(x runRow) bool { return x.Accounting == a }) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // summary is one row of summary.csv.
@@ -265,6 +324,12 @@ func (r *report) markdown(sums []summary) string {
 	if r.firstPair > 0 {
 		slow += fmt.Sprintf(" --first-pair %d", r.firstPair)
 	}
+	if len(r.accountings) > 0 && !slices.Equal(r.accountings, knownAccountings[:2]) {
+		slow += " --accountings " + strings.Join(r.accountings, ",")
+	}
+	if r.maxSteps > 0 {
+		slow += fmt.Sprintf(" --max-steps %d", r.maxSteps)
+	}
 	if len(r.combined) > 0 {
 		fmt.Fprintf(&b, "Combined with `go run ./bench --combine` from the runs in `%s`; their READMEs say how each was made. Stores are those of the first.\n\n",
 			strings.Join(r.combined, "`, `"))
@@ -298,7 +363,15 @@ func (r *report) markdown(sums []summary) string {
 	}
 	b.WriteString(" Limits are GiB, as the thesis's GB (Table 4.5).\n\n" +
 		"Accountings: **ours** caps every PVS at the codes the byte limit allows in this project's encoding (0.3125 bytes per code + 24 bytes per quad); " +
-		"**thesis** caps every PVS at limit / (quads × 3 bytes) nodes, the thesis's Table 4.5.\n\n")
+		"**thesis** caps every PVS at limit / (quads × 3 bytes) nodes, the thesis's Table 4.5")
+	if slices.ContainsFunc(r.accountingsUsed(), func(a string) bool { return strings.HasSuffix(a, "-minloss") }) {
+		b.WriteString(". Both collapse, while a PVS is over its cap, the deepest leaf group last in breadth-first order (§3.4); " +
+			"**ours-minloss** and **thesis-minloss** apply the same caps but collapse first the group that turns the fewest hidden cells visible (`--cap-policy min-loss`)")
+	}
+	b.WriteString(".\n\n")
+	if r.maxSteps > 0 {
+		fmt.Fprintf(&b, "Every query was bounded at %d quads considered (`--max-steps`): a bounded query returns the frontier set grown so far, still a valid one.\n\n", r.maxSteps)
+	}
 	b.WriteString("## Stores\n\n| terrain | limit | accounting | cap | nodes/PVS mean (max) | in memory | file | hidden kept | bake | peak RSS | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.stores {
 		cp := fmt.Sprintf("%d codes", s.CapCodes)
@@ -309,6 +382,7 @@ func (r *report) markdown(sums []summary) string {
 			float64(s.NodesTotal)/float64(s.Quads), s.NodesMax, compress.FormatBytes(s.MemoryBytes), compress.FormatBytes(s.FileBytes),
 			100*s.HiddenKept, s.BakeSeconds, compress.FormatBytes(s.PeakRSS), s.LoadSeconds)
 	}
+	b.WriteString(r.capPolicies(find))
 	for _, table := range []struct {
 		title  string
 		thesis map[string]map[float64][4][2]float64
@@ -322,7 +396,7 @@ func (r *report) markdown(sums []summary) string {
 			func(s *summary) string { return fmt.Sprintf("%.0f ± %.0f", s.meanPoints, s.ciPoints) }},
 	} {
 		for _, t := range r.terrains {
-			for _, acc := range accountings {
+			for _, acc := range r.accountingsUsed() {
 				fmt.Fprintf(&b, "\n## %s — %s terrain, %s accounting\n\n| limit | simple lossless | simple lossy | hierarchical lossless | hierarchical lossy |\n|---|---|---|---|---|\n", table.title, t.Name, acc)
 				for _, lim := range r.limitsGiB {
 					fmt.Fprintf(&b, "| %g GiB |", lim)

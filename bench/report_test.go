@@ -63,3 +63,42 @@ func TestRunsRoundTrip(t *testing.T) {
 		t.Error("reading an absent file succeeded")
 	}
 }
+
+// TestCapPolicyTable: a run with a min-loss accounting gets the side-by-side
+// table (hidden kept, sizes, times, queries stopped by --max-steps), its
+// command line names the accountings and the bound, and the min-loss cap is
+// the deepest-first one with MinLoss set.
+func TestCapPolicyTable(t *testing.T) {
+	r := report{audits: map[caseKey][2]int{}, truncated: map[caseKey]int{}}
+	r.terrains = []terrain{{Name: "urban"}}
+	r.limitsGiB = []float64{0.1}
+	r.pairs, r.slowPairs = 10500, 10500
+	r.accountings = []string{"ours", "ours-minloss"}
+	r.maxSteps = 125
+	for i, acc := range r.accountings {
+		k := caseKey{"urban", 0.1, acc, "hierarchical", "lossless"}
+		r.runs = append(r.runs, runRow{caseKey: k, Points: 100 + 20*i, MS: 2}, runRow{caseKey: k, Points: 100 + 20*i, MS: 4})
+		r.stores = append(r.stores, storeRow{Terrain: "urban", LimitGiB: 0.1, Accounting: acc, HiddenKept: 0.928 + 0.005*float64(i), Quads: 1})
+	}
+	r.truncated[caseKey{"urban", 0.1, "ours-minloss", "hierarchical", "lossless"}] = 3
+	md := r.markdown(r.summaries())
+	for _, want := range []string{
+		"## Cap policies side by side",
+		"| urban | 0.1 GiB | ours | 92.8% | 100 | 3.000 / 4.00 / 4.00 | — | — |",
+		"| urban | 0.1 GiB | ours-minloss | 93.3% | 120 | 3.000 / 4.00 / 4.00 [3] | — | — |",
+		"--accountings ours,ours-minloss --max-steps 125",
+		"**ours-minloss**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+	if got := r.accountingsUsed(); !reflect.DeepEqual(got, []string{"ours", "ours-minloss"}) {
+		t.Errorf("accountings %v", got)
+	}
+	deep, err1 := accountingCap("thesis", 1<<30, 1000)
+	ml, err2 := accountingCap("thesis-minloss", 1<<30, 1000)
+	if err1 != nil || err2 != nil || !ml.MinLoss || deep.MinLoss || ml.Nodes != deep.Nodes || ml.Codes != deep.Codes {
+		t.Errorf("caps %+v %+v (%v, %v)", deep, ml, err1, err2)
+	}
+}
