@@ -10,11 +10,6 @@ import (
 	"frontiersets/quadpvs"
 )
 
-// hierarchyShare is the bake's cost beyond the per-point PVSs (merging up the
-// quad hierarchy, capping, writing) as a share of the per-point work,
-// measured on the 316² HGT window with four budgets (pprof of bake.Run).
-const hierarchyShare = 0.25
-
 // Projection is a bake's projected wall time, from a short calibration.
 type Projection struct {
 	Samples  int           // points timed
@@ -24,8 +19,13 @@ type Projection struct {
 
 // Project times cfg's per-point work on samples points spread evenly over
 // the grid (one goroutine) and projects the wall time of Run(cfg): per-point
-// cost × points × (1 + hierarchyShare) ÷ workers. It returns early with what
-// it has when ctx ends.
+// cost × points ÷ workers. Nothing is added for the merge up the hierarchy:
+// it runs beside the workers, and spread points cost a little more than the
+// bake's, which meets them tile by tile and shares early-stop bounds
+// (horizon's band). Against `go run ./bench bake` (2026-11-22-6, four
+// budgets, two workers) the bakes took 0.84–1.07 of this projection; with
+// a 25% share for the merge, as before, they took 0.67–0.86. It returns early
+// with what it has when ctx ends.
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
@@ -73,6 +73,6 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 		return Projection{}, ctx.Err()
 	}
 	per := time.Since(start) / time.Duration(n)
-	wall := time.Duration(float64(per) * float64(points) * (1 + hierarchyShare) / float64(workers))
+	wall := time.Duration(float64(per) * float64(points) / float64(workers))
 	return Projection{Samples: n, PerPoint: per, Wall: wall}, nil
 }
