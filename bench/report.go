@@ -330,6 +330,12 @@ func (r *report) markdown(sums []summary) string {
 	if r.maxSteps > 0 {
 		slow += fmt.Sprintf(" --max-steps %d", r.maxSteps)
 	}
+	if len(r.terrains) == 1 {
+		slow += " --terrains " + r.terrains[0].Name
+	}
+	if lims := fmt.Sprint(r.limitsGiB); lims != "[0.1 0.25 0.5 1]" && len(r.limitsGiB) > 0 {
+		slow += " --limits " + strings.ReplaceAll(strings.Trim(lims, "[]"), " ", ",")
+	}
 	if len(r.combined) > 0 {
 		fmt.Fprintf(&b, "Combined with `go run ./bench --combine` from the runs in `%s`; their READMEs say how each was made. Stores are those of the first.\n\n",
 			strings.Join(r.combined, "`, `"))

@@ -86,7 +86,7 @@ func TestCapPolicyTable(t *testing.T) {
 		"## Cap policies side by side",
 		"| urban | 0.1 GiB | ours | 92.8% | 100 | 3.000 / 4.00 / 4.00 | — | — |",
 		"| urban | 0.1 GiB | ours-minloss | 93.3% | 120 | 3.000 / 4.00 / 4.00 [3] | — | — |",
-		"--accountings ours,ours-minloss --max-steps 125",
+		"--accountings ours,ours-minloss --max-steps 125 --terrains urban --limits 0.1",
 		"**ours-minloss**",
 	} {
 		if !strings.Contains(md, want) {
