@@ -113,8 +113,8 @@ func benchClassifyParams(b *testing.B, ter Terrain, p Params) {
 }
 
 // bakeOrder returns the i-th observer of a benchmark in the order one of the
-// bake's two workers meets them: tile by tile (2^chunkShift cells a side,
-// tiles spread over the grid), every other cell of a tile in Morton order.
+// bake's two workers meets them: tile by tile (32 cells a side, tiles spread
+// over the grid), every other cell of a tile in Morton order.
 func bakeOrder(i, width, height int) (col, row int) {
 	const shift = 5
 	const side = 1 << shift

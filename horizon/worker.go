@@ -31,8 +31,9 @@ type Worker struct {
 	band band // early-stop bounds shared by the observers of one tile
 }
 
-// NewWorker returns a Worker with its scratch allocated (4 bytes per
-// midline slot).
+// NewWorker returns a Worker with its scratch allocated: 4 bytes per
+// midline slot, and 4 bytes per sector per 16 cells of the terrain's longer
+// side for the early-stop band.
 func (m *Model) NewWorker() *Worker {
 	tl := min(bandShift, len(m.zmax)-1)
 	stride := (max(m.t.Width, m.t.Height) + 1<<tl - 1) >> tl // band tiles along the longer side
