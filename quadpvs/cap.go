@@ -28,6 +28,8 @@ type Capper struct {
 	nodes, ncodes int
 	pos           []quadPos // min-loss: each node's quad
 	groups        groupHeap // min-loss: the collapsible groups
+	flat          Tree      // a shared source, expanded
+	cq            []cursor
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped
@@ -60,7 +62,7 @@ func (c *Capper) CapEach(dsts []*Tree, src *Tree, limits []int, codes bool) erro
 			return fmt.Errorf("quadpvs: caps %d then %d, want them largest first", limits[j-1], l)
 		}
 	}
-	c.prepare(src)
+	c.prepare(src.flat(&c.flat, &c.cq))
 	for j, l := range limits {
 		c.collapse(l, codes)
 		c.emit(dsts[j])

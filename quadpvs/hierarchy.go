@@ -19,17 +19,25 @@ import (
 // (tree q at Codes[CodeStart[q]:CodeStart[q+1]]), their rank samples in
 // Ranks from RankStart[q]; Len[q] and NodeCount[q] are the tree's code and
 // node counts, and its ⌈Len/32⌉ words and ⌈Len/64⌉ samples follow the
-// starts (trees are appended in Morton order, not index order). A Hierarchy is read-only once built and safe for
-// concurrent readers.
+// starts (trees are appended in Morton order, not index order). A shared
+// hierarchy (Share, share.go) stores its Shared subtrees as trees
+// Quads() … Quads()+Shared-1 of the same arrays, and each tree's
+// references in RefStart and Refs. A Hierarchy is read-only once
+// built and safe for concurrent readers.
 type Hierarchy struct {
 	G          Geometry
 	LevelStart []int    // len Levels()+1
-	CodeStart  []uint64 // per quad, in words
-	RankStart  []uint64 // per quad, in samples
+	CodeStart  []uint64 // per tree, in words
+	RankStart  []uint64 // per tree, in samples
 	Len        []uint32 // codes per tree
-	NodeCount  []uint32 // nodes per tree
+	NodeCount  []uint32 // nodes per tree (those its references stand for included)
 	Codes      []uint64
 	Ranks      []uint32
+
+	Shared   int      // shared subtrees (0 without sharing)
+	RefStart []uint32 // per tree and one more: its first reference; nil without sharing
+	Refs     []uint32 // each reference: code position << RefBits | shared subtree
+	RefBits  int      // bits of a reference that name its shared subtree (1 to 31)
 }
 
 // QuadCount returns the number of quads of all levels that intersect the
@@ -43,8 +51,9 @@ func (g Geometry) QuadCount() int {
 	return n
 }
 
-// Quads returns the number of quads (trees) in h.
-func (h *Hierarchy) Quads() int { return len(h.Len) }
+// Quads returns the number of quads in h (trees, shared subtrees
+// excluded).
+func (h *Hierarchy) Quads() int { return h.LevelStart[len(h.LevelStart)-1] }
 
 // QuadIndex returns the index of quad (l,x,y), as laid out above.
 func (h *Hierarchy) QuadIndex(l, x, y int) int {
@@ -58,18 +67,30 @@ func (h *Hierarchy) PVS(q int) Tree {
 	n := int(h.Len[q])
 	c, r := h.CodeStart[q], h.RankStart[q]
 	cw, rw := uint64((n+31)/32), uint64((n+63)/64)
-	return Tree{
+	t := Tree{
 		codes: h.Codes[c : c+cw : c+cw],
 		rank:  h.Ranks[r : r+rw : r+rw],
 		n:     n,
 		nodes: int(h.NodeCount[q]),
 	}
+	if h.RefStart != nil {
+		lo, hi := h.RefStart[q], h.RefStart[q+1]
+		if lo < hi {
+			t.refs, t.refBits, t.h = h.Refs[lo:hi:hi], uint8(h.RefBits), h
+		}
+	}
+	return t
 }
 
 // Bytes returns the memory the trees take: codes, rank samples, and per
-// quad two 8-byte starts and two 4-byte counts.
+// tree two 8-byte starts and two 4-byte counts; a shared hierarchy adds 4
+// bytes per tree (RefStart) and RefBytes per reference.
 func (h *Hierarchy) Bytes() int {
-	return 8*len(h.Codes) + 4*len(h.Ranks) + 24*h.Quads()
+	b := 8*len(h.Codes) + 4*len(h.Ranks) + 24*len(h.Len)
+	if h.RefStart != nil {
+		b += 4*len(h.RefStart) + RefBytes*len(h.Refs)
+	}
+	return b
 }
 
 // MortonCells appends to dst the terrain's cells in Morton (Z) order of the
@@ -249,9 +270,15 @@ func (h *Hierarchy) Set(l, x, y int, t *Tree) {
 
 // BuildRanks computes Ranks and RankStart from Codes, CodeStart and Len, for
 // a Hierarchy read from storage, and checks every tree's shape (CheckShape)
-// and node count, splitting the quads between GOMAXPROCS goroutines. Errors
-// are *FormatError naming the quad index (the lowest bad one).
+// and node count, splitting the quads between GOMAXPROCS goroutines, then a
+// shared hierarchy's references (share.go). Errors are *FormatError naming
+// the quad index (the lowest bad one) or shared subtree.
 func (h *Hierarchy) BuildRanks() error {
+	trees := h.Quads() + h.Shared
+	if len(h.Len) != trees || len(h.CodeStart) != trees || len(h.RankStart) != trees || len(h.NodeCount) != trees ||
+		(h.Shared > 0 || h.RefStart != nil) && len(h.RefStart) != trees+1 {
+		return &FormatError{0, fmt.Sprintf("index of %d trees for %d quads and %d shared subtrees", len(h.Len), h.Quads(), h.Shared)}
+	}
 	total := uint64(0)
 	for q, n := range h.Len {
 		// In uint64: n+31 overflows uint32 for counts near 2^32.
@@ -285,6 +312,9 @@ func (h *Hierarchy) BuildRanks() error {
 			return err
 		}
 	}
+	if h.RefStart != nil {
+		return h.checkRefs()
+	}
 	return nil
 }
 
@@ -307,6 +337,9 @@ func (h *Hierarchy) rankTree(q int) error {
 	if err := CheckShape(h.G, &t); err != nil {
 		fe := err.(*FormatError)
 		return &FormatError{fe.Offset, fmt.Sprintf("quad %d: %s", q, fe.Msg)}
+	}
+	if h.RefStart != nil && h.RefStart[q] != h.RefStart[q+1] {
+		return nil // references: checkRefs counts the nodes
 	}
 	if nodes := n - outside; uint32(nodes) != h.NodeCount[q] {
 		return &FormatError{0, fmt.Sprintf("quad %d: %d nodes recorded, %d present", q, h.NodeCount[q], nodes)}

@@ -23,7 +23,9 @@ func (m Mode) String() string {
 // goroutine so that merging allocates nothing in steady state. It is not safe
 // for concurrent use.
 type Merger struct {
-	q []pair
+	q      []pair
+	fa, fb Tree // shared trees, expanded
+	cq     []cursor
 }
 
 // pair is a node of a (or -1) and the node of b at the same quad (or -1):
@@ -39,8 +41,11 @@ type pair struct{ a, b int32 }
 //	at least one Visible      → Visible
 //	one Unknown, other Hidden → the Unknown subtree (Lossless) or Visible (Lossy)
 //
-// Time is linear in the nodes visited, at most a.Len() + b.Len().
+// Time is linear in the nodes visited, at most a.Len() + b.Len(); a tree
+// with references (a shared hierarchy's) is expanded first, in time linear
+// in its expanded codes.
 func (m *Merger) Merge(dst, a, b *Tree, mode Mode) {
+	a, b = a.flat(&m.fa, &m.cq), b.flat(&m.fb, &m.cq)
 	w := newWriter(dst)
 	q := append(m.q[:0], pair{0, 0})
 	for h := 0; h < len(q); h++ {

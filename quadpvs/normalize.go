@@ -5,14 +5,17 @@ package quadpvs
 // such nodes, e.g. when two halves of a quad each become visible. It keeps
 // its scratch between calls and is not safe for concurrent use.
 type Normalizer struct {
-	st []Status
-	q  []int32
+	st   []Status
+	q    []int32
+	flat Tree // a shared tree, expanded
+	cq   []cursor
 }
 
 // Normalize writes the canonical form of src into dst (reusing dst's
 // memory; dst must not be src). It holds the same visible set with at most
 // as many nodes. Time is linear in src.Len().
 func (z *Normalizer) Normalize(dst, src *Tree) {
+	src = src.flat(&z.flat, &z.cq)
 	n := src.n
 	if cap(z.st) < n {
 		z.st = make([]Status, n)

@@ -10,8 +10,15 @@ import "frontiersets/horizon"
 func (t *Tree) QuadStatus(g Geometry, l, qx, qy int) Status {
 	depth := g.K - l
 	i := 0
+	var sub Tree // the shared subtree being walked
 	for d := 0; ; d++ {
 		c := t.code(i)
+		if c == Outside && len(t.refs) > 0 {
+			if e, ok := t.refAt(i); ok {
+				sub = t.h.subtree(e)
+				t, i, c = &sub, 0, Unknown
+			}
+		}
 		if c != Unknown || d == depth {
 			return c
 		}
@@ -28,11 +35,14 @@ func (t *Tree) CellStatus(g Geometry, col, row int) Status {
 // Walker visits trees breadth-first with each node's quad; it keeps the
 // position queue as scratch. It is not safe for concurrent use.
 type Walker struct {
-	pos []quadPos
+	pos  []quadPos
+	flat Tree // a shared tree, expanded
+	q    []cursor
 }
 
 // walk calls fn for every code of t in breadth-first order with its quad.
 func (w *Walker) walk(g Geometry, t *Tree, fn func(s Status, p quadPos)) {
+	t = t.flat(&w.flat, &w.q)
 	w.pos = append(w.pos[:0], quadPos{})
 	for i := 0; i < t.n; i++ {
 		p := w.pos[i]
@@ -87,21 +97,24 @@ func (w *Walker) Bitmap(g Geometry, t *Tree, dst horizon.Bitmap) horizon.Bitmap 
 // tree's size. stack is scratch (may be nil); the grown stack is returned
 // for reuse.
 func (t *Tree) AnyVisible(g Geometry, overlaps func(l, x, y int) bool, stack []uint64) (bool, []uint64) {
-	// Entries come in pairs: a code position, and the quad as
-	// depth<<32 | x<<16 | y.
+	// Entries come in pairs: the tree (view's id + 1) << 32 | code
+	// position, and the quad as depth<<32 | x<<16 | y.
 	stack = append(stack[:0], 0, 0)
+	v := newView(t)
 	for len(stack) > 0 {
-		pos, pq := stack[len(stack)-2], stack[len(stack)-1]
+		tp, pq := stack[len(stack)-2], stack[len(stack)-1]
 		stack = stack[:len(stack)-2]
 		depth, x, y := int(pq>>32), int(pq>>16)&0xffff, int(pq)&0xffff
 		if !overlaps(g.K-depth, x, y) {
 			continue
 		}
-		switch t.code(int(pos)) {
+		id, pos := int32(tp>>32)-1, int(uint32(tp))
+		id, pos, s := v.follow(id, pos, v.at(id).code(pos))
+		switch s {
 		case Visible:
 			return true, stack
 		case Unknown:
-			c := uint64(t.childBase(int(pos)))
+			c := uint64(id+1)<<32 | uint64(v.at(id).childBase(pos))
 			for k := range 4 {
 				cx, cy := 2*x+k&1, 2*y+k>>1
 				if g.outside(quadPos{depth + 1, cx, cy}) {

@@ -62,6 +62,14 @@ type Tree struct {
 	rank  []uint32 // rank[j]: Unknown codes before code 64·j
 	n     int      // number of codes, Outside ones included
 	nodes int      // number of codes that are not Outside
+
+	// A tree of a shared hierarchy (share.go) may hold references: Outside
+	// codes at positions refs[j]>>refBits (increasing) that stand for
+	// shared subtree refs[j]&(1<<refBits-1) of h. nodes then counts the
+	// nodes the references stand for.
+	refs    []uint32
+	refBits uint8
+	h       *Hierarchy
 }
 
 const (
@@ -101,8 +109,14 @@ func (t *Tree) codes4(i int) uint {
 	return uint(v & 0xff)
 }
 
-// Root returns the root's status.
-func (t *Tree) Root() Status { return t.code(0) }
+// Root returns the root's status (Unknown when the root is a reference to
+// a shared subtree).
+func (t *Tree) Root() Status {
+	if c := t.code(0); c != Outside || len(t.refs) == 0 || t.refs[0]>>t.refBits != 0 {
+		return c
+	}
+	return Unknown
+}
 
 // rankAt returns the number of Unknown codes before position i (0 ≤ i ≤ n).
 func (t *Tree) rankAt(i int) int {
@@ -169,6 +183,7 @@ type writer struct {
 
 func newWriter(dst *Tree) writer {
 	dst.codes, dst.rank, dst.n, dst.nodes = dst.codes[:0], dst.rank[:0], 0, 0
+	dst.refs, dst.h = nil, nil
 	return writer{t: dst}
 }
 
@@ -205,13 +220,16 @@ func (t *Tree) buildRank() {
 	}
 }
 
-// Clone returns a deep copy of t.
+// Clone returns a deep copy of t without references (see CopyTo).
 func (t *Tree) Clone() Tree {
-	return Tree{codes: append([]uint64(nil), t.codes...), rank: append([]uint32(nil), t.rank...), n: t.n, nodes: t.nodes}
+	var c Tree
+	t.CopyTo(&c)
+	return c
 }
 
 // Codes returns the tree's code words (read-only; ⌈Len/32⌉ words, the bits
-// after the last code zero), for serialising.
+// after the last code zero), for serialising. In a tree with references
+// (Shared) a reference is an Outside code.
 func (t *Tree) Codes() []uint64 { return t.codes }
 
 // FormatError reports a malformed encoded tree.
@@ -313,8 +331,15 @@ func (t *Tree) count(s Status) int {
 	return n
 }
 
-// CopyTo makes dst a copy of t, reusing dst's memory.
+// CopyTo makes dst a copy of t, reusing dst's memory. The copy has no
+// references: a tree of a shared hierarchy is expanded (Expand), so that
+// dst can be merged into and kept apart from the hierarchy.
 func (t *Tree) CopyTo(dst *Tree) {
+	if t.Shared() {
+		t.Expand(dst, nil)
+		return
+	}
+	dst.refs, dst.h = nil, nil
 	dst.codes = append(dst.codes[:0], t.codes...)
 	dst.rank = append(dst.rank[:0], t.rank...)
 	dst.n, dst.nodes = t.n, t.nodes

@@ -49,6 +49,7 @@ type levelBits struct {
 type unionItem struct {
 	pos uint32 // code position in the tree being added
 	m   uint32 // Morton code of the quad's first cell
+	id  int32  // the tree: -1 the added tree, else its shared subtree
 	l   uint8  // quad level
 }
 
@@ -168,7 +169,7 @@ func (u *Union) status(l uint8, m uint32) Status {
 // painted area in 64-cell words.
 func (u *Union) Add(t *Tree) {
 	k := uint8(u.g.K)
-	switch t.code(0) {
+	switch t.Root() {
 	case Visible:
 		u.paintIfNew(k, 0)
 		return
@@ -178,15 +179,24 @@ func (u *Union) Add(t *Tree) {
 	}
 	// The stack holds Unknown nodes only: children are read four codes at
 	// a time, Hidden ones dropped and Visible ones painted on the spot.
-	st := append(u.stack[:0], unionItem{0, 0, k})
+	// In a shared tree a reference (an Outside code inside the terrain)
+	// is pushed as the root of its shared subtree.
+	v := newView(t)
+	shared := t.Shared()
+	st := append(u.stack[:0], unionItem{0, 0, -1, k})
+	if shared && t.code(0) == Outside {
+		e, _ := t.refAt(0)
+		st[0].id = int32(e)
+	}
 	for len(st) > 0 {
 		it := st[len(st)-1]
 		st = st[:len(st)-1]
 		if u.status(it.l, it.m) == Visible {
 			continue
 		}
-		c := t.childBase(int(it.pos))
-		four := t.codes4(c)
+		tr := v.at(it.id)
+		c := tr.childBase(int(it.pos))
+		four := tr.codes4(c)
 		l := it.l - 1
 		step := uint32(1) << (2 * l)
 		for j := range uint32(4) {
@@ -194,7 +204,13 @@ func (u *Union) Add(t *Tree) {
 			case Visible:
 				u.paintIfNew(l, it.m+j*step)
 			case Unknown:
-				st = append(st, unionItem{uint32(c) + j, it.m + j*step, l})
+				st = append(st, unionItem{uint32(c) + j, it.m + j*step, it.id, l})
+			case Outside:
+				if shared {
+					if e, ok := v.at(it.id).refAt(c + int(j)); ok {
+						st = append(st, unionItem{0, it.m + j*step, int32(e), l})
+					}
+				}
 			}
 		}
 	}

@@ -1,0 +1,306 @@
+package quadpvs
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"frontiersets/heightmap"
+	"frontiersets/horizon"
+)
+
+// realHierarchy bakes the hierarchical PVS of a small real window, each
+// tree capped at capCodes codes (0: none) as a store's are.
+func realHierarchy(t testing.TB, name string, win heightmap.Window, capCodes int) *Hierarchy {
+	t.Helper()
+	p := filepath.Join("../../shared/data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real DEM %s absent: %v", p, err)
+	}
+	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk := m.NewWorker()
+	g, _ := NewGeometry(dem.Width, dem.Height)
+	h := NewHierarchy(g)
+	var c Capper
+	var capped Tree
+	b := NewHierarchyBuilder(g, func(l, x, y int, t *Tree) error {
+		if capCodes > 0 && t.Len() > capCodes {
+			if err := c.CapCodes(&capped, t, capCodes); err != nil {
+				return err
+			}
+			t = &capped
+		}
+		h.Set(l, x, y, t)
+		return nil
+	})
+	enc := NewEncoder(g)
+	var tr Tree
+	var bm horizon.Bitmap
+	for _, cell := range b.Order() {
+		if bm, err = wk.Viewshed(cell[0], cell[1], bm); err != nil {
+			t.Fatal(err)
+		}
+		enc.Encode(bm, &tr)
+		if err := b.Add(cell[0], cell[1], &tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// checkShared compares every tree of the shared hierarchy s with h's:
+// expanded codes and node counts, the status of every quad, unions,
+// lossless merges and AnyVisible over random regions.
+func checkShared(t *testing.T, h, s *Hierarchy, rng *rand.Rand) {
+	t.Helper()
+	g := h.G
+	var (
+		ex          Tree
+		q           []cursor
+		m           Merger
+		u1, u2      Union
+		ma, mb, acc Tree
+		stack       []uint64
+	)
+	u1.Reset(g)
+	u2.Reset(g)
+	first := h.PVS(0)
+	acc = first.Clone()
+	for i := range h.Quads() {
+		a, b := h.PVS(i), s.PVS(i)
+		q = b.Expand(&ex, q)
+		if !equalTrees(&a, &ex) || b.Nodes() != a.Nodes() || b.Root() != a.Root() {
+			t.Fatalf("quad %d: expands to %d codes, %d nodes, root %v; want %d, %d, %v", i, ex.Len(), b.Nodes(), b.Root(), a.Len(), a.Nodes(), a.Root())
+		}
+		if i%7 == 0 {
+			for l := range g.Levels() {
+				qc, qr := g.QuadsAcross(l)
+				for y := range qr {
+					for x := range qc {
+						if got, want := b.QuadStatus(g, l, x, y), a.QuadStatus(g, l, x, y); got != want {
+							t.Fatalf("quad %d: level %d (%d,%d) %v, want %v", i, l, x, y, got, want)
+						}
+					}
+				}
+			}
+		}
+		if i%5 == 0 {
+			u1.Add(&a)
+			u2.Add(&b)
+			m.Merge(&ma, &acc, &a, Lossy)
+			m.Merge(&mb, &acc, &b, Lossy)
+			if !equalTrees(&ma, &mb) {
+				t.Fatalf("quad %d: lossy merges differ", i)
+			}
+			m.Merge(&mb, &acc, &b, Lossless)
+			acc, mb = mb, acc
+			x0, y0 := rng.IntN(g.Width), rng.IntN(g.Height)
+			x1, y1 := x0+rng.IntN(4)+1, y0+rng.IntN(4)+1
+			overlaps := func(l, x, y int) bool {
+				return x<<l < x1 && (x+1)<<l > x0 && y<<l < y1 && (y+1)<<l > y0
+			}
+			var va, vb bool
+			va, stack = a.AnyVisible(g, overlaps, stack)
+			vb, stack = b.AnyVisible(g, overlaps, stack)
+			if va != vb {
+				t.Fatalf("quad %d: AnyVisible %v, flat %v", i, vb, va)
+			}
+		}
+	}
+	for l := range g.Levels() {
+		qc, qr := g.QuadsAcross(l)
+		for y := range qr {
+			for x := range qc {
+				if a, b := u1.QuadStatus(l, x, y), u2.QuadStatus(l, x, y); a != b {
+					t.Fatalf("union: level %d (%d,%d) %v, flat %v", l, x, y, b, a)
+				}
+			}
+		}
+	}
+}
+
+func TestShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	for _, name := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
+		for _, capCodes := range []int{0, 96} {
+			h := realHierarchy(t, name, heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, capCodes)
+			for _, minCodes := range []int{5, 24} {
+				t.Run(name, func(t *testing.T) {
+					s, st, err := h.Share(ShareOptions{MinCodes: minCodes})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("cap %d, min %d: %+v", capCodes, minCodes, st)
+					// On so small a window the reference index costs about
+					// what sharing saves; the bytes are only checked to be
+					// those of the result.
+					if st.Subtrees == 0 || st.Refs < 2*st.Subtrees || st.CodesKept >= st.CodesFlat || int64(s.Bytes()) != st.BytesShare || int64(h.Bytes()) != st.BytesFlat {
+						t.Fatalf("cap %d, min %d: %+v, %d bytes", capCodes, minCodes, st, s.Bytes())
+					}
+					checkShared(t, h, s, rng)
+					// A reader's check of the same arrays passes.
+					s.Ranks = nil
+					if err := s.BuildRanks(); err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := s.Share(ShareOptions{}); err == nil {
+						t.Error("a shared hierarchy shared again")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestShareIdentical: a hierarchy whose trees are all the same tree keeps
+// one copy, and every quad is a single reference.
+func TestShareIdentical(t *testing.T) {
+	g, _ := NewGeometry(16, 16)
+	bm := horizon.NewBitmap(16, 16)
+	for i := range 256 {
+		if (i*7919)%5 < 2 {
+			bm.Words[i>>6] |= 1 << (i & 63)
+		}
+	}
+	tr := encode(t, g, bm)
+	h := NewHierarchy(g)
+	for l := range g.Levels() {
+		cols, rows := g.QuadsAcross(l)
+		for y := range rows {
+			for x := range cols {
+				h.Set(l, x, y, tr)
+			}
+		}
+	}
+	s, st, err := h.Share(ShareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Subtrees != 1 || st.Refs != h.Quads() || st.CodesKept != int64(h.Quads()+tr.Len()) || st.BytesShare*2 > st.BytesFlat {
+		t.Fatalf("%+v for %d quads of %d codes", st, h.Quads(), tr.Len())
+	}
+	checkShared(t, h, s, rand.New(rand.NewPCG(1, 1)))
+}
+
+// TestShareRejects corrupts a shared hierarchy's references in the ways a
+// reader must catch.
+func TestShareRejects(t *testing.T) {
+	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 0)
+	s, st, err := h.Share(ShareOptions{})
+	if err != nil || st.Subtrees < 2 {
+		t.Fatalf("%+v, %v", st, err)
+	}
+	nq := s.Quads()
+	// A shared subtree with references, and a quad with two or more.
+	sub := -1
+	for i := nq + 1; i < nq+s.Shared; i++ {
+		if s.RefStart[i] < s.RefStart[i+1] {
+			sub = i
+			break
+		}
+	}
+	quad := -1
+	for i := range nq {
+		if s.RefStart[i]+1 < s.RefStart[i+1] {
+			quad = i
+			break
+		}
+	}
+	if sub < 0 || quad < 0 {
+		t.Fatalf("no nested reference (%d) or quad with two (%d)", sub, quad)
+	}
+	clone := func() *Hierarchy {
+		c := *s
+		c.Refs = slices.Clone(s.Refs)
+		c.RefStart, c.NodeCount = slices.Clone(s.RefStart), slices.Clone(s.NodeCount)
+		c.Ranks = nil
+		return &c
+	}
+	cases := map[string]func(c *Hierarchy){
+		"reference out of order": func(c *Hierarchy) {
+			j := c.RefStart[quad]
+			c.Refs[j], c.Refs[j+1] = c.Refs[j+1], c.Refs[j]
+		},
+		"reference on a visible code": func(c *Hierarchy) { setRef(c, quad, 0, -1) },
+		"reference past the tree":     func(c *Hierarchy) { setRef(c, quad, int(c.Len[quad]), -1) },
+		"cycle":                       func(c *Hierarchy) { setRef(c, sub, -1, sub-nq) },
+		"unknown subtree":             func(c *Hierarchy) { setRef(c, quad, -1, c.Shared) },
+		"too few bits":                func(c *Hierarchy) { c.RefBits = 0 },
+		"node count":                  func(c *Hierarchy) { c.NodeCount[quad]++ },
+		"reference index":             func(c *Hierarchy) { c.RefStart = c.RefStart[:len(c.RefStart)-1] },
+		"starts decreasing":           func(c *Hierarchy) { c.RefStart[quad+1] = c.RefStart[quad] - 1 },
+	}
+	for name, corrupt := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := clone()
+			corrupt(c)
+			if err := c.BuildRanks(); err == nil {
+				t.Error("accepted")
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+	// Too deep: a reference whose subtree would reach below the cells.
+	// levels returns each level's first code and the end of t.
+	levels := func(t *Tree) []int {
+		lv := []int{0}
+		for start, size := 0, 1; start < t.n && size > 0; {
+			end := start + size
+			lv = append(lv, end)
+			start, size = end, 4*(t.rankAt(end)-t.rankAt(start))
+		}
+		return lv
+	}
+	deep := false
+	for i := 0; i < nq && !deep; i++ {
+		tr := s.PVS(i)
+		lv := levels(&tr)
+		for j := s.RefStart[i]; j < s.RefStart[i+1] && !deep; j++ {
+			d, _ := slices.BinarySearch(lv, int(s.Refs[j]>>s.RefBits)+1)
+			d--
+			for e := range s.Shared {
+				sub := s.subtree(e)
+				var ex Tree
+				sub.Expand(&ex, nil)
+				if d+len(levels(&ex))-2 > s.G.K {
+					c := clone()
+					c.Refs[j] = c.Refs[j]&^(1<<c.RefBits-1) | uint32(e)
+					err := c.BuildRanks()
+					if err == nil || !strings.Contains(err.Error(), "levels below") {
+						t.Errorf("reference at depth %d to a subtree of %d levels: %v", d, len(levels(&ex))-1, err)
+					}
+					deep = true
+					break
+				}
+			}
+		}
+	}
+	if !deep {
+		t.Error("no reference deep enough to corrupt")
+	}
+}
+
+// setRef rewrites the first reference of tree i: its code position when
+// pos ≥ 0, its shared subtree when e ≥ 0.
+func setRef(h *Hierarchy, i, pos, e int) {
+	j := h.RefStart[i]
+	r := h.Refs[j]
+	if pos >= 0 {
+		r = uint32(pos)<<h.RefBits | r&(1<<h.RefBits-1)
+	}
+	if e >= 0 {
+		r = r&^(1<<h.RefBits-1) | uint32(e)
+	}
+	h.Refs[j] = r
+}
