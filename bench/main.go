@@ -384,7 +384,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 // bench runs and audits every case on each of the terrain's stores.
 func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
 	t, dem, quads, outs := tr.t, tr.dem, tr.quads, tr.outs
-	stats, bakeSec, rss := tr.rec.Stats, tr.rec.BakeSeconds, tr.rec.PeakRSS
+	bakeSec, rss := tr.rec.BakeSeconds, tr.rec.PeakRSS
 	model, err := horizon.New(cli.Terrain(dem), tr.rec.Params) // the bake's parameters
 	if err != nil {
 		return err
@@ -400,9 +400,11 @@ func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
 		if err != nil {
 			return err
 		}
+		// The store's own cap and statistics: those of the bake, or of a
+		// store re-capped with sharing (pvsbake share) put in its place.
 		rep.stores = append(rep.stores, storeRow{Terrain: t.Name, LimitGiB: lim, Accounting: acc, Points: dem.Width * dem.Height,
-			Quads: quads, CapCodes: o.Cap.Codes, CapNodes: o.Cap.Nodes, NodesTotal: stats[i].NodesTotal, NodesMax: stats[i].NodesMax,
-			MemoryBytes: stats[i].MemoryBytes, FileBytes: fi.Size(), HiddenKept: stats[i].HiddenKept,
+			Quads: quads, CapCodes: st.Cap.Codes, CapNodes: st.Cap.Nodes, NodesTotal: st.NodesTotal, NodesMax: st.NodesMax,
+			MemoryBytes: st.MemoryBytes, FileBytes: fi.Size(), HiddenKept: st.HiddenKept,
 			BakeSeconds: bakeSec, PeakRSS: rss, LoadSeconds: time.Since(loadStart).Seconds()})
 		gr, err := grow.New(st.Hierarchy, st.Elev, st.Nodata)
 		if err != nil {

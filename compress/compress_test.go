@@ -2,11 +2,13 @@ package compress
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,11 +170,91 @@ func TestDecodeRejects(t *testing.T) {
 	foreign := bytes.Clone(good)
 	copy(foreign, "GIF89a..")
 	check("foreign", foreign)
-	v3 := bytes.Clone(good)
-	v3[8] = 3
-	check("version 3", v3)
-	if _, err := Decode(bytes.NewReader(v3)); !strings.Contains(err.Error(), "version 3") {
+	v4 := bytes.Clone(good)
+	v4[8] = 4
+	check("version 4", v4)
+	if _, err := Decode(bytes.NewReader(v4)); !strings.Contains(err.Error(), "version 4") {
 		t.Errorf("version error does not name the version: %v", err)
+	}
+}
+
+// sharedStore writes a store of a w×h hierarchy whose trees repeat (each
+// quad's tree is one of three patterns), shared (quadpvs.Hierarchy.Share),
+// and returns its bytes and the hierarchy before sharing.
+func sharedStore(t testing.TB, w, h int) ([]byte, *quadpvs.Hierarchy) {
+	g, _ := quadpvs.NewGeometry(w, h)
+	flat := quadpvs.NewHierarchy(g)
+	rng := rand.New(rand.NewPCG(3, 4))
+	enc := quadpvs.NewEncoder(g)
+	var pats [3]quadpvs.Tree
+	for i := range pats {
+		bm := horizon.NewBitmap(w, h)
+		for c := range w * h {
+			if (c/w)%(i+2) == 0 || rng.IntN(9) == 0 { // rows, and noise
+				bm.Set(c%w, c/w, true)
+			}
+		}
+		enc.Encode(bm, &pats[i])
+	}
+	for l := range g.Levels() {
+		cols, rows := g.QuadsAcross(l)
+		for y := range rows {
+			for x := range cols {
+				flat.Set(l, x, y, &pats[(x+y+l)%3])
+			}
+		}
+	}
+	sh, st, err := flat.Share(quadpvs.ShareOptions{MinCodes: 5})
+	if err != nil || st.Subtrees == 0 {
+		t.Fatalf("share: %+v, %v", st, err)
+	}
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()),
+		BudgetBytes: st.BytesShare, Shared: sh.Shared, RefBits: sh.RefBits}
+	var f memFile
+	wr, err := NewWriter(&f, hd, sh.Quads(), make([]float32, w*h), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.Close(Stats{}); err == nil {
+		t.Fatal("closed without its trees")
+	}
+	if err := wr.AddHierarchy(sh); err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.Close(Stats{Quads: sh.Quads(), MemoryBytes: int64(sh.Bytes())}); err != nil {
+		t.Fatal(err)
+	}
+	return f.b, flat
+}
+
+// TestSharedStoreRoundTrip: a shared store reads back to trees that expand
+// to the hierarchy before sharing; the references survive; a store without
+// its REFS section is refused.
+func TestSharedStoreRoundTrip(t *testing.T) {
+	b, flat := sharedStore(t, 21, 14)
+	s, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Hierarchy
+	if h.Shared == 0 || h.Shared != s.Header.Shared || len(h.Refs) == 0 || s.MemoryBytes != int64(h.Bytes()) {
+		t.Fatalf("%d shared subtrees (header %d), %d references, %d bytes (stats %d)", h.Shared, s.Header.Shared, len(h.Refs), h.Bytes(), s.MemoryBytes)
+	}
+	var ex quadpvs.Tree
+	for q := range flat.Quads() {
+		want, got := flat.PVS(q), h.PVS(q)
+		got.Expand(&ex, nil)
+		if !slices.Equal(ex.Codes(), want.Codes()) || got.Nodes() != want.Nodes() {
+			t.Fatalf("quad %d differs after the round trip", q)
+		}
+	}
+	// Without REFS: drop the section (its header and payload) and rewrite
+	// nothing else; the checksums of the rest still hold.
+	at := bytes.Index(b, []byte(tagRefs))
+	n := int(binary.LittleEndian.Uint64(b[at+8:]))
+	cut := append(bytes.Clone(b[:at]), b[at+sectionHeaderSize+n:]...)
+	if _, err := Decode(bytes.NewReader(cut)); err == nil || !strings.Contains(err.Error(), "missing REFS") {
+		t.Errorf("store without REFS: %v", err)
 	}
 }
 
@@ -200,19 +282,29 @@ func FuzzOpenStore(f *testing.F) {
 		}
 		_ = sized
 		var w quadpvs.Walker
+		var u quadpvs.Union
+		var m quadpvs.Merger
+		var acc quadpvs.Tree
 		g := s.Hierarchy.G
+		u.Reset(g)
+		all := func(l, x, y int) bool { return true }
+		var stack []uint64
 		for q := range s.Hierarchy.Quads() {
 			tr := s.Hierarchy.PVS(q)
 			w.HiddenCells(g, &tr)
 			tr.CellStatus(g, g.Width-1, g.Height-1)
+			u.Add(&tr)
+			_, stack = tr.AnyVisible(g, all, stack)
+			m.Merge(&acc, &tr, &tr, quadpvs.Lossy)
 		}
 	})
 }
 
 // TestWriteSeeds regenerates the fuzz seeds in testdata with
 // UPDATE_SEEDS=1: stores and partial files of the current version, and the
-// crafted stores of TestHostileStores. tiny.pvs and small.pvs stay as they
-// are: version-1 stores, for the reader of old stores.
+// crafted stores of TestHostileStores. tiny.pvs and small.pvs (version 1)
+// and tiny-v2.pvs and small-v2.pvs (version 2) stay as they are, for the
+// reader of old stores.
 func TestWriteSeeds(t *testing.T) {
 	if os.Getenv("UPDATE_SEEDS") == "" {
 		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs and *.part")
@@ -225,9 +317,11 @@ func TestWriteSeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		w, h int
-	}{{"tiny-v2.pvs", 3, 2}, {"small-v2.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}} {
+	}{{"tiny-v3.pvs", 3, 2}, {"small-v3.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}, {"shared.pvs", 12, 10}} {
 		var b []byte
-		if strings.HasSuffix(tc.name, ".part") {
+		if tc.name == "shared.pvs" {
+			b, _ = sharedStore(t, tc.w, tc.h)
+		} else if strings.HasSuffix(tc.name, ".part") {
 			b, _ = testPart(t, tc.w, tc.h, tc.w == 9)
 		} else {
 			b, _ = testStore(t, tc.w, tc.h, tc.w == 9)

@@ -227,9 +227,27 @@ func containsAny(s, wants string) bool {
 	return false
 }
 
+// TestVersion2Stores: stores written before shared subtrees (version 2)
+// are still read.
+func TestVersion2Stores(t *testing.T) {
+	for _, name := range []string{"testdata/tiny-v2.pvs", "testdata/small-v2.pvs"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, v, _ := parseFile(t, b); v != 2 {
+			t.Fatalf("%s: version %d, the seed should stay a version-2 store", name, v)
+		}
+		s, err := Decode(bytes.NewReader(b))
+		if err != nil || s.Shared != 0 || s.Hierarchy.Quads() != s.Quads {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}
+
 // TestVersion1Stores: stores written before section headers had their own
-// checksum are still read, and a version-2 rewrite of the same sections
-// decodes to the same store.
+// checksum are still read, and a rewrite of the same sections in the
+// current version decodes to the same store.
 func TestVersion1Stores(t *testing.T) {
 	for _, name := range []string{"testdata/tiny.pvs", "testdata/small.pvs"} {
 		b, err := os.ReadFile(name)

@@ -22,7 +22,7 @@ import (
 // writes and reads (FORMAT.md).
 const (
 	Magic   = "PVSSTORE"
-	Version = 2
+	Version = 3
 	// Encoding names the tree encoding of the CODE section.
 	Encoding = "quadpvs-bfs-2bit"
 )
@@ -45,6 +45,11 @@ type Header struct {
 	BudgetBytes     int64      `json:"budget_bytes"` // 0 when the cap was given in nodes
 	Cap             Cap        `json:"cap"`
 	Encoding        string     `json:"encoding"`
+	// Shared is the number of shared subtrees (quadpvs.Hierarchy.Share),
+	// stored as trees after the quads'; RefBits the low bits of a
+	// reference that name its subtree. Both 0 in a store without sharing.
+	Shared  int `json:"shared_subtrees,omitempty"`
+	RefBits int `json:"ref_bits,omitempty"`
 }
 
 // VisParams are the per-point visibility parameters (horizon.Params) in the
@@ -154,6 +159,7 @@ const (
 	tagCode = "CODE"
 	tagQidx = "QIDX"
 	tagStat = "STAT"
+	tagRefs = "REFS"
 	tagEnd  = "END "
 
 	codecRaw  = 0
@@ -195,18 +201,25 @@ type Writer struct {
 	idx     []byte // QIDX entries, by quad index
 	set     []bool
 	scratch []byte
+	refs    []byte // REFS payload (shared stores)
 }
 
 // NewWriter starts a store in f for a hierarchy of the given quad count,
 // writing the header, the elevations (metres, row-major, Width×Height) and
-// the nodata cells (nil when none).
+// the nodata cells (nil when none). A header with shared subtrees
+// (h.Shared > 0) takes quads+h.Shared trees and the references
+// (SetRefs) before Close.
 func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Writer, error) {
 	if len(elev) != h.Width*h.Height || (nodata != nil && len(nodata) != len(elev)) {
 		return nil, fmt.Errorf("compress: %d elevations for a %d×%d grid", len(elev), h.Width, h.Height)
 	}
+	if h.Shared < 0 {
+		return nil, fmt.Errorf("compress: %d shared subtrees", h.Shared)
+	}
 	h.Encoding = Encoding
-	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: quads,
-		idx: make([]byte, quads*qidxEntrySize), set: make([]bool, quads)}
+	trees := quads + h.Shared
+	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees,
+		idx: make([]byte, trees*qidxEntrySize), set: make([]bool, trees)}
 	if err := w.start(elev, nodata); err != nil {
 		return nil, err
 	}
@@ -344,18 +357,61 @@ func (w *Writer) Add(q int, t *quadpvs.Tree) error {
 	return nil
 }
 
+// SetRefs sets a shared store's references (quadpvs.Hierarchy's RefStart
+// and Refs, one start per tree and one more).
+func (w *Writer) SetRefs(start, refs []uint32) error {
+	if w.h.Shared == 0 || len(start) != w.quads+1 || int(start[w.quads]) != len(refs) {
+		return fmt.Errorf("compress: %d reference starts and %d references for %d trees, %d shared", len(start), len(refs), w.quads, w.h.Shared)
+	}
+	b := make([]byte, 0, 4*(len(start)+len(refs)))
+	for _, v := range start {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	for _, v := range refs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	w.refs = b
+	return nil
+}
+
+// AddHierarchy adds every tree of h (quads, then shared subtrees) and its
+// references; the header must have h's Shared and RefBits.
+func (w *Writer) AddHierarchy(h *quadpvs.Hierarchy) error {
+	if w.h.Shared != h.Shared || w.h.Shared > 0 && w.h.RefBits != h.RefBits {
+		return fmt.Errorf("compress: header of %d shared subtrees (%d bits) for a hierarchy of %d (%d bits)", w.h.Shared, w.h.RefBits, h.Shared, h.RefBits)
+	}
+	for q := range h.Quads() + h.Shared {
+		t := h.PVS(q)
+		if err := w.Add(q, &t); err != nil {
+			return err
+		}
+	}
+	if h.Shared > 0 {
+		return w.SetRefs(h.RefStart, h.Refs)
+	}
+	return nil
+}
+
 // Close finishes the store with its statistics: the quad index, the
-// statistics, the end marker, and the CODE section's lengths and checksum
-// written back. It does not close f.
+// references of a shared store, the statistics, the end marker, and the
+// CODE section's lengths and checksum written back. It does not close f.
 func (w *Writer) Close(st Stats) error {
 	for q, ok := range w.set {
 		if !ok {
 			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
 		}
 	}
+	if w.h.Shared > 0 && w.refs == nil {
+		return fmt.Errorf("compress: a store of %d shared subtrees closed without its references", w.h.Shared)
+	}
 	codeLen := uint64(w.pos - w.codeAt - sectionHeaderSize)
 	if err := w.section(tagQidx, w.idx); err != nil {
 		return err
+	}
+	if w.refs != nil {
+		if err := w.section(tagRefs, w.refs); err != nil {
+			return err
+		}
 	}
 	return w.finish(st, tagCode, w.codeAt, codeLen, w.crc)
 }
@@ -428,9 +484,9 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 	}
 	s := &Store{}
 	seen := map[string]bool{}
-	var qidx []byte
+	var qidx, refs []byte
 	var codes []uint64
-	var cells, quads uint64
+	var cells, quads uint64 // quads: trees, shared subtrees included
 	for {
 		at := d.off
 		tag, codec, stored, raw, crc, err := d.sectionHeader()
@@ -456,6 +512,10 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			want = (cells + 7) / 8
 		case tagQidx:
 			want = qidxEntrySize * quads
+		case tagRefs:
+			if s.Shared == 0 || raw < 4*(quads+1) || raw%4 != 0 {
+				return nil, &FormatError{at, fmt.Sprintf("REFS section of %d bytes for %d trees, %d shared subtrees", raw, quads, s.Shared)}
+			}
 		case tagEnd:
 		case tagCode:
 			if codec != codecRaw || raw%8 != 0 {
@@ -496,6 +556,8 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			s.Nodata = decodeNodata(payload)[:cells]
 		case tagQidx:
 			qidx = payload
+		case tagRefs:
+			refs = payload
 		case tagStat:
 			if err := json.Unmarshal(payload, &s.Stats); err != nil {
 				return nil, &FormatError{at, "statistics: " + err.Error()}
@@ -507,13 +569,14 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			if err := d.end(); err != nil {
 				return nil, err
 			}
-			return s, s.finish(seen, qidx, codes, d.off)
+			return s, s.finish(seen, qidx, refs, codes, d.off)
 		}
 	}
 }
 
 // check validates what a reader relies on in a store header and returns
-// the grid's cell and quad counts; size is the file's (< 0: unknown).
+// the grid's cell count and tree count (quads and shared subtrees); size is
+// the file's (< 0: unknown).
 func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if h.Encoding != Encoding {
 		return 0, 0, fmt.Errorf("tree encoding %q, this build reads %q", h.Encoding, Encoding)
@@ -528,10 +591,13 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if err := h.Params.Horizon().Validate(); err != nil {
 		return 0, 0, err
 	}
-	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())
+	if h.Shared < 0 || h.Shared > 1<<31 || h.Shared > 0 && (h.RefBits < 1 || h.RefBits > 31 || h.Shared > 1<<h.RefBits) {
+		return 0, 0, fmt.Errorf("%d shared subtrees named by %d bits", h.Shared, h.RefBits)
+	}
+	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())+uint64(h.Shared)
 	if size >= 0 && 8*quads > uint64(size) {
-		return 0, 0, fmt.Errorf("a %d×%d grid has %d quads, whose trees take at least %d bytes; the file has %d",
-			h.Width, h.Height, quads, 8*quads, size)
+		return 0, 0, fmt.Errorf("a %d×%d grid has %d quads and %d shared subtrees, whose trees take at least %d bytes; the file has %d",
+			h.Width, h.Height, g.QuadCount(), h.Shared, 8*quads, size)
 	}
 	return cells, quads, nil
 }
@@ -557,18 +623,35 @@ func decodeNodata(payload []byte) []bool {
 
 // finish checks that the required sections were present and builds the
 // hierarchy; section sizes were checked as they were read.
-func (s *Store) finish(seen map[string]bool, qidx []byte, codes []uint64, end int64) error {
+func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, end int64) error {
 	for _, tag := range []string{tagElev, tagCode, tagQidx, tagStat} {
 		if !seen[tag] {
 			return &FormatError{end, fmt.Sprintf("missing %s section", tag)}
 		}
+	}
+	if s.Shared > 0 && refs == nil {
+		return &FormatError{end, fmt.Sprintf("missing %s section for %d shared subtrees", tagRefs, s.Shared)}
 	}
 	g, err := quadpvs.NewGeometry(s.Width, s.Height)
 	if err != nil {
 		return &FormatError{end, err.Error()}
 	}
 	h := quadpvs.NewHierarchy(g)
-	for q := range h.Quads() {
+	if s.Shared > 0 {
+		trees := h.Quads() + s.Shared
+		h.CodeStart, h.RankStart = make([]uint64, trees), make([]uint64, trees)
+		h.Len, h.NodeCount = make([]uint32, trees), make([]uint32, trees)
+		h.Shared, h.RefBits = s.Shared, s.RefBits
+		h.RefStart = make([]uint32, trees+1)
+		for i := range h.RefStart {
+			h.RefStart[i] = binary.LittleEndian.Uint32(refs[4*i:])
+		}
+		h.Refs = make([]uint32, len(refs)/4-len(h.RefStart))
+		for i := range h.Refs {
+			h.Refs[i] = binary.LittleEndian.Uint32(refs[4*(len(h.RefStart)+i):])
+		}
+	}
+	for q := range h.Quads() + h.Shared {
 		e := qidx[q*qidxEntrySize:]
 		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
 		h.Len[q] = binary.LittleEndian.Uint32(e[8:])

@@ -4,6 +4,7 @@
 //	pvsbake bake DEM -o OUT --budget B          bake a PVS store
 //	pvsbake bake DEM -o PART --budget B --shard i/N  bake one shard of it
 //	pvsbake join -o OUT PART...                 write the stores from all shards
+//	pvsbake share STORE -o OUT --budget B       re-cap a store to a budget with shared subtrees
 //	pvsbake stat STORE                          describe a store as JSON
 //	pvsbake viewshed DEM --at col,row -o out.tif  one observer's visibility
 //	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
@@ -27,6 +28,8 @@ commands:
   bake DEM      bake every point's PVS into a store capped to a memory budget
                 (--shard i/N: one shard's share, into a partial file)
   join PART...  write the stores of a sharded bake from all its partial files
+  share STORE   re-cap a store to a smaller budget, storing repeated subtrees once
+                (bake at a larger budget first: sharing buys back part of the cap)
   stat STORE    print a store's size, nodes, budget and parameters as JSON
   viewshed DEM  write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)
   synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
@@ -50,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runBake(args[1:], stdout, stderr)
 	case "join":
 		return runJoin(args[1:], stdout, stderr)
+	case "share":
+		return runShare(args[1:], stdout, stderr)
 	case "stat":
 		return runStat(args[1:], stdout, stderr)
 	case "viewshed":

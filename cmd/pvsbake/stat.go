@@ -22,6 +22,8 @@ type storeStat struct {
 	FileBytes   int64              `json:"file_bytes"` // the store file
 	BudgetBytes int64              `json:"budget_bytes"`
 	Cap         compress.Cap       `json:"cap"`
+	Shared      int                `json:"shared_subtrees"`
+	Refs        int                `json:"references"`
 	HiddenKept  float64            `json:"hidden_kept"`
 	Width       int                `json:"width"`
 	Height      int                `json:"height"`
@@ -59,6 +61,7 @@ func runStat(args []string, stdout, stderr io.Writer) error {
 		Points: s.Width * s.Height, Quads: s.Hierarchy.Quads(), NodesTotal: s.NodesTotal, NodesMax: s.NodesMax,
 		NodesMean: round(float64(s.NodesTotal)/float64(s.Hierarchy.Quads()), 2),
 		Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
+		Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
 		HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 		Source: s.Source, Window: s.Window, Params: s.Params,
 		LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),

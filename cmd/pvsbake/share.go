@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"frontiersets/compress"
+	"frontiersets/internal/atomicfile"
+	"frontiersets/internal/bake"
+	"frontiersets/internal/cli"
+	"frontiersets/quadpvs"
+)
+
+const shareSynopsis = "pvsbake share STORE -o OUT --budget B [--min-codes 24] [--quiet]"
+
+// runShare re-caps a store to a budget with shared subtrees counted
+// (compress.FitShared, thesis §5.2): the store should come from a bake at
+// a larger budget, whose trees hold what the larger cap that sharing pays
+// for keeps.
+func runShare(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("share", shareSynopsis, stderr)
+	out := fs.String("o", "", "output store `path`")
+	budgetArg := fs.String("budget", "", "memory budget of the shared store, e.g. 100MB or 0.1GiB, in the input's accounting (its cap's kind)")
+	minCodes := fs.Int("min-codes", 24, "consider subtrees of at least this many `codes` for sharing (≥ 5)")
+	quiet := fs.Bool("quiet", false, "do not report each trial cap")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *out == "" || *budgetArg == "" || *minCodes < 5 {
+		fs.Usage()
+		return cli.Usagef("share takes one store, -o, --budget and --min-codes ≥ 5")
+	}
+	budget, err := compress.ParseBytes(*budgetArg)
+	if err != nil {
+		return cli.Usagef("--budget: %v", err)
+	}
+	s, err := bake.OpenStore(pos[0])
+	if err != nil {
+		return err
+	}
+	if s.Header.Shared > 0 {
+		return fmt.Errorf("%s already has shared subtrees: share a store straight from pvsbake bake", pos[0])
+	}
+	progress := func(c compress.Cap, size int64, fits bool) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "share: cap %s: %s shared, %s\n", capString(c), compress.FormatBytes(size), map[bool]string{true: "fits", false: "over the budget"}[fits])
+		}
+	}
+	h, c, st, err := compress.FitShared(s.Hierarchy, s.Cap, budget, quadpvs.ShareOptions{MinCodes: *minCodes}, progress)
+	if errors.Is(err, compress.ErrBudget) || errors.Is(err, compress.ErrCannotShare) {
+		return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
+	}
+	if err != nil {
+		return err
+	}
+	stats := sharedStats(s, h, c)
+	hd := s.Header
+	hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
+	if err := writeStore(*out, hd, h, s, stats); err != nil {
+		return err
+	}
+	before := st.BytesFlat // the same trees unshared, in the cap's accounting
+	if c.Nodes > 0 {
+		before = compress.ThesisBytesPerNode * stats.NodesTotal
+	}
+	fmt.Fprintf(stdout, "%s: cap %s (the budget alone allows %s), %d shared subtrees, %d references, %s in memory (%s unshared), hidden kept %.2f%% (input %.2f%%)\n",
+		*out, capString(c), capString(unsharedCap(budget, s)), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
+		compress.FormatBytes(before), 100*stats.HiddenKept, 100*s.HiddenKept)
+	return nil
+}
+
+func capString(c compress.Cap) string {
+	if c.Nodes > 0 {
+		return fmt.Sprintf("%d nodes", c.Nodes)
+	}
+	return fmt.Sprintf("%d codes", c.Codes)
+}
+
+// unsharedCap is the cap the budget gives without sharing, in s's
+// accounting.
+func unsharedCap(budget int64, s *compress.Store) compress.Cap {
+	if s.Cap.Nodes > 0 {
+		c, _ := compress.ThesisNodeCap(budget, s.Hierarchy.Quads())
+		return c
+	}
+	c, _ := compress.CapForBudget(budget, s.Hierarchy.Quads())
+	return c
+}
+
+// sharedStats are the statistics of the shared store h re-capped from s
+// at c. Hidden cells kept compose: s's kept fraction times what the new
+// cap keeps of s's trees, over every 16th quad (the bake's sample).
+func sharedStats(s *compress.Store, h *quadpvs.Hierarchy, c compress.Cap) compress.Stats {
+	st := compress.Stats{Quads: h.Quads(), MemoryBytes: c.Size(h)}
+	var w quadpvs.Walker
+	var before, after int64
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		st.NodesTotal += int64(t.Nodes())
+		st.NodesMax = max(st.NodesMax, t.Nodes())
+		if q%16 == 0 {
+			in := s.Hierarchy.PVS(q)
+			before += int64(w.HiddenCells(h.G, &in))
+			after += int64(w.HiddenCells(h.G, &t))
+			st.HiddenQuads++
+		}
+	}
+	for _, n := range h.Len {
+		st.CodesTotal += int64(n)
+	}
+	st.HiddenKept = s.HiddenKept
+	if before > 0 {
+		st.HiddenKept *= float64(after) / float64(before)
+	}
+	return st
+}
+
+// writeStore writes the hierarchy h with s's grid to path, through a
+// temporary file renamed on success.
+func writeStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compress.Store, st compress.Stats) error {
+	t, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := compress.NewWriter(t, hd, h.Quads(), s.Elev, s.Nodata)
+	if err == nil {
+		err = w.AddHierarchy(h)
+	}
+	if err == nil {
+		err = w.Close(st)
+	}
+	if err != nil {
+		t.Abort()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.CommitAll([]*atomicfile.Temp{t})
+}

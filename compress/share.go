@@ -1,0 +1,145 @@
+package compress
+
+import (
+	"errors"
+	"fmt"
+
+	"frontiersets/quadpvs"
+)
+
+// ErrCannotShare is returned by FitShared when no cap of the input's kind
+// fits the budget once shared: even the input's trees at the cap the
+// budget allows without sharing do not (sharing's own index costs more
+// than it saves).
+var ErrCannotShare = errors.New("compress: sharing does not fit the budget")
+
+// Recap returns h's trees each capped at cp with cp's policy (Cap.Apply),
+// in a new hierarchy without references. Re-capping a store's trees at a
+// cap no larger than the one it was baked with gives the trees a bake at
+// the smaller cap would have written: a smaller cap continues the larger
+// one's collapses (quadpvs.Capper, for both policies).
+func Recap(h *quadpvs.Hierarchy, cp Cap) (*quadpvs.Hierarchy, error) {
+	if h.Shared > 0 {
+		return nil, errors.New("compress: re-capping a shared hierarchy: share after capping")
+	}
+	out := quadpvs.NewHierarchy(h.G)
+	var c quadpvs.Capper
+	var dst quadpvs.Tree
+	for l := range h.G.Levels() {
+		cols, rows := h.G.QuadsAcross(l)
+		for y := range rows {
+			for x := range cols {
+				t := h.PVS(h.QuadIndex(l, x, y))
+				out.Set(l, x, y, cp.Apply(&c, h.G, &dst, &t))
+			}
+		}
+	}
+	return out, nil
+}
+
+// Size returns the memory h takes in the accounting of cp's kind: the
+// loaded hierarchy's bytes (Hierarchy.Bytes) for a code cap, the thesis's
+// 3 bytes per stored node for a node cap (quadpvs.Hierarchy.StoredNodes:
+// a reference is one node, whose child index points at the shared
+// subtree).
+func (cp Cap) Size(h *quadpvs.Hierarchy) int64 {
+	if cp.Nodes > 0 {
+		return ThesisBytesPerNode * h.StoredNodes()
+	}
+	return int64(h.Bytes())
+}
+
+// FitShared re-caps h (a store's trees, capped at from: zero for none) at
+// the largest cap of from's kind and policy whose shared hierarchy
+// (quadpvs.Hierarchy.Share with opt) fits budget bytes in that kind's
+// accounting (Size), and returns it with its cap. The search starts from
+// the cap the budget allows without sharing (CapForBudget or
+// ThesisNodeCap), which always fits unshared, and ends at from (a store
+// holds nothing beyond its own cap): bake at a larger budget to give
+// sharing room. It stops when the cap is known to within 1% (or 32
+// codes, 8 nodes). progress, when not nil, is called after each trial.
+// Errors: ErrBudget for a budget below one node per quad; ErrCannotShare.
+func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOptions, progress func(c Cap, size int64, fits bool)) (*quadpvs.Hierarchy, Cap, quadpvs.ShareStats, error) {
+	var lo Cap
+	var err error
+	if from.Nodes > 0 {
+		lo, err = ThesisNodeCap(budget, h.Quads())
+	} else {
+		lo, err = CapForBudget(budget, h.Quads())
+	}
+	if err != nil {
+		return nil, Cap{}, quadpvs.ShareStats{}, err
+	}
+	lo.MinLoss = from.MinLoss
+	// hi: the input's own cap, or its largest tree when uncapped.
+	hi := from
+	if hi.Codes == 0 && hi.Nodes == 0 {
+		for q := range h.Quads() {
+			t := h.PVS(q)
+			if lo.Nodes > 0 {
+				hi.Nodes = max(hi.Nodes, t.Nodes())
+			} else {
+				hi.Codes = max(hi.Codes, t.Len())
+			}
+		}
+	}
+	val := func(c Cap) int { return c.Codes + c.Nodes }
+	with := func(v int) Cap {
+		c := lo
+		if c.Nodes > 0 {
+			c.Nodes = v
+		} else {
+			c.Codes = v
+		}
+		return c
+	}
+	try := func(v int) (*quadpvs.Hierarchy, quadpvs.ShareStats, bool, error) {
+		c := with(v)
+		r, err := Recap(h, c)
+		if err != nil {
+			return nil, quadpvs.ShareStats{}, false, err
+		}
+		s, st, err := r.Share(opt)
+		if err != nil {
+			return nil, st, false, err
+		}
+		size := c.Size(s)
+		if progress != nil {
+			progress(c, size, size <= budget)
+		}
+		return s, st, size <= budget, nil
+	}
+	a, b := val(lo), max(val(hi), val(lo))
+	best, bestSt, ok, err := try(a)
+	if err != nil {
+		return nil, Cap{}, bestSt, err
+	}
+	if !ok {
+		return nil, Cap{}, bestSt, fmt.Errorf("%w: at the unshared cap %+v the shared store is larger than %s", ErrCannotShare, lo, FormatBytes(budget))
+	}
+	bestV := a
+	if b > a {
+		if s, st, ok, err := try(b); err != nil {
+			return nil, Cap{}, st, err
+		} else if ok {
+			best, bestSt, bestV, a = s, st, b, b
+		}
+	}
+	step := 32
+	if lo.Nodes > 0 {
+		step = 8
+	}
+	for b-a > max(step, a/100) {
+		m := a + (b-a)/2
+		s, st, ok, err := try(m)
+		if err != nil {
+			return nil, Cap{}, st, err
+		}
+		if ok {
+			best, bestSt, bestV, a = s, st, m, m
+		} else {
+			b = m
+		}
+	}
+	return best, with(bestV), bestSt, nil
+}
