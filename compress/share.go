@@ -2,16 +2,9 @@ package compress
 
 import (
 	"errors"
-	"fmt"
 
 	"frontiersets/quadpvs"
 )
-
-// ErrCannotShare is returned by FitShared when no cap of the input's kind
-// fits the budget once shared: even the input's trees at the cap the
-// budget allows without sharing do not (sharing's own index costs more
-// than it saves).
-var ErrCannotShare = errors.New("compress: sharing does not fit the budget")
 
 // Recap returns h's trees each capped at cp with cp's policy (Cap.Apply),
 // in a new hierarchy without references. Re-capping a store's trees at a
@@ -58,7 +51,10 @@ func (cp Cap) Size(h *quadpvs.Hierarchy) int64 {
 // holds nothing beyond its own cap): bake at a larger budget to give
 // sharing room. It stops when the cap is known to within 1% (or 32
 // codes, 8 nodes). progress, when not nil, is called after each trial.
-// Errors: ErrBudget for a budget below one node per quad; ErrCannotShare.
+// When sharing does not let a larger cap fit (on small terrains the
+// reference index costs more than sharing saves), the result is the
+// hierarchy at the unshared cap without sharing (Shared 0). Errors: ErrBudget for
+// a budget below one node per quad.
 func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOptions, progress func(c Cap, size int64, fits bool)) (*quadpvs.Hierarchy, Cap, quadpvs.ShareStats, error) {
 	var lo Cap
 	var err error
@@ -93,12 +89,14 @@ func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOp
 		}
 		return c
 	}
+	var flat *quadpvs.Hierarchy // the last trial, unshared
 	try := func(v int) (*quadpvs.Hierarchy, quadpvs.ShareStats, bool, error) {
 		c := with(v)
 		r, err := Recap(h, c)
 		if err != nil {
 			return nil, quadpvs.ShareStats{}, false, err
 		}
+		flat = r
 		s, st, err := r.Share(opt)
 		if err != nil {
 			return nil, st, false, err
@@ -115,7 +113,7 @@ func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOp
 		return nil, Cap{}, bestSt, err
 	}
 	if !ok {
-		return nil, Cap{}, bestSt, fmt.Errorf("%w: at the unshared cap %+v the shared store is larger than %s", ErrCannotShare, lo, FormatBytes(budget))
+		return flat, lo, quadpvs.ShareStats{CodesFlat: bestSt.CodesFlat, CodesKept: bestSt.CodesFlat, BytesFlat: bestSt.BytesFlat, BytesShare: bestSt.BytesFlat}, nil
 	}
 	bestV := a
 	if b > a {
@@ -140,6 +138,12 @@ func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOp
 		} else {
 			b = m
 		}
+	}
+	if bestV == val(lo) && bestSt.BytesShare >= bestSt.BytesFlat {
+		// Sharing only pays at caps that do not fit: the unshared trees
+		// at the same cap are smaller.
+		r, err := Recap(h, lo)
+		return r, lo, quadpvs.ShareStats{CodesFlat: bestSt.CodesFlat, CodesKept: bestSt.CodesFlat, BytesFlat: bestSt.BytesFlat, BytesShare: bestSt.BytesFlat}, err
 	}
 	return best, with(bestV), bestSt, nil
 }

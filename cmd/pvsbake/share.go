@@ -49,11 +49,14 @@ func runShare(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	h, c, st, err := compress.FitShared(s.Hierarchy, s.Cap, budget, quadpvs.ShareOptions{MinCodes: *minCodes}, progress)
-	if errors.Is(err, compress.ErrBudget) || errors.Is(err, compress.ErrCannotShare) {
+	if errors.Is(err, compress.ErrBudget) {
 		return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
 	}
 	if err != nil {
 		return err
+	}
+	if h.Shared == 0 {
+		fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
 	}
 	stats := sharedStats(s, h, c)
 	hd := s.Header
