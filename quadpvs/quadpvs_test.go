@@ -249,8 +249,9 @@ func TestMergeInto(t *testing.T) {
 	checkTree(t, g, acc, want)
 }
 
-// realPVSs returns viewsheds of a few observers on a small real window.
-func realPVSs(t testing.TB, name string, win heightmap.Window, n int) (Geometry, []horizon.Bitmap) {
+// realWorker loads a small window of a real DEM and returns its geometry
+// and a visibility worker with the default parameters.
+func realWorker(t testing.TB, name string, win heightmap.Window) (Geometry, *horizon.Worker) {
 	t.Helper()
 	p := filepath.Join("../../shared/data", name)
 	if _, err := os.Stat(p); err != nil {
@@ -265,11 +266,17 @@ func realPVSs(t testing.TB, name string, win heightmap.Window, n int) (Geometry,
 		t.Fatal(err)
 	}
 	g, _ := NewGeometry(dem.Width, dem.Height)
-	wk := m.NewWorker()
+	return g, m.NewWorker()
+}
+
+// realPVSs returns viewsheds of a few observers on a small real window.
+func realPVSs(t testing.TB, name string, win heightmap.Window, n int) (Geometry, []horizon.Bitmap) {
+	t.Helper()
+	g, wk := realWorker(t, name, win)
 	rng := rand.New(rand.NewPCG(4, 4))
 	var out []horizon.Bitmap
 	for range n {
-		b, err := wk.Viewshed(rng.IntN(dem.Width), rng.IntN(dem.Height), horizon.Bitmap{})
+		b, err := wk.Viewshed(rng.IntN(g.Width), rng.IntN(g.Height), horizon.Bitmap{})
 		if err != nil {
 			t.Fatal(err)
 		}

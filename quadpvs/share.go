@@ -541,3 +541,15 @@ func (h *Hierarchy) checkRefs() error {
 	}
 	return nil
 }
+
+// StoredNodes returns the nodes h stores: every tree's codes that are not
+// Outside, shared subtrees included, each reference counted as one node.
+// Without sharing it is the sum of the trees' node counts.
+func (h *Hierarchy) StoredNodes() int64 {
+	n := int64(len(h.Refs))
+	for q := range h.Len {
+		t := h.PVS(q)
+		n += int64(t.n - t.count(Outside))
+	}
+	return n
+}

@@ -2,8 +2,6 @@ package quadpvs
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,20 +14,7 @@ import (
 // tree capped at capCodes codes (0: none) as a store's are.
 func realHierarchy(t testing.TB, name string, win heightmap.Window, capCodes int) *Hierarchy {
 	t.Helper()
-	p := filepath.Join("../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wk := m.NewWorker()
-	g, _ := NewGeometry(dem.Width, dem.Height)
+	g, wk := realWorker(t, name, win)
 	h := NewHierarchy(g)
 	var c Capper
 	var capped Tree
@@ -46,6 +31,7 @@ func realHierarchy(t testing.TB, name string, win heightmap.Window, capCodes int
 	enc := NewEncoder(g)
 	var tr Tree
 	var bm horizon.Bitmap
+	var err error
 	for _, cell := range b.Order() {
 		if bm, err = wk.Viewshed(cell[0], cell[1], bm); err != nil {
 			t.Fatal(err)
@@ -303,4 +289,49 @@ func setRef(h *Hierarchy, i, pos, e int) {
 		r = r&^(1<<h.RefBits-1) | uint32(e)
 	}
 	h.Refs[j] = r
+}
+
+// TestCapOfCapped: capping a capped tree again at a smaller cap gives the
+// tree capped at the smaller cap directly, for both policies and both
+// kinds of cap, on real trees: what re-capping a store relies on
+// (compress.Recap).
+func TestCapOfCapped(t *testing.T) {
+	for _, name := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
+		h := realHierarchy(t, name, heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 0)
+		for _, minLoss := range []bool{false, true} {
+			c := Capper{MinLoss: minLoss, G: h.G}
+			var once, twice, direct Tree
+			checked := 0
+			for q := 0; q < h.Quads(); q += 3 {
+				tr := h.PVS(q)
+				for _, codes := range []bool{false, true} {
+					size := tr.Nodes()
+					if codes {
+						size = tr.Len()
+					}
+					if size < 40 {
+						continue
+					}
+					c1, c2 := size*3/4, size/3
+					capAt := func(dst, src *Tree, n int) {
+						if codes {
+							c.CapCodes(dst, src, n)
+						} else {
+							c.Cap(dst, src, n)
+						}
+					}
+					capAt(&once, &tr, c1)
+					capAt(&twice, &once, c2)
+					capAt(&direct, &tr, c2)
+					if !equalTrees(&twice, &direct) {
+						t.Fatalf("%s quad %d, min-loss %v, codes %v: capped at %d then %d differs from %d directly", name, q, minLoss, codes, c1, c2, c2)
+					}
+					checked++
+				}
+			}
+			if checked < 100 {
+				t.Fatalf("%s: only %d trees checked", name, checked)
+			}
+		}
+	}
 }
