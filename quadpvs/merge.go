@@ -24,8 +24,9 @@ func (m Mode) String() string {
 // for concurrent use.
 type Merger struct {
 	q      []pair
-	fa, fb Tree // shared trees, expanded
+	fa     Tree // a shared first operand, expanded
 	cq     []cursor
+	sq     []spair
 }
 
 // pair is a node of a (or -1) and the node of b at the same quad (or -1):
@@ -41,11 +42,16 @@ type pair struct{ a, b int32 }
 //	at least one Visible      → Visible
 //	one Unknown, other Hidden → the Unknown subtree (Lossless) or Visible (Lossy)
 //
-// Time is linear in the nodes visited, at most a.Len() + b.Len(); a tree
-// with references (a shared hierarchy's) is expanded first, in time linear
-// in its expanded codes.
+// Time is linear in the nodes visited, at most a.Len() + b.Len(). When b
+// has references (a shared hierarchy's tree) they are followed in place
+// (mergeShared), so that the cost stays that of the nodes visited; a
+// shared a is expanded first.
 func (m *Merger) Merge(dst, a, b *Tree, mode Mode) {
-	a, b = a.flat(&m.fa, &m.cq), b.flat(&m.fb, &m.cq)
+	a = a.flat(&m.fa, &m.cq)
+	if b.Shared() {
+		m.mergeShared(dst, a, b, mode)
+		return
+	}
 	w := newWriter(dst)
 	q := append(m.q[:0], pair{0, 0})
 	for h := 0; h < len(q); h++ {
@@ -90,6 +96,68 @@ func (m *Merger) Merge(dst, a, b *Tree, mode Mode) {
 		w.put(s)
 	}
 	m.q = q
+	w.finish()
+}
+
+// spair is pair with b's tree (view's id: -1 b itself, else its shared
+// subtree).
+type spair struct{ a, b, id int32 }
+
+// mergeShared is Merge for a b with references: b's side is a node of b or
+// of one of its shared subtrees, a reference read as the Unknown root of
+// its subtree.
+func (m *Merger) mergeShared(dst, a, b *Tree, mode Mode) {
+	w := newWriter(dst)
+	v := newView(b)
+	q := append(m.sq[:0], spair{0, 0, -1})
+	for h := 0; h < len(q); h++ {
+		p := q[h]
+		var s, sb Status
+		id, pb := p.id, int(p.b)
+		if p.b >= 0 {
+			id, pb, sb = v.follow(p.id, pb, v.at(p.id).code(pb))
+		}
+		// children of b's node, in its tree
+		bkids := func() int32 { return int32(v.at(id).childBase(pb)) }
+		switch {
+		case p.b < 0: // copying a's subtree
+			s = a.code(int(p.a))
+			if s == Unknown {
+				c := int32(a.childBase(int(p.a)))
+				q = append(q, spair{c, -1, 0}, spair{c + 1, -1, 0}, spair{c + 2, -1, 0}, spair{c + 3, -1, 0})
+			}
+		case p.a < 0: // copying b's subtree
+			s = sb
+			if s == Unknown {
+				c := bkids()
+				q = append(q, spair{-1, c, id}, spair{-1, c + 1, id}, spair{-1, c + 2, id}, spair{-1, c + 3, id})
+			}
+		default:
+			sa := a.code(int(p.a))
+			switch {
+			case sa == Visible || sb == Visible:
+				s = Visible
+			case sa == sb && sa != Unknown: // Hidden or Outside on both
+				s = sa
+			case sa == Unknown && sb == Unknown:
+				s = Unknown
+				ca, cb := int32(a.childBase(int(p.a))), bkids()
+				q = append(q, spair{ca, cb, id}, spair{ca + 1, cb + 1, id}, spair{ca + 2, cb + 2, id}, spair{ca + 3, cb + 3, id})
+			case mode == Lossy:
+				s = Visible
+			case sa == Unknown: // sb Hidden
+				s = Unknown
+				c := int32(a.childBase(int(p.a)))
+				q = append(q, spair{c, -1, 0}, spair{c + 1, -1, 0}, spair{c + 2, -1, 0}, spair{c + 3, -1, 0})
+			default: // sb Unknown, sa Hidden
+				s = Unknown
+				c := bkids()
+				q = append(q, spair{-1, c, id}, spair{-1, c + 1, id}, spair{-1, c + 2, id}, spair{-1, c + 3, id})
+			}
+		}
+		w.put(s)
+	}
+	m.sq = q
 	w.finish()
 }
 
