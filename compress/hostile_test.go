@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,3 +300,53 @@ func TestDecodeStream(t *testing.T) {
 type slowReader struct{ r io.Reader }
 
 func (s *slowReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), 3)]) }
+
+// TestHostileSharedStores: a shared store whose references are wrong but
+// whose checksums hold is refused with a *FormatError, never a panic.
+func TestHostileSharedStores(t *testing.T) {
+	good, _ := sharedStore(t, 21, 14)
+	m, v, secs := parseFile(t, good)
+	refs := -1
+	for i, s := range secs {
+		if s.tag == tagRefs {
+			refs = i
+		}
+	}
+	if refs < 0 {
+		t.Fatal("no REFS section")
+	}
+	s, err := Decode(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees := s.Hierarchy.Quads() + s.Shared
+	first := 4 * (trees + 1) // offset of the first reference
+	for name, corrupt := range map[string]func(p []byte){
+		"subtree out of range": func(p []byte) {
+			r := binary.LittleEndian.Uint32(p[first:])
+			binary.LittleEndian.PutUint32(p[first:], r|(1<<s.RefBits-1))
+		},
+		"reference past its tree": func(p []byte) {
+			r := binary.LittleEndian.Uint32(p[first:])
+			binary.LittleEndian.PutUint32(p[first:], r|^uint32(1<<s.RefBits-1))
+		},
+		"starts past the references": func(p []byte) { binary.LittleEndian.PutUint32(p[4:], 1<<30) },
+		"truncated":                  func(p []byte) {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := slices.Clone(secs)
+			p := bytes.Clone(c[refs].payload)
+			corrupt(p)
+			if name == "truncated" {
+				p = p[:first-4]
+			}
+			c[refs].payload, c[refs].raw = p, uint64(len(p))
+			_, err := Decode(bytes.NewReader(assemble(m, v, c)))
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %v, want a *FormatError", err)
+			}
+			t.Log(err)
+		})
+	}
+}

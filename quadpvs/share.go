@@ -508,7 +508,10 @@ func (h *Hierarchy) checkRefs() error {
 			if j > lo && p <= h.Refs[j-1]>>b {
 				return &FormatError{int(p), name + ": references out of order"}
 			}
-			if int(p) >= t.n || t.code(int(p)) != Outside {
+			if int(p) >= t.n {
+				return &FormatError{int(p), fmt.Sprintf("%s: reference past the tree's %d codes", name, t.n)}
+			}
+			if t.code(int(p)) != Outside {
 				return &FormatError{int(p), name + ": reference on a code that is not outside"}
 			}
 			if int(e) >= ns || (i >= nq && int(e) >= i-nq) {
