@@ -23,10 +23,10 @@ func (m Mode) String() string {
 // goroutine so that merging allocates nothing in steady state. It is not safe
 // for concurrent use.
 type Merger struct {
-	q      []pair
-	fa     Tree // a shared first operand, expanded
-	cq     []cursor
-	sq     []spair
+	q  []pair
+	fa Tree // a shared first operand, expanded
+	cq []cursor
+	sq []spair
 }
 
 // pair is a node of a (or -1) and the node of b at the same quad (or -1):
@@ -47,7 +47,9 @@ type pair struct{ a, b int32 }
 // (mergeShared), so that the cost stays that of the nodes visited; a
 // shared a is expanded first.
 func (m *Merger) Merge(dst, a, b *Tree, mode Mode) {
-	a = a.flat(&m.fa, &m.cq)
+	if a.Shared() {
+		a = a.flat(&m.fa, &m.cq)
+	}
 	if b.Shared() {
 		m.mergeShared(dst, a, b, mode)
 		return

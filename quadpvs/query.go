@@ -8,6 +8,24 @@ import "frontiersets/horizon"
 // when the quad's own node is Unknown. Cost: one step per level above l.
 // The quad must intersect the terrain.
 func (t *Tree) QuadStatus(g Geometry, l, qx, qy int) Status {
+	if len(t.refs) > 0 {
+		return t.quadStatusShared(g, l, qx, qy)
+	}
+	depth := g.K - l
+	i := 0
+	for d := 0; ; d++ {
+		c := t.code(i)
+		if c != Unknown || d == depth {
+			return c
+		}
+		shift := uint(depth - d - 1)
+		i = t.childBase(i) + int(qy>>shift&1)<<1 + int(qx>>shift&1)
+	}
+}
+
+// quadStatusShared is QuadStatus for a tree with references, which it
+// follows into their shared subtrees.
+func (t *Tree) quadStatusShared(g Geometry, l, qx, qy int) Status {
 	depth := g.K - l
 	i := 0
 	var sub Tree // the shared subtree being walked
