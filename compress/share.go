@@ -42,41 +42,45 @@ func (cp Cap) Size(h *quadpvs.Hierarchy) int64 {
 	return int64(h.Bytes())
 }
 
+// BudgetCap returns the cap budget bytes allow without sharing, of kind's
+// kind (a node cap when kind.Nodes > 0: ThesisNodeCap; else a code cap:
+// CapForBudget) and with kind's policy. Errors wrap ErrBudget.
+func BudgetCap(kind Cap, budget int64, quads int) (Cap, error) {
+	var c Cap
+	var err error
+	if kind.Nodes > 0 {
+		c, err = ThesisNodeCap(budget, quads)
+	} else {
+		c, err = CapForBudget(budget, quads)
+	}
+	c.MinLoss = kind.MinLoss
+	return c, err
+}
+
 // FitShared re-caps h (a store's trees, capped at from: zero for none) at
 // the largest cap of from's kind and policy whose shared hierarchy
 // (quadpvs.Hierarchy.Share with opt) fits budget bytes in that kind's
 // accounting (Size), and returns it with its cap. The search starts from
-// the cap the budget allows without sharing (CapForBudget or
-// ThesisNodeCap), which always fits unshared, and ends at from (a store
-// holds nothing beyond its own cap): bake at a larger budget to give
-// sharing room. It stops when the cap is known to within 1% (or 32
-// codes, 8 nodes). progress, when not nil, is called after each trial.
-// When sharing does not let a larger cap fit (on small terrains the
-// reference index costs more than sharing saves), the result is the
-// hierarchy at the unshared cap without sharing (Shared 0). Errors: ErrBudget for
-// a budget below one node per quad.
+// the cap the budget allows without sharing (BudgetCap), which always
+// fits unshared, and ends at from (a store holds nothing beyond its own
+// cap): bake at a larger budget to give sharing room. It stops when the
+// cap is known to within 1% (or 32 codes, 8 nodes). progress, when not
+// nil, is called after each trial. When sharing lets no larger cap fit
+// and does not make the trees at the unshared cap smaller (on small
+// terrains the reference index costs more than sharing saves), the result
+// is the hierarchy at the unshared cap without sharing (Shared 0). Errors:
+// ErrBudget for a budget below one node per quad.
 func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOptions, progress func(c Cap, size int64, fits bool)) (*quadpvs.Hierarchy, Cap, quadpvs.ShareStats, error) {
-	var lo Cap
-	var err error
-	if from.Nodes > 0 {
-		lo, err = ThesisNodeCap(budget, h.Quads())
-	} else {
-		lo, err = CapForBudget(budget, h.Quads())
-	}
+	lo, err := BudgetCap(from, budget, h.Quads())
 	if err != nil {
 		return nil, Cap{}, quadpvs.ShareStats{}, err
 	}
-	lo.MinLoss = from.MinLoss
 	// hi: the input's own cap, or its largest tree when uncapped.
 	hi := from
 	if hi.Codes == 0 && hi.Nodes == 0 {
 		for q := range h.Quads() {
 			t := h.PVS(q)
-			if lo.Nodes > 0 {
-				hi.Nodes = max(hi.Nodes, t.Nodes())
-			} else {
-				hi.Codes = max(hi.Codes, t.Len())
-			}
+			hi.Codes = max(hi.Codes, t.Len())
 		}
 	}
 	val := func(c Cap) int { return c.Codes + c.Nodes }
@@ -89,61 +93,58 @@ func FitShared(h *quadpvs.Hierarchy, from Cap, budget int64, opt quadpvs.ShareOp
 		}
 		return c
 	}
-	var flat *quadpvs.Hierarchy // the last trial, unshared
-	try := func(v int) (*quadpvs.Hierarchy, quadpvs.ShareStats, bool, error) {
+	var loFlat *quadpvs.Hierarchy // the trees at lo, unshared
+	try := func(v int) (*quadpvs.Hierarchy, quadpvs.ShareStats, int64, error) {
 		c := with(v)
 		r, err := Recap(h, c)
 		if err != nil {
-			return nil, quadpvs.ShareStats{}, false, err
+			return nil, quadpvs.ShareStats{}, 0, err
 		}
-		flat = r
+		if loFlat == nil {
+			loFlat = r
+		}
 		s, st, err := r.Share(opt)
 		if err != nil {
-			return nil, st, false, err
+			return nil, st, 0, err
 		}
 		size := c.Size(s)
 		if progress != nil {
 			progress(c, size, size <= budget)
 		}
-		return s, st, size <= budget, nil
+		return s, st, size, nil
 	}
 	a, b := val(lo), max(val(hi), val(lo))
-	best, bestSt, ok, err := try(a)
+	best, bestSt, size, err := try(a)
 	if err != nil {
 		return nil, Cap{}, bestSt, err
 	}
-	if !ok {
-		return flat, lo, quadpvs.ShareStats{CodesFlat: bestSt.CodesFlat, CodesKept: bestSt.CodesFlat, BytesFlat: bestSt.BytesFlat, BytesShare: bestSt.BytesFlat}, nil
+	if size > budget || size >= lo.Size(loFlat) {
+		// Sharing does not pay at the unshared cap; a larger one is tried
+		// only if the shared trees fit there at all.
+		best = nil
 	}
-	bestV := a
-	if b > a {
-		if s, st, ok, err := try(b); err != nil {
-			return nil, Cap{}, st, err
-		} else if ok {
-			best, bestSt, bestV, a = s, st, b, b
-		}
-	}
+	bestV, fits := a, a // fits: the largest cap known to fit, or lo
 	step := 32
 	if lo.Nodes > 0 {
 		step = 8
 	}
-	for b-a > max(step, a/100) {
-		m := a + (b-a)/2
-		s, st, ok, err := try(m)
+	for m := b; m > fits; m = fits + (b-fits)/2 { // hi first, then bisect
+		s, st, size, err := try(m)
 		if err != nil {
 			return nil, Cap{}, st, err
 		}
-		if ok {
-			best, bestSt, bestV, a = s, st, m, m
+		if size <= budget {
+			best, bestSt, bestV, fits = s, st, m, m
 		} else {
 			b = m
 		}
+		if b-fits <= max(step, fits/100) {
+			break
+		}
 	}
-	if bestV == val(lo) && bestSt.BytesShare >= bestSt.BytesFlat {
-		// Sharing only pays at caps that do not fit: the unshared trees
-		// at the same cap are smaller.
-		r, err := Recap(h, lo)
-		return r, lo, quadpvs.ShareStats{CodesFlat: bestSt.CodesFlat, CodesKept: bestSt.CodesFlat, BytesFlat: bestSt.BytesFlat, BytesShare: bestSt.BytesFlat}, err
+	if best == nil {
+		st := quadpvs.ShareStats{CodesFlat: bestSt.CodesFlat, CodesKept: bestSt.CodesFlat, BytesFlat: bestSt.BytesFlat, BytesShare: bestSt.BytesFlat}
+		return loFlat, lo, st, nil
 	}
 	return best, with(bestV), bestSt, nil
 }

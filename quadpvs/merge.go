@@ -107,7 +107,8 @@ type spair struct{ a, b, id int32 }
 
 // mergeShared is Merge for a b with references: b's side is a node of b or
 // of one of its shared subtrees, a reference read as the Unknown root of
-// its subtree.
+// its subtree. It stays apart from Merge's loop, which it would slow 1.4–
+// 1.7× on trees without references (BenchmarkMerge, one loop for both).
 func (m *Merger) mergeShared(dst, a, b *Tree, mode Mode) {
 	w := newWriter(dst)
 	v := newView(b)

@@ -186,13 +186,13 @@ func (h *Hierarchy) Share(opt ShareOptions) (*Hierarchy, ShareStats, error) {
 	for q := range h.Quads() {
 		s.load(q)
 		s.mark(func(i int) bool {
-			e, found := s.lookup(q, i)
+			e, found := s.lookup(i)
 			if found {
 				s.count[e]++
 				return false
 			}
 			if e < 0 {
-				s.index[s.key(i)] = int32(len(s.count))
+				s.index[s.hash[i]] = int32(len(s.count))
 				s.rep = append(s.rep, [2]uint32{uint32(q), uint32(i)})
 				s.size = append(s.size, s.sz[i])
 				s.count = append(s.count, 1)
@@ -295,7 +295,7 @@ func (h *Hierarchy) Share(opt ShareOptions) (*Hierarchy, ShareStats, error) {
 type sharer struct {
 	h       *Hierarchy
 	min     uint32
-	index   map[uint64]int32 // key → subtree met
+	index   map[uint64]int32 // hash → subtree met
 	rep     [][2]uint32      // quad, code position of the first occurrence
 	size    []uint32
 	count   []int32
@@ -351,13 +351,12 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-func (s *sharer) key(i int) uint64 { return s.hash[i] }
-
 // lookup returns the subtree met before that equals the one at code i of
-// the current tree (found), or -1 when none has its key, or the index of a
-// different subtree with the same key (not found).
-func (s *sharer) lookup(q, i int) (int32, bool) {
-	e, ok := s.index[s.key(i)]
+// the current tree (found), or -1 when none has its hash, or the index of
+// a different subtree with the same hash (not found).
+func (s *sharer) lookup(i int) (int32, bool) {
+	q := s.q
+	e, ok := s.index[s.hash[i]]
 	if !ok {
 		return -1, false
 	}
@@ -424,7 +423,7 @@ func (s *sharer) encode(root int, top bool, dst *Tree) {
 		i := int(q[h])
 		c := t.code(i)
 		if c == Unknown && s.sz[i] >= s.min && (top || i != root) {
-			if e, found := s.lookup(s.q, i); found && s.id[e] >= 0 {
+			if e, found := s.lookup(i); found && s.id[e] >= 0 {
 				refs = append(refs, uint32(dst.n)<<s.refBits|uint32(s.id[e]))
 				w.put(Outside)
 				continue

@@ -58,6 +58,7 @@ func runShare(args []string, stdout, stderr io.Writer) error {
 	if h.Shared == 0 {
 		fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
 	}
+	unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
 	stats := sharedStats(s, h, c)
 	hd := s.Header
 	hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
@@ -69,7 +70,7 @@ func runShare(args []string, stdout, stderr io.Writer) error {
 		before = compress.ThesisBytesPerNode * stats.NodesTotal
 	}
 	fmt.Fprintf(stdout, "%s: cap %s (the budget alone allows %s), %d shared subtrees, %d references, %s in memory (%s unshared), hidden kept %.2f%% (input %.2f%%)\n",
-		*out, capString(c), capString(unsharedCap(budget, s)), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
+		*out, capString(c), capString(unshared), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
 		compress.FormatBytes(before), 100*stats.HiddenKept, 100*s.HiddenKept)
 	return nil
 }
@@ -79,17 +80,6 @@ func capString(c compress.Cap) string {
 		return fmt.Sprintf("%d nodes", c.Nodes)
 	}
 	return fmt.Sprintf("%d codes", c.Codes)
-}
-
-// unsharedCap is the cap the budget gives without sharing, in s's
-// accounting.
-func unsharedCap(budget int64, s *compress.Store) compress.Cap {
-	if s.Cap.Nodes > 0 {
-		c, _ := compress.ThesisNodeCap(budget, s.Hierarchy.Quads())
-		return c
-	}
-	c, _ := compress.CapForBudget(budget, s.Hierarchy.Quads())
-	return c
 }
 
 // sharedStats are the statistics of the shared store h re-capped from s
