@@ -4,7 +4,7 @@
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: test demo deps browser data bench bench-quick serve
+.PHONY: test demo deps browser data bench bench-quick serve portable
 
 deps:
 	@pkg-config --exists gdal 2>/dev/null || { \
@@ -24,6 +24,23 @@ browser:
 test: deps browser
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(MAKE) --no-print-directory portable
+
+# Same bytes on every CPU: the golden hashes of horizon's tables, profiles,
+# bitmaps and pyramids and of compress's stores, for the builds whose
+# floating point could differ: GOAMD64=v3 (where the compiler may fuse
+# multiply-adds) and arm64 without cgo under qemu-user-static (installed
+# when missing; a warning, not a failure, when it cannot be).
+portable:
+	GOAMD64=v3 $(GO) test -count 1 -run Golden ./horizon ./compress
+	@command -v qemu-aarch64-static >/dev/null 2>&1 || { \
+		echo "installing qemu-user-static"; \
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-user-static >/dev/null; } || \
+		echo "warning: qemu-user-static could not be installed; the arm64 golden test will not run"; }
+	@if command -v qemu-aarch64-static >/dev/null 2>&1; then \
+		echo "GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec qemu-aarch64-static -run Golden ./horizon ./compress"; \
+		GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count 1 -exec qemu-aarch64-static -run Golden ./horizon ./compress; fi
 
 # Bake the demo terrain (a 256² NASADEM crop around Mount Washington, see
 # data/README.md), query two players' frontier set across the Presidential

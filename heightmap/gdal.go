@@ -1,3 +1,5 @@
+//go:build cgo
+
 package heightmap
 
 // This file is the project's only binding to libgdal (Debian's libgdal-dev,
@@ -137,31 +139,6 @@ func lastError(fallback string) error {
 		msg = fallback
 	}
 	return errors.New(msg)
-}
-
-// crsInfo is what the project needs to know of a raster's CRS.
-type crsInfo struct {
-	wkt           string
-	name          string  // "EPSG:2253", or the CRS's name
-	geographic    bool    // latitude/longitude
-	projected     bool    // planar coordinates in a linear unit
-	linearUnit    float64 // metres per CRS unit (projected)
-	angularUnit   float64 // radians per CRS unit (geographic)
-	semiMajor     float64 // ellipsoid semi-major axis, metres
-	invFlattening float64
-}
-
-// rasterInfo is what GDAL says of a raster's first band.
-type rasterInfo struct {
-	driver          string
-	width, height   int
-	geoTransform    [6]float64
-	hasGeoTransform bool
-	crs             *crsInfo // nil when the raster has no CRS
-	nodata          float64
-	hasNodata       bool
-	scale, offset   float64
-	unitType        string // band's vertical unit ("m", "ft", ...), may be empty
 }
 
 // describeCRS parses a WKT string through OSR.

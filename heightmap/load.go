@@ -125,8 +125,8 @@ func load(path string, opt Options) (*Grid, error) {
 // windowGeoTransform moves a geotransform's origin to the window's top-left.
 func windowGeoTransform(gt [6]float64, w Window) [6]float64 {
 	c, r := float64(w.Col), float64(w.Row)
-	gt[0] += c*gt[1] + r*gt[2]
-	gt[3] += c*gt[4] + r*gt[5]
+	gt[0] += float64(c*gt[1]) + float64(r*gt[2])
+	gt[3] += float64(c*gt[4]) + float64(r*gt[5])
 	return gt
 }
 
@@ -211,7 +211,7 @@ func finish(g *Grid, nodata *float64, scale, offset float64) error {
 			count++
 			continue
 		}
-		z := float32(float64(v)*scale + offset)
+		z := float32(float64(float64(v)*scale) + offset)
 		if math.IsInf(float64(z), 0) || math.IsNaN(float64(z)) {
 			return fmt.Errorf("height %g × scale %g + offset %g is not a finite number of metres; check --z-scale", v, scale, offset)
 		}

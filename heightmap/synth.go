@@ -77,7 +77,7 @@ func fillHills(g *Grid, rng *rand.Rand, relief float64) {
 			for o := range octaves {
 				step := base / math.Pow(2, float64(o))
 				x, y := float64(c)/step, float64(r)/step
-				v += amp * valueNoise(lat[o], sizes[o], x, y)
+				v += float64(amp * valueNoise(lat[o], sizes[o], x, y))
 				amp *= 0.5
 			}
 			vals[r*g.Width+c] = v
@@ -94,10 +94,10 @@ func fillHills(g *Grid, rng *rand.Rand, relief float64) {
 func valueNoise(lat []float64, n int, x, y float64) float64 {
 	x0, y0 := int(x), int(y)
 	fx, fy := x-float64(x0), y-float64(y0)
-	sx, sy := fx*fx*(3-2*fx), fy*fy*(3-2*fy)
-	a := lat[y0*n+x0] + sx*(lat[y0*n+x0+1]-lat[y0*n+x0])
-	b := lat[(y0+1)*n+x0] + sx*(lat[(y0+1)*n+x0+1]-lat[(y0+1)*n+x0])
-	return a + sy*(b-a)
+	sx, sy := fx*fx*(3-float64(2*fx)), fy*fy*(3-float64(2*fy))
+	a := lat[y0*n+x0] + float64(sx*(lat[y0*n+x0+1]-lat[y0*n+x0]))
+	b := lat[(y0+1)*n+x0] + float64(sx*(lat[(y0+1)*n+x0+1]-lat[(y0+1)*n+x0]))
+	return a + float64(sy*(b-a))
 }
 
 // fillCity raises buildings on g.Elev's ground: blocks of 21 cells between
@@ -126,7 +126,7 @@ func fillCity(g *Grid, rng *rand.Rand, tallest float64) {
 					ly0 := y0 + (y1-y0)*ly/splitY
 					ly1 := y0 + (y1-y0)*(ly+1)/splitY
 					// Heights skewed towards low buildings, a few towers.
-					hgt := 3 + (tallest-3)*math.Pow(rng.Float64(), 2.5)
+					hgt := 3 + float64((tallest-3)*math.Pow(rng.Float64(), 2.5))
 					roof := float32(0)
 					for r := ly0; r < ly1; r++ {
 						for c := lx0; c < lx1; c++ {

@@ -107,7 +107,7 @@ func (w *Worker) buildBand() {
 				}
 				z = max(z, tiles[y*tcols+x])
 			}
-			suf[P] = z + 0.01 + 1e-6*float32(math.Abs(float64(z))) // padded for interpolated samples
+			suf[P] = z + 0.01 + float32(1e-6*float32(math.Abs(float64(z)))) // padded for interpolated samples
 		}
 		// Suffix maxima in the sector's direction.
 		if dir > 0 {

@@ -370,9 +370,9 @@ func quadrantU(q float32, dc, dr, s int) float32 {
 	case dc >= 0 && dr <= 0:
 		return q
 	case dc >= 0:
-		return float32(s)/2 - q
+		return float32(float32(s)/2) - q
 	case dr > 0:
-		return float32(s)/2 + q
+		return float32(float32(s)/2) + q
 	}
 	return float32(s) - q
 }

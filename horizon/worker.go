@@ -152,7 +152,7 @@ func (w *Worker) suffixMax(k, col, row, n int, eye float32) []float32 {
 		suf[c] = z
 	}
 	for c := range suf {
-		if suf[c] = suf[c] + 0.01 + 1e-6*float32(math.Abs(float64(suf[c]))) - eye; !(suf[c] >= 0) {
+		if suf[c] = suf[c] + 0.01 + float32(1e-6*float32(math.Abs(float64(suf[c])))) - eye; !(suf[c] >= 0) {
 			suf[c] = float32(math.Inf(1)) // lower than the eye: no decreasing bound
 		}
 	}
@@ -174,7 +174,7 @@ func walkLine(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, eye, in
 	for i := range prof {
 		a := a0 + int(y>>32)*mw
 		z0 := elev[a]
-		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
+		z := z0 + float32(float32(uint32(y))*0x1p-32*(elev[a+mw]-z0))
 		t := inv * rec[i]
 		if s := (z - eye) * t; s > cur {
 			cur = s
@@ -198,10 +198,10 @@ func walkLineCurved(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, e
 	for i := range prof {
 		a := a0 + int(y>>32)*mw
 		z0 := elev[a]
-		z := z0 + float32(uint32(y))*0x1p-32*(elev[a+mw]-z0)
+		z := z0 + float32(float32(uint32(y))*0x1p-32*(elev[a+mw]-z0))
 		fi := float32(i + 1)
 		t := inv * rec[i]
-		if s := (z - dk*fi*fi - eye) * t; s > cur {
+		if s := (z - float32(dk*fi*fi) - eye) * t; s > cur {
 			cur = s
 		}
 		prof[i] = cur
@@ -219,7 +219,7 @@ func walkLineCurved(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, e
 // own slot, of slope -Inf, when none; the line's last step inside the grid
 // when the cell lies beyond it).
 func (w *Worker) slot(k int, d float32) int {
-	j := min(int(d*w.m.secInv[k]-marginSteps), int(w.n[k]))
+	j := min(int(float32(d*w.m.secInv[k])-marginSteps), int(w.n[k]))
 	return int(w.m.lineStart[k]) + max(j, 0)
 }
 

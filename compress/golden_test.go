@@ -1,0 +1,116 @@
+package compress
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"frontiersets/horizon"
+	"frontiersets/quadpvs"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden.json from this build")
+
+// goldenStore bakes a window of horizon's HGT crop (read without GDAL) the
+// way internal/bake does — every point classified, encoded, merged up the
+// hierarchy, capped, written — into an in-memory store at the given cap.
+func goldenStore(t *testing.T, cp Cap) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "horizon", "testdata", "hgt-130x110.f32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cropW, col0, row0, w, h = 130, 40, 30, 45, 38
+	elev := make([]float32, w*h)
+	for r := range h {
+		for c := range w {
+			i := (row0+r)*cropW + col0 + c
+			elev[r*w+c] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	}
+	const dx, dy = 66.52383144887773, 92.59808488374033 // testdata/crops.json
+	p := horizon.DefaultParams()
+	p.Sectors = 256
+	m, err := horizon.New(horizon.Terrain{Width: w, Height: h, Elev: elev, Dx: dx, Dy: dy}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := quadpvs.NewGeometry(w, h)
+	var f memFile
+	hd := Header{Width: w, Height: h, DxM: dx, DyM: dy, Source: "golden", Params: FromHorizon(p), Cap: cp}
+	wr, err := NewWriter(&f, hd, g.QuadCount(), elev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier := quadpvs.NewHierarchy(g)
+	var capper quadpvs.Capper
+	var capped quadpvs.Tree
+	var tally Tally
+	b := quadpvs.NewHierarchyBuilder(g, func(l, x, y int, tr *quadpvs.Tree) error {
+		c := cp.Apply(&capper, g, &capped, tr)
+		tally.Tree(c)
+		return wr.Add(hier.QuadIndex(l, x, y), c)
+	})
+	wk, enc, lv := m.NewWorker(), quadpvs.NewEncoder(g), horizon.NewLevels(w, h)
+	var tr quadpvs.Tree
+	for _, c := range b.Order() {
+		if err := wk.Classify(c[0], c[1], lv, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.EncodeLevels(lv, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Add(c[0], c[1], &tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Close(tally.Stats()); err != nil {
+		t.Fatal(err)
+	}
+	return f.b
+}
+
+// TestGoldenStore holds the SHA-256 of stores baked from a real crop,
+// uncapped and capped both ways, so that a build computing other bits —
+// fused multiply-adds (GOAMD64=v3, arm64), another zstd path — fails here:
+// shards baked on mixed machines must join byte for byte. make test runs it
+// for GOAMD64=v1 and v3 and, under qemu-user-static, for GOARCH=arm64.
+func TestGoldenStore(t *testing.T) {
+	got := map[string]string{}
+	for name, cp := range map[string]Cap{
+		"uncapped":     {},
+		"codes-400":    {Codes: 400},
+		"nodes-90-min": {Nodes: 90, MinLoss: true},
+	} {
+		s := sha256.Sum256(goldenStore(t, cp))
+		got[name] = hex.EncodeToString(s[:12])
+	}
+	path := filepath.Join("testdata", "golden.json")
+	if *updateGolden {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("store %s: hash %s, golden %s (%s/%s): this build writes other bytes", k, got[k], v, runtime.GOARCH, os.Getenv("GOAMD64"))
+		}
+	}
+}

@@ -1,0 +1,43 @@
+//go:build !cgo
+
+package heightmap
+
+// Without cgo there is no libgdal: only headerless RAW heightmaps (.raw,
+// .r16) load, and everything else that needs GDAL returns ErrNoGDAL. This
+// keeps the cgo-free packages' tests buildable for other architectures
+// (GOARCH=arm64 under qemu-user-static, make test-portable).
+
+import "fmt"
+
+func gdalRead(string, Window, int, func(rasterInfo, Window) error) (rasterInfo, []float32, error) {
+	return rasterInfo{}, nil, ErrNoGDAL
+}
+
+// CRSFromEPSG needs GDAL: ErrNoGDAL.
+func CRSFromEPSG(code int) (string, error) {
+	return "", fmt.Errorf("heightmap: EPSG:%d: %w", code, ErrNoGDAL)
+}
+
+// WriteMask needs GDAL: ErrNoGDAL.
+func WriteMask(path string, _ Georef, _, _ int, _ []byte) error {
+	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
+}
+
+// WriteElevation needs GDAL: ErrNoGDAL.
+func WriteElevation(path string, _ *Grid) error {
+	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
+}
+
+// GDALViewshed needs GDAL; NewGDALViewshed returns ErrNoGDAL.
+type GDALViewshed struct{}
+
+// NewGDALViewshed needs GDAL: ErrNoGDAL.
+func NewGDALViewshed(*Grid) (*GDALViewshed, error) {
+	return nil, fmt.Errorf("heightmap: GDAL viewshed: %w", ErrNoGDAL)
+}
+
+// Viewshed is never reached: NewGDALViewshed fails without GDAL.
+func (v *GDALViewshed) Viewshed(int, int, float64, float64, []byte) error { return ErrNoGDAL }
+
+// Close does nothing.
+func (v *GDALViewshed) Close() {}
