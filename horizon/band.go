@@ -40,16 +40,22 @@ func (w *Worker) useBand(col, row int) bool {
 	}
 	b.seen++
 	if !b.ok && b.seen > bandAfter {
-		w.buildBand()
+		b.build(w.m)
 		b.ok = true
 	}
 	return b.ok
 }
 
-// buildBand fills w.band.suf for tile (w.band.tx, w.band.ty).
-func (w *Worker) buildBand() {
-	m := w.m
-	b := &w.band
+// newBand returns a band with its table allocated: 4 bytes per sector per
+// tile along the terrain's longer side.
+func (m *Model) newBand() band {
+	tl := min(bandShift, len(m.zmax)-1)
+	stride := (max(m.t.Width, m.t.Height) + 1<<tl - 1) >> tl // band tiles along the longer side
+	return band{tx: -1, ty: -1, stride: stride, suf: make([]float32, m.p.Sectors*stride)}
+}
+
+// build fills b.suf for tile (b.tx, b.ty) of m's terrain.
+func (b *band) build(m *Model) {
 	W, H := m.t.Width, m.t.Height
 	tl := min(bandShift, len(m.zmax)-1)
 	tiles, tcols := m.zmax[tl], int(m.cols[tl])

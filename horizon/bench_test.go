@@ -134,3 +134,64 @@ func bakeOrder(i, width, height int) (col, row int) {
 	}
 	return min(t%tc*side+x, width-1), min(t/tc*side+y, height-1)
 }
+
+// BenchmarkBlock is BenchmarkClassify for the block engine: 16 observers
+// per Classify, blocks visited in the bake's order (tile by tile, Morton
+// order within a tile); it reports observers/s and ns per observer–cell pair.
+func BenchmarkBlock(b *testing.B) {
+	for _, bt := range benchTerrains {
+		b.Run(bt.name, func(b *testing.B) { benchBlock(b, loadWindow(b, bt.name, bt.win), DefaultParams()) })
+	}
+}
+
+// BenchmarkBlockLarge is BenchmarkBlock on the 1025² window of the HGT tile.
+func BenchmarkBlockLarge(b *testing.B) {
+	benchBlock(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025}), DefaultParams())
+}
+
+func benchBlock(b *testing.B, ter Terrain, p Params) {
+	m, err := New(ter, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := m.NewBlockWorker()
+	var blk Block
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		c, r := blockOrder(i, ter.Width, ter.Height)
+		if err := bw.Classify(c, r, nil, &blk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	obs := float64(b.N * Lanes)
+	b.ReportMetric(obs/b.Elapsed().Seconds(), "observers/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/obs/float64(ter.Width*ter.Height), "ns/pair")
+	b.ReportMetric(float64(bw.Stats.WalkSteps)/obs, "lane-steps/observer")
+	b.ReportMetric(float64(bw.Stats.Bounds)/float64(b.N), "bounds/block")
+	b.ReportMetric(float64(bw.Stats.CellGroups)/float64(b.N), "cellquads/block")
+	b.ReportMetric(float64(bw.Stats.LaneCells)/obs, "cells/observer")
+}
+
+// blockOrder returns the corner of the i-th block a bake worker meets:
+// 32×32-cell tiles spread over the grid, Morton order of the 64 blocks of
+// a tile (blocks past the grid's edge are clamped onto it).
+func blockOrder(i, width, height int) (col, row int) {
+	const side = 32
+	const per = side * side / Lanes
+	tc, tr := (width+side-1)/side, (height+side-1)/side
+	t := (i / per * 7919) % (tc * tr)
+	j := i % per
+	var x, y int
+	for bit := range 6 {
+		if j>>bit&1 != 0 {
+			if bit%2 == 0 {
+				x |= 1 << (bit / 2)
+			} else {
+				y |= 1 << (bit / 2)
+			}
+		}
+	}
+	col, row = t%tc*side+x*BlockSide, t/tc*side+y*BlockSide
+	return min(col, (width-1)&^(BlockSide-1)), min(row, (height-1)&^(BlockSide-1))
+}

@@ -194,8 +194,8 @@ func hashTables(m *Model) string {
 			binary.Write(h, binary.LittleEndian, math.Float32bits(m.secDrop[k]))
 		}
 	}
-	for i, e := range m.off {
-		binary.Write(h, binary.LittleEndian, []uint32{math.Float32bits(e.u), math.Float32bits(e.d), math.Float32bits(e.inv)})
+	for i := range m.offU {
+		binary.Write(h, binary.LittleEndian, []uint32{math.Float32bits(m.offU[i]), math.Float32bits(m.offD[i]), math.Float32bits(m.offInv[i])})
 		if m.offDrp != nil {
 			binary.Write(h, binary.LittleEndian, math.Float32bits(m.offDrp[i]))
 		}

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // Terrain is the heightmap the viewsheds are computed on: Width×Height cells,
@@ -114,19 +115,31 @@ type Model struct {
 	secMax    []int32   // steps of the midline inside the grid's extent and MaxDistance
 	secStep   []float64 // metres per step
 	secInv    []float32 // 1 / metres per step
+	secInvX   []float32 // secInv[k mod S] for k = 0 … 2S+31 (the block engine's brackets)
 	secDrop   []float32 // Earth-curvature drop at step i is secDrop·i² metres (nil when off)
 	recip     []float32 // recip[i] = 1/i (recip[0] = 0)
 
 	rc, rr int
-	off    []offEntry
-	offDrp []float32 // Earth-curvature drop in metres (nil when off)
-	lim    float32   // MaxDistance in metres, +Inf when none
-	invLim float32   // 1/MaxDistance rounded down, 0 when none
+	// Offset table, structure of arrays (the block engine reads 4×4
+	// windows of each): offU[o] is the metric azimuth in sectors of offset
+	// (|dc|, -|dr|), north-east of the observer, in [0, S/4] (midline k at
+	// k+½); offD[o] its distance in metres; offInv[o] = 1/offD[o] (0 at
+	// the observer).
+	offU, offD, offInv []float32
+	offDrp             []float32 // Earth-curvature drop in metres (nil when off)
+	lim                float32   // MaxDistance in metres, +Inf when none
+	invLim             float32   // 1/MaxDistance rounded down, 0 when none
 
 	// zmin[l], zmax[l]: lowest and highest elevation of each quad of level l
 	// (side 2^l cells), row-major over ⌈W/2^l⌉×⌈H/2^l⌉; level 0 is Elev.
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
+
+	// The elevations with a border of blockPad cells, for the block
+	// engine's walk (padded), built by the first NewBlockWorker.
+	padOnce sync.Once
+	pad     []float32
+	padW    int
 }
 
 // Validate reports parameters New would refuse (errors wrap ErrParams): S
@@ -153,7 +166,8 @@ func (p Params) Validate() error {
 // 12 bytes (16 with Earth curvature) per offset of one quadrant within
 // reach: W·H offsets without MaxDistance, about (MaxDistance/Dx)·
 // (MaxDistance/Dy) with it; plus an elevation pyramid of about 2.7 words per
-// cell. TableBytes gives the total. Errors wrap
+// cell, and for the block engine a padded copy of the elevations. TableBytes
+// gives the total. Errors wrap
 // ErrTerrain or ErrParams.
 func New(t Terrain, p Params) (*Model, error) {
 	switch {
@@ -191,7 +205,8 @@ func TableBytes(width, height, sectors int, maxDistance, dx, dy float64) int64 {
 	rc, rr := reach(width, height, maxDistance, dx, dy)
 	offsets := int64(rc+1) * int64(rr+1)
 	cells := int64(width) * int64(height)
-	return 12*offsets + 8*cells*4/3 + 48*int64(sectors) + 4*int64(max(width, height))
+	padded := int64(width+2*blockPad) * int64(height+2*blockPad) // the block engine's elevations
+	return 12*offsets + 8*cells*4/3 + 4*padded + 56*int64(sectors) + 4*int64(max(width, height))
 }
 
 // reach returns the offset table's half extents: the farthest column and
@@ -288,6 +303,10 @@ func (m *Model) buildLines() {
 		pos += int32(n + 1)
 	}
 	m.lineStart[S] = pos
+	m.secInvX = make([]float32, 2*S+32)
+	for k := range m.secInvX {
+		m.secInvX[k] = m.secInv[k%S]
+	}
 }
 
 // steps returns how many steps of sector k's midline from the observer at
@@ -324,19 +343,12 @@ func (m *Model) steps(k, col, row int) int {
 	return max(n, 0)
 }
 
-// offEntry describes offset (|dc|, -|dr|), north-east of the observer.
-type offEntry struct {
-	u   float32 // metric azimuth in sectors, [0, S/4]: midline k at k+½
-	d   float32 // distance in metres
-	inv float32 // 1 / distance (0 at the observer)
-}
-
 // buildOffsets assigns every offset within reach its distance and metric
 // azimuth (in sectors).
 func (m *Model) buildOffsets() {
 	m.rc, m.rr = reach(m.t.Width, m.t.Height, m.p.MaxDistance, m.t.Dx, m.t.Dy)
 	n := (m.rc + 1) * (m.rr + 1)
-	m.off = make([]offEntry, n)
+	m.offU, m.offD, m.offInv = make([]float32, n), make([]float32, n), make([]float32, n)
 	if m.p.EarthCurvature {
 		m.offDrp = make([]float32, n)
 	}
@@ -344,11 +356,10 @@ func (m *Model) buildOffsets() {
 	for dr := 0; dr <= m.rr; dr++ {
 		for dc := 0; dc <= m.rc; dc++ {
 			d := math.Hypot(float64(dc)*m.t.Dx, float64(dr)*m.t.Dy)
-			e := &m.off[o]
-			e.u = m.azQ(dc, dr)
-			e.d = float32(d)
+			m.offU[o] = m.azQ(dc, dr)
+			m.offD[o] = float32(d)
 			if d > 0 {
-				e.inv = float32(1 / d)
+				m.offInv[o] = float32(1 / d)
 			}
 			if m.offDrp != nil {
 				m.offDrp[o] = m.drop(d)
@@ -381,7 +392,7 @@ func quadrantU(q float32, dc, dr, s int) float32 {
 // reach, and its azimuth in sectors.
 func (m *Model) offset(dc, dr int) (int, float32) {
 	o := abs(dr)*(m.rc+1) + abs(dc)
-	return o, quadrantU(m.off[o].u, dc, dr, m.p.Sectors)
+	return o, quadrantU(m.offU[o], dc, dr, m.p.Sectors)
 }
 
 // azU returns the metric azimuth of offset (dc,dr) in sectors, in [0,S):

@@ -234,7 +234,7 @@ func (w *Worker) bound(l, x, y int) uint8 {
 		return QuadHidden // wholly beyond MaxDistance
 	}
 	on := abs(nr)*(m.rc+1) + abs(nc)
-	dNear := m.off[on].d
+	dNear := m.offD[on]
 	if dNear > m.lim {
 		return QuadHidden
 	}
@@ -244,7 +244,7 @@ func (w *Worker) bound(l, x, y int) uint8 {
 	of := 0
 	if far {
 		of = abs(fr)*(m.rc+1) + abs(fc)
-		dFar, invFar = m.off[of].d, m.off[of].inv
+		dFar, invFar = m.offD[of], m.offInv[of]
 		far = dFar <= m.lim
 	}
 	if !far {
@@ -280,7 +280,7 @@ func (w *Worker) bound(l, x, y int) uint8 {
 			zLo -= m.offDrp[of] // the most
 		}
 	}
-	invNear := m.off[on].inv
+	invNear := m.offInv[on]
 	// Highest slope of a target: at the nearest cell when above the eye.
 	sHi := zHi * invFar
 	if zHi >= 0 {

@@ -35,14 +35,12 @@ type Worker struct {
 // midline slot, and 4 bytes per sector per 16 cells of the terrain's longer
 // side for the early-stop band.
 func (m *Model) NewWorker() *Worker {
-	tl := min(bandShift, len(m.zmax)-1)
-	stride := (max(m.t.Width, m.t.Height) + 1<<tl - 1) >> tl // band tiles along the longer side
 	return &Worker{
 		m:    m,
 		prof: make([]float32, m.lineStart[m.p.Sectors]),
 		n:    make([]int32, m.p.Sectors),
 		suf:  make([]float32, max(m.t.Width, m.t.Height)>>chunkShift+2),
-		band: band{tx: -1, ty: -1, stride: stride, suf: make([]float32, m.p.Sectors*stride)},
+		band: m.newBand(),
 	}
 }
 
@@ -254,12 +252,11 @@ func (w *Worker) threshold(u, d float32) float32 {
 func (w *Worker) cellVisible(c, r int) bool {
 	m := w.m
 	o, u := m.offset(c-w.col, r-w.row)
-	e := m.off[o]
 	z := m.t.Elev[r*m.t.Width+c] + w.tau
 	if m.offDrp != nil {
 		z -= m.offDrp[o]
 	}
-	return z*e.inv >= w.threshold(u, e.d)
+	return z*m.offInv[o] >= w.threshold(u, m.offD[o])
 }
 
 // classify sets one bit per cell: visible when the target's top is at or

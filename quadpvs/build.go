@@ -2,6 +2,7 @@ package quadpvs
 
 import (
 	"fmt"
+	"math/bits"
 
 	"frontiersets/horizon"
 )
@@ -112,4 +113,195 @@ func (e *Encoder) emit(lv horizon.Levels, dst *Tree) {
 		e.cur, e.next = e.next, e.cur
 	}
 	w.finish()
+}
+
+// EncodeBlock builds into dst (reusing its memory) the tree of lane b of a
+// block of observers (horizon.BlockWorker.Classify): the PVS of the point
+// (blk.Col + b%4, blk.Row + b/4), for b < horizon.Lanes, or the union
+// b − horizon.Lanes of the block (0…3: the level-1 quads in Morton order,
+// 4: the level-2 quad, §3.2). The Block lists its quads' classes in code
+// order, so this is one pass over its groups. The result is byte for byte
+// what EncodeLevels gives for the point's Classify pyramid (or what
+// merging and normalising the points' trees gives for a union). It is
+// independent of the Encoder's state (safe to call on any Encoder).
+func (e *Encoder) EncodeBlock(blk *horizon.Block, b int, dst *Tree) {
+	w := newWriter(dst)
+	if b < horizon.Lanes {
+		bit := uint16(1) << b
+		root := laneStatus(blk.Root.Hid, blk.Root.Vis, bit)
+		w.put(root)
+		if root == Unknown {
+			for _, gs := range blk.Groups {
+				for i := range gs {
+					g := &gs[i]
+					if g.Lanes&bit == 0 {
+						continue
+					}
+					for k := range 4 {
+						w.put(laneStatus(g.Child[k].Hid, g.Child[k].Vis, bit))
+					}
+				}
+			}
+		}
+		w.finish()
+		return
+	}
+	bit := uint8(1) << (b - horizon.Lanes)
+	root := laneStatus(uint16(blk.URoot.Hid), uint16(blk.URoot.Vis), uint16(bit))
+	w.put(root)
+	if root == Unknown {
+		for _, gs := range blk.Groups {
+			for i := range gs {
+				g := &gs[i]
+				if g.Unions&bit == 0 {
+					continue
+				}
+				for k := range 4 {
+					w.put(laneStatus(uint16(g.UChild[k].Hid), uint16(g.UChild[k].Vis), uint16(bit)))
+				}
+			}
+		}
+	}
+	w.finish()
+}
+
+// laneStatus is the code of the lane bit in classes (hid, vis): both set
+// outside the terrain.
+func laneStatus(hid, vis, bit uint16) Status {
+	h, v := Status(0), Status(0)
+	if hid&bit != 0 {
+		h = 1
+	}
+	if vis&bit != 0 {
+		v = 1
+	}
+	// (h,v): (1,0) Hidden, (0,1) Visible, (0,0) Unknown, (1,1) Outside.
+	return v | (h^v^1)<<1
+}
+
+// EncodeBlockTrees is EncodeBlock for several trees of a block in one pass
+// over its groups: dst[b] for every lane b in lanes, dst[Lanes+j] for every
+// union j in unions (bit j); the other entries are left as they are.
+func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree) {
+	var ws [horizon.Lanes + horizon.Unions]quadWriter
+	open := lanes // lanes whose root is Unknown
+	for b := range horizon.Lanes {
+		if lanes&(1<<b) == 0 {
+			continue
+		}
+		ws[b].start(&dst[b])
+		root := laneStatus(blk.Root.Hid, blk.Root.Vis, 1<<b)
+		ws[b].put1(root)
+		if root != Unknown {
+			open &^= 1 << b
+		}
+	}
+	uopen := unions
+	for j := range horizon.Unions {
+		if unions&(1<<j) == 0 {
+			continue
+		}
+		w := &ws[horizon.Lanes+j]
+		w.start(&dst[horizon.Lanes+j])
+		root := laneStatus(uint16(blk.URoot.Hid), uint16(blk.URoot.Vis), 1<<j)
+		w.put1(root)
+		if root != Unknown {
+			uopen &^= 1 << j
+		}
+	}
+	for _, gs := range blk.Groups {
+		for i := range gs {
+			g := &gs[i]
+			for m := g.Lanes & open; m != 0; m &= m - 1 {
+				b := bits.TrailingZeros16(m)
+				ws[b].put4(groupCodes(&g.Child, b))
+			}
+			for m := g.Unions & uopen; m != 0; m &= m - 1 {
+				j := bits.TrailingZeros8(m)
+				var h, v [4]uint16
+				for k := range 4 {
+					h[k], v[k] = uint16(g.UChild[k].Hid)>>j&1, uint16(g.UChild[k].Vis)>>j&1
+				}
+				ws[horizon.Lanes+j].put4(codes4(h, v))
+			}
+		}
+	}
+	for b := range horizon.Lanes {
+		if lanes&(1<<b) != 0 {
+			ws[b].finish()
+		}
+	}
+	for j := range horizon.Unions {
+		if unions&(1<<j) != 0 {
+			ws[horizon.Lanes+j].finish()
+		}
+	}
+}
+
+// groupCodes returns lane b's four codes of a group's children, child k in
+// bits 2k, 2k+1.
+func groupCodes(ch *[4]horizon.LaneClasses, b int) uint {
+	var h, v [4]uint16
+	for k := range 4 {
+		h[k], v[k] = ch[k].Hid>>b&1, ch[k].Vis>>b&1
+	}
+	return codes4(h, v)
+}
+
+// codes4 packs four codes from their hidden and visible bits (laneStatus).
+func codes4(h, v [4]uint16) uint {
+	var c uint
+	for k := range 4 {
+		c |= uint(v[k]|(h[k]^v[k]^1)<<1) << (2 * k)
+	}
+	return c
+}
+
+// quadWriter writes codes into a tree, one or four at a time.
+type quadWriter struct {
+	t   *Tree
+	cur uint64
+}
+
+func (w *quadWriter) start(dst *Tree) {
+	dst.codes, dst.rank, dst.n, dst.nodes = dst.codes[:0], dst.rank[:0], 0, 0
+	dst.refs, dst.h = nil, nil
+	w.t, w.cur = dst, 0
+}
+
+func (w *quadWriter) put1(s Status) {
+	t := w.t
+	w.cur |= uint64(s) << (uint(t.n&31) * 2)
+	t.n++
+	if s != Outside {
+		t.nodes++
+	}
+	if t.n&31 == 0 {
+		t.codes = append(t.codes, w.cur)
+		w.cur = 0
+	}
+}
+
+// put4 appends four codes, the first in c's low bits.
+func (w *quadWriter) put4(c uint) {
+	t := w.t
+	sh := uint(t.n&31) * 2
+	w.cur |= uint64(c) << sh
+	t.nodes += 4 - bits.OnesCount(c&(c>>1)&0x55)
+	t.n += 4
+	if sh >= 56 { // the word is full
+		t.codes = append(t.codes, w.cur)
+		w.cur = 0
+		if sh > 56 {
+			w.cur = uint64(c) >> (64 - sh)
+		}
+	}
+}
+
+func (w *quadWriter) finish() {
+	t := w.t
+	if t.n&31 != 0 {
+		t.codes = append(t.codes, w.cur)
+	}
+	t.buildRank()
 }

@@ -199,7 +199,13 @@ func (b *HierarchyBuilder) Add(x, y int, t *Tree) error {
 		return fmt.Errorf("quadpvs: quad (%d,%d) of level %d added out of Morton order", x, y, b.span.Base)
 	}
 	b.next++
-	for l := b.span.Base; ; l++ {
+	return b.climb(b.span.Base, x, y, t)
+}
+
+// climb emits t, the finished PVS of quad (l,x,y), merges it into its
+// parent's partial union, and goes on up while the parent is complete.
+func (b *HierarchyBuilder) climb(l, x, y int, t *Tree) error {
+	for ; ; l++ {
 		// t is the finished PVS of quad (l,x,y).
 		if err := b.emit(l, x, y, t); err != nil {
 			return err
@@ -222,6 +228,52 @@ func (b *HierarchyBuilder) Add(x, y int, t *Tree) error {
 		t = &b.tmp[1]
 		x, y = x>>1, y>>1
 	}
+}
+
+// BlockPoints is how many points (cells) a block of AddBlock holds: the
+// level-2 quad of 4×4 cells.
+const BlockPoints = 16
+
+// AddBlock takes the PVSs of a block of points that a block engine computes
+// at once (horizon.BlockWorker, quadpvs.Encoder.EncodeBlock): the cells of
+// level-2 quad (x,y), which must be the next of Order(). pts[b] is the PVS
+// of cell (4x + b%4, 4y + b/4), l1[j] that of the block's level-1 quad j
+// (Morton order: j = 2·(row bit) + column bit), l2 that of the block; the
+// entries of cells and quads outside the terrain are ignored. It emits
+// them in the order Add would — each level-1 quad after its cells, the
+// block after them — and merges from level 2 up, so that the quads of
+// levels 0 and 1 cost no merge. The span must be the whole of levels 0…2
+// at least (Base 0, Top ≥ 2). Like Add, it may swap l2's memory with its
+// own buffers. Errors are emit's, or an out-of-order or misplaced block.
+func (b *HierarchyBuilder) AddBlock(x, y int, pts *[BlockPoints]*Tree, l1 *[4]*Tree, l2 *Tree) error {
+	if b.span.Base != 0 || b.span.Top < 2 {
+		return fmt.Errorf("quadpvs: blocks need a span from the cells to level 2 at least, not %d to %d", b.span.Base, b.span.Top)
+	}
+	c0, r0 := 4*x, 4*y
+	g := b.g
+	for j := range 4 {
+		qx, qy := 2*x+j&1, 2*y+j>>1
+		if 2*qx >= g.Width || 2*qy >= g.Height {
+			continue
+		}
+		for k := range 4 {
+			c, r := 2*qx+k&1, 2*qy+k>>1
+			if c >= g.Width || r >= g.Height {
+				continue
+			}
+			if b.next >= len(b.order) || b.order[b.next] != [2]int{c, r} {
+				return fmt.Errorf("quadpvs: block (%d,%d) added out of Morton order", x, y)
+			}
+			b.next++
+			if err := b.emit(0, c, r, pts[(r-r0)*4+c-c0]); err != nil {
+				return err
+			}
+		}
+		if err := b.emit(1, qx, qy, l1[j]); err != nil {
+			return err
+		}
+	}
+	return b.climb(2, x, y, l2)
 }
 
 // lastChild reports whether quad (l,x,y) is the last of its parent's

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"sort"
@@ -66,31 +67,67 @@ type Shard struct {
 // width×height grid (cells dx × dy metres) with parameters p, the given
 // workers and outputs is expected to need: twice the live data (the Go
 // collector lets the heap grow to twice what is live, GOGC=100) — the DEM,
-// the visibility tables (horizon.TableBytes), each worker's scratch (profiles,
-// status pyramids, trees), the reorder window of per-point trees, the
-// per-level partial unions, each output's quad index — plus 80 MiB for the
-// runtime and the output buffers. Against peak RSS with four budgets
-// (bench/results/2026-11-22): 316² HGT 137 MB estimated, 120–139 MB
-// measured; 1025² HGT 447 MB, 427 MB; the whole 1201² tile with a 2,400 m
-// view distance 538 MB, 481–487 MB.
+// the visibility tables (horizon.TableBytes), each worker's scratch (the
+// block engine's profiles at their largest, horizon.BlockProfileBytes, its
+// early-stop band, the block's groups, a block's 21 trees), the reorder
+// window of blocks' trees, the per-level partial unions, each output's quad
+// index — plus 80 MiB for the runtime and the output buffers. The profiles
+// reach their bound only on terrain where no line stops early (a flat
+// plane); on real terrain they stay a fraction of it.
 func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outputs int) int64 {
 	w, h := int64(width), int64(height)
 	cells := w * h
 	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
 	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
-	// Profiles (4 B per midline slot) and the early-stop band (4 B per
-	// sector per 16 cells of the longer side), status pyramids, two trees.
-	worker := 4*int64(p.Sectors)*(max(w, h)+max(w, h)/16+1) + 2*cells*4/3 + 2*tree
+	trees := int64(horizon.Lanes + horizon.Unions)      // a block's trees
+	// Profiles, the early-stop band (4 B per sector per 16 cells of the
+	// longer side), groups (about one 28-byte group per four quads
+	// reached), a block's trees.
+	worker := horizon.BlockProfileBytes(width, height, p.Sectors) + 4*int64(p.Sectors)*(max(w, h)/16+1) +
+		10*cells + trees*tree
 	g, _ := quadpvs.NewGeometry(width, height)
 	levels := int64(g.Levels())
 	quads := int64(g.QuadCount())
-	live := 4*cells + 16*cells + tables + int64(workers)*worker + window(workers)*tree/4 +
+	live := 4*cells + 16*cells + tables + int64(workers)*worker + window(workers)*trees*tree/4 +
 		4*levels*tree + int64(outputs)*(16*quads+2<<20)
 	return 2*live + 80<<20
 }
 
-// window is how many per-point trees may wait for their turn in Morton order.
-func window(workers int) int64 { return int64(8 * workers) }
+// window is how many blocks' trees may wait for their turn in Morton order.
+func window(workers int) int64 { return int64(4 * workers) }
+
+// blockTrees are the trees of one job: its points' PVSs by lane, and when
+// whole (the job holds every point of its block and the span reaches level
+// 2) after them the unions of its level-1 quads and of the block.
+type blockTrees struct {
+	job   int
+	whole bool
+	trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
+}
+
+// blockJob is one job of a bake: the points order[first:last], all in the
+// block of observers whose corner cell is (col,row).
+type blockJob struct {
+	col, row    int
+	first, last int
+	points      int // last − first
+}
+
+// blockJobs cuts a Morton order of points into blocks: consecutive points
+// of one level-2 quad.
+func blockJobs(order [][2]int) []blockJob {
+	var jobs []blockJob
+	for i, c := range order {
+		col, row := c[0]&^(horizon.BlockSide-1), c[1]&^(horizon.BlockSide-1)
+		if n := len(jobs); n > 0 && jobs[n-1].col == col && jobs[n-1].row == row && jobs[n-1].last == i {
+			jobs[n-1].last++
+			jobs[n-1].points++
+			continue
+		}
+		jobs = append(jobs, blockJob{col: col, row: row, first: i, last: i + 1, points: 1})
+	}
+	return jobs
+}
 
 // Run bakes cfg: every output store is complete and renamed into place, or,
 // on any error or cancellation, none is (their temporary files are removed).
@@ -182,25 +219,26 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		return nil, err
 	}
 	order := builder.Order()
-
-	type result struct {
-		i int
-		t *quadpvs.Tree
-	}
-	pool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
-	jobs := make(chan int)
-	results := make(chan result, workers)
-	slots := make(chan struct{}, window(workers)) // bounds trees waiting in the reorder buffer
+	// One job is one block of observers (horizon's block engine): the
+	// points of the span in one level-2 quad, consecutive in Morton order.
+	// When the span holds whole blocks up to level 2 at least, the job's
+	// level-1 and level-2 unions come from the block too (AddBlock).
+	jobs := blockJobs(order)
+	unions := span.Top >= 2 && g.K >= 2
+	pool := sync.Pool{New: func() any { return new(blockTrees) }}
+	jobc := make(chan int)
+	results := make(chan *blockTrees, workers)
+	slots := make(chan struct{}, window(workers)) // bounds blocks waiting in the reorder buffer
 	eg.Go(func() error {
-		defer close(jobs)
-		for i := range order {
+		defer close(jobc)
+		for i := range jobs {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 			select {
-			case jobs <- i:
+			case jobc <- i:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -212,21 +250,29 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		wg.Add(1)
 		eg.Go(func() error {
 			defer wg.Done()
-			wk := model.NewWorker()
+			bw := model.NewBlockWorker()
 			enc := quadpvs.NewEncoder(g)
-			lv := horizon.NewLevels(dem.Width, dem.Height)
-			for i := range jobs {
-				c := order[i]
-				t := pool.Get().(*quadpvs.Tree)
+			var blk horizon.Block
+			for i := range jobc {
+				jb := jobs[i]
+				bt := pool.Get().(*blockTrees)
+				bt.job = i
 				// Nobody stands on, so nobody sees, a nodata cell (mask).
-				if err := wk.Classify(c[0], c[1], lv, mask); err != nil {
+				if err := bw.Classify(jb.col, jb.row, mask, &blk); err != nil {
 					return err
 				}
-				if err := enc.EncodeLevels(lv, t); err != nil {
-					return err
+				bt.whole = unions && jb.points == bits.OnesCount16(blk.Points)
+				var lanes uint16
+				for _, c := range order[jb.first:jb.last] {
+					lanes |= 1 << ((c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col)
 				}
+				var us uint8
+				if bt.whole {
+					us = 1<<horizon.Unions - 1
+				}
+				enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
 				select {
-				case results <- result{i, t}:
+				case results <- bt:
 				case <-ctx.Done():
 					return ctx.Err()
 				}
@@ -237,25 +283,43 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	go func() { wg.Wait(); close(results) }()
 	eg.Go(func() error {
 		defer close(fin)
-		pending := map[int]*quadpvs.Tree{}
-		next := 0
+		pending := map[int]*blockTrees{}
+		next, done := 0, 0
+		var pts [quadpvs.BlockPoints]*quadpvs.Tree
+		var l1 [4]*quadpvs.Tree
 		for r := range results {
-			pending[r.i] = r.t
-			for t, ok := pending[next]; ok; t, ok = pending[next] {
+			pending[r.job] = r
+			for bt, ok := pending[next]; ok; bt, ok = pending[next] {
 				delete(pending, next)
-				c := order[next]
-				if err := builder.Add(c[0], c[1], t); err != nil {
-					return err
+				jb := jobs[next]
+				if bt.whole {
+					for b := range pts {
+						pts[b] = &bt.trees[b]
+					}
+					for j := range l1 {
+						l1[j] = &bt.trees[horizon.Lanes+j]
+					}
+					if err := builder.AddBlock(jb.col/horizon.BlockSide, jb.row/horizon.BlockSide, &pts, &l1, &bt.trees[horizon.Lanes+4]); err != nil {
+						return err
+					}
+				} else {
+					for _, c := range order[jb.first:jb.last] {
+						b := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
+						if err := builder.Add(c[0], c[1], &bt.trees[b]); err != nil {
+							return err
+						}
+					}
 				}
-				pool.Put(t)
+				pool.Put(bt)
 				<-slots
 				next++
+				done += jb.last - jb.first
 				if cfg.Progress != nil {
-					cfg.Progress(next, len(order))
+					cfg.Progress(done, len(order))
 				}
 			}
 		}
-		if next != len(order) && ctx.Err() == nil {
+		if next != len(jobs) && ctx.Err() == nil {
 			return errors.New("bake: a worker stopped early")
 		}
 		return nil

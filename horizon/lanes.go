@@ -1,0 +1,182 @@
+package horizon
+
+import "math"
+
+// The block engine's kernels, one lane per observer of a block. These are
+// the portable versions; lanes_simd.go has vector versions that compute the
+// same bits (TestKernelTwins), used where the build has GOEXPERIMENT=simd
+// and the CPU AVX-512 (SIMD reports which).
+
+// kernels are the block engine's kernels in use.
+var kernels = scalarKernels
+
+// kernelSet is one implementation of the kernels.
+type kernelSet struct {
+	name  string
+	walk  func(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, stop []float32, a0, maj, mw int, mf int64, inv, dk float32) int
+	bound func(bw *BlockWorker, j *boundJob)
+	cells func(bw *BlockWorker, j *cellJob)
+}
+
+var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes}
+
+// SIMD reports which kernels the block engine uses: "scalar" (portable Go)
+// or the vector extension (e.g. "avx512") of a GOEXPERIMENT=simd build on a
+// CPU that has it.
+func SIMD() string { return kernels.name }
+
+// walkLanes fills prof[Lanes·(i−1) + b] with lane b's running maximum slope
+// after step i = 1 … of one sector's midline, seen from eye[b], and returns
+// the steps filled. Step i of lane b samples elev at a = a0 + lane[b] +
+// (i−1)·maj + ⌊y⌋·mw and a+mw, weighted by y's fraction, y = i·mf in 32.32
+// fixed point (walkLine's arithmetic, lowered by the Earth-curvature drop
+// dk·i² metres when dk > 0); t = inv·rec[i−1]. Steps past ext[b] leave lane
+// b's maximum as it was. After each chunk of 2^chunkShift steps it stops
+// once every lane is past its ext or has a maximum at least max(stop[c] −
+// eye[b], 0)·t, stop[c] bounding in metres every later sample of every lane
+// (stop has one entry per chunk; len(rec) steps at most).
+func walkLanes(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, stop []float32,
+	a0, maj, mw int, mf int64, inv, dk float32) int {
+	var cur [Lanes]float32
+	for b := range cur {
+		cur[b] = float32(math.Inf(-1))
+	}
+	y := mf
+	n := len(rec)
+	for i := 0; i < n; i++ {
+		a := a0 + int(y>>32)*mw
+		w := float32(uint32(y)) * 0x1p-32
+		fi := float32(i + 1)
+		t := inv * rec[i]
+		drop := float32(dk * fi * fi)
+		out := prof[i*Lanes : (i+1)*Lanes]
+		for b := range Lanes {
+			ab := a + int(lane[b])
+			z0 := elev[ab]
+			z := z0 + float32(w*(elev[ab+mw]-z0))
+			if s := (z - drop - eye[b]) * t; s > cur[b] && int32(i) < ext[b] {
+				cur[b] = s
+			}
+			out[b] = cur[b]
+		}
+		if (i+1)&(1<<chunkShift-1) == 0 {
+			c := (i + 1) >> chunkShift
+			if c < len(stop) && lanesDone(&cur, ext, eye, stop[c], t, int32(i+1)) {
+				return i + 1
+			}
+		}
+		y += mf
+		a0 += maj
+	}
+	return n
+}
+
+// lanesDone reports whether every lane is past its line's end (ext ≤ i) or
+// has its maximum at least max(z − eye[b], 0)·t (0 also for −0 and NaN).
+func lanesDone(cur *[Lanes]float32, ext *[Lanes]int32, eye *[Lanes]float32, z, t float32, i int32) bool {
+	for b := range Lanes {
+		h := z - eye[b]
+		if !(h > 0) {
+			h = 0
+		}
+		if ext[b] > i && !(cur[b] >= h*t) {
+			return false
+		}
+	}
+	return true
+}
+
+// boundLanes narrows a boundJob's lanes: lane b stays hidden when, in
+// every sector, its running maximum at the slot of dNear exceeds its
+// highest target's slope, sHi = (zmax + tau[b] − drpNear)·invNear
+// (·invFar when below the eye); visible when its running maximum at the
+// slot of dFar is at most its lowest target's, sLo = (zmin + tau[b] −
+// drpFar)·invFar (·invNear when below the eye). It stops when no lane is
+// left.
+func boundLanes(bw *BlockWorker, j *boundJob) {
+	var sHi, sLo [Lanes]float32
+	for b := range Lanes {
+		zHi := j.zmax + bw.tau[b] - j.drpNear
+		zLo := j.zmin + bw.tau[b] - j.drpFar
+		sHi[b] = zHi * j.invFar
+		if zHi >= 0 {
+			sHi[b] = zHi * j.invNear
+		}
+		sLo[b] = zLo * j.invNear
+		if zLo >= 0 {
+			sLo[b] = zLo * j.invFar
+		}
+	}
+	secInv := bw.m.secInvX
+	hid, vis := j.hid, j.vis
+	for k := j.kLo; k <= j.kHi && hid|vis != 0; k++ {
+		inv, n, st := secInv[k], int(bw.n[k]), int(bw.start[k])
+		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0)
+		jf := max(min(int(float32(j.dFar*inv)-marginSteps), n), 0)
+		near := bw.prof[(st+jn)*Lanes : (st+jn+1)*Lanes]
+		far := bw.prof[(st+jf)*Lanes : (st+jf+1)*Lanes]
+		var h, v uint16
+		for b := range Lanes {
+			if near[b] > sHi[b] {
+				h |= 1 << b
+			}
+			if far[b] <= sLo[b] {
+				v |= 1 << b
+			}
+		}
+		hid &= h
+		vis &= v
+	}
+	j.hid, j.vis = hid, vis
+}
+
+// cellLanes applies the per-cell test to a cellJob's cells for every lane
+// (the caller keeps those it wants) and sets vis: Worker.cellVisible's
+// arithmetic on the windows' table entries, with the bracketing sectors k0
+// = ⌊u + S − ½⌋ and k0+1 read from the tables that repeat past S.
+func cellLanes(bw *BlockWorker, j *cellJob) {
+	m := bw.m
+	S := float32(m.p.Sectors)
+	half := float32(S / 2)
+	stride := m.rc + 1
+	for k := range 4 {
+		if j.cells&(1<<k) == 0 {
+			continue
+		}
+		var vis uint16
+		for b := range Lanes {
+			x, y := b%BlockSide, b/BlockSide
+			if j.flip&1 != 0 {
+				x = BlockSide - 1 - x
+			}
+			if j.flip&2 != 0 {
+				y = BlockSide - 1 - y
+			}
+			o := j.win[k] + y*stride + x
+			q := m.offU[o]
+			var u float32
+			switch j.quad {
+			case 0:
+				u = q
+			case 1:
+				u = half - q
+			case 2:
+				u = half + q
+			default:
+				u = S - q
+			}
+			d := m.offD[o]
+			zz := j.z[k] + bw.tau[b]
+			if m.offDrp != nil {
+				zz -= m.offDrp[o]
+			}
+			k0 := int(u + S - 0.5)
+			var v uint16
+			if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+1, d, b)) && d <= m.lim {
+				v = 1
+			}
+			vis |= v << b
+		}
+		j.vis[k] = vis
+	}
+}

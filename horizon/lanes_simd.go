@@ -1,0 +1,220 @@
+//go:build goexperiment.simd && amd64
+
+package horizon
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+// gather2 sets t0[b] = prof[i0[b]] and t1[b] = prof[i1[b]], b = 0…15, with
+// two AVX-512 gathers (gather_amd64.s). SAFETY: it reads memory unchecked;
+// every index must lie inside the slice prof points into (cellLanes16's
+// indices do: a sector's slots j ≤ n[k] are in its walked line).
+//
+//go:noescape
+func gather2(prof *float32, i0, i1 *[Lanes]int32, t0, t1 *[Lanes]float32)
+
+// The block engine's kernels in AVX-512 (512-bit vectors of the 16 lanes)
+// through Go's experimental simd/archsimd: each computes the same IEEE
+// float32 operations in the same order as its portable twin in lanes.go —
+// no fused multiply-add, comparisons and selects in place of max — so that
+// both give the same bits (TestKernelTwins).
+
+var avx512Kernels = kernelSet{name: "avx512", walk: walkLanes16, bound: boundLanes16, cells: cellLanes16}
+
+func init() {
+	if simdCPU() {
+		kernels = avx512Kernels
+	}
+}
+
+// simdCPU reports whether the CPU runs the AVX-512 kernels.
+func simdCPU() bool { return archsimd.X86.AVX512() }
+
+// rows4 loads the 4×4 lanes' cells at elev[a + r·pw + c], r, c = 0…3, lane
+// 4r+c.
+func rows4(elev []float32, a, pw int) archsimd.Float32x16 {
+	r0 := archsimd.LoadFloat32x4((*[4]float32)(elev[a : a+4]))
+	r1 := archsimd.LoadFloat32x4((*[4]float32)(elev[a+pw : a+pw+4]))
+	r2 := archsimd.LoadFloat32x4((*[4]float32)(elev[a+2*pw : a+2*pw+4]))
+	r3 := archsimd.LoadFloat32x4((*[4]float32)(elev[a+3*pw : a+3*pw+4]))
+	var lo, hi archsimd.Float32x8
+	lo = lo.SetLo(r0).SetHi(r1)
+	hi = hi.SetLo(r2).SetHi(r3)
+	var v archsimd.Float32x16
+	return v.SetLo(lo).SetHi(hi)
+}
+
+// walkLanes16 is walkLanes in AVX-512. The lanes are the block's 4×4
+// observers, lane[BlockSide] the row stride of elev.
+func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, stop []float32,
+	a0, maj, mw int, mf int64, inv, dk float32) int {
+	cur := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
+	eyeV := archsimd.LoadFloat32x16(eye)
+	extV := archsimd.LoadInt32x16(ext)
+	zero := archsimd.BroadcastFloat32x16(0)
+	pw := int(lane[BlockSide])
+	y := mf
+	n := len(rec)
+	prof = prof[:n*Lanes]
+	for i := 0; i < n; i++ {
+		a := a0 + int(y>>32)*mw
+		z0 := rows4(elev, a, pw)
+		z1 := rows4(elev, a+mw, pw)
+		w := float32(uint32(y)) * 0x1p-32
+		fi := float32(i + 1)
+		t := inv * rec[i]
+		tV := archsimd.BroadcastFloat32x16(t)
+		z := z0.Add(archsimd.BroadcastFloat32x16(w).Mul(z1.Sub(z0)))
+		s := z.Sub(archsimd.BroadcastFloat32x16(float32(dk * fi * fi))).Sub(eyeV).Mul(tV)
+		live := archsimd.BroadcastInt32x16(int32(i)).Less(extV)
+		cur = s.Merge(cur, s.Greater(cur).And(live))
+		cur.Store((*[Lanes]float32)(prof[i*Lanes : (i+1)*Lanes]))
+		if (i+1)&(1<<chunkShift-1) == 0 {
+			if c := (i + 1) >> chunkShift; c < len(stop) {
+				h := archsimd.BroadcastFloat32x16(stop[c]).Sub(eyeV)
+				h = h.Merge(zero, h.Greater(zero))
+				ok := cur.GreaterEqual(h.Mul(tV)).ToBits()
+				if archsimd.BroadcastInt32x16(int32(i+1)).Less(extV).ToBits()&^ok == 0 {
+					return i + 1
+				}
+			}
+		}
+		y += mf
+		a0 += maj
+	}
+	return n
+}
+
+// boundLanes16 is boundLanes in AVX-512.
+func boundLanes16(bw *BlockWorker, j *boundJob) {
+	tau := archsimd.LoadFloat32x16(&bw.tau)
+	zero := archsimd.BroadcastFloat32x16(0)
+	invNear, invFar := archsimd.BroadcastFloat32x16(j.invNear), archsimd.BroadcastFloat32x16(j.invFar)
+	zHi := archsimd.BroadcastFloat32x16(j.zmax).Add(tau).Sub(archsimd.BroadcastFloat32x16(j.drpNear))
+	zLo := archsimd.BroadcastFloat32x16(j.zmin).Add(tau).Sub(archsimd.BroadcastFloat32x16(j.drpFar))
+	sHi := zHi.Mul(invNear).Merge(zHi.Mul(invFar), zHi.GreaterEqual(zero))
+	sLo := zLo.Mul(invFar).Merge(zLo.Mul(invNear), zLo.GreaterEqual(zero))
+	secInv, prof := bw.m.secInvX, bw.prof
+	hid, vis := j.hid, j.vis
+	for k := j.kLo; k <= j.kHi && hid|vis != 0; k++ {
+		inv, n, st := secInv[k], int(bw.n[k]), int(bw.start[k])
+		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0)
+		jf := max(min(int(float32(j.dFar*inv)-marginSteps), n), 0)
+		near := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jn)*Lanes : (st+jn+1)*Lanes]))
+		far := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jf)*Lanes : (st+jf+1)*Lanes]))
+		hid &= near.Greater(sHi).ToBits()
+		vis &= far.LessEqual(sLo).ToBits()
+	}
+	j.hid, j.vis = hid, vis
+}
+
+// flipPerm[f] maps lane (x,y) to its entry of a row-major 4×4 window of
+// the offset table: column 3−x when f&1, row 3−y when f&2 (cellJob).
+var flipPerm = func() (p [4][Lanes]uint32) {
+	for f := range 4 {
+		for b := range Lanes {
+			x, y := b%BlockSide, b/BlockSide
+			if f&1 != 0 {
+				x = BlockSide - 1 - x
+			}
+			if f&2 != 0 {
+				y = BlockSide - 1 - y
+			}
+			p[f][b] = uint32(y*BlockSide + x)
+		}
+	}
+	return p
+}()
+
+// window loads the 4×4 window of t at win (row stride stride) for the
+// lanes, permuted by perm.
+func window(t []float32, win, stride int, perm archsimd.Uint32x16) archsimd.Float32x16 {
+	return rows4(t, win, stride).Permute(perm)
+}
+
+// laneIndex is 0…15, lane b's element of a 16-float profile row.
+var laneIndex = [Lanes]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+
+// cellLanes16 is cellLanes in AVX-512: the geometry, the bracketing
+// sectors and the slots lane-parallel; the two profile reads per lane,
+// whose rows differ from lane to lane, gathered one by one.
+func cellLanes16(bw *BlockWorker, j *cellJob) {
+	for k := range 4 {
+		if j.cells&(1<<k) != 0 {
+			j.vis[k] = cellLanes16One(bw, j, k)
+		}
+	}
+}
+
+// cellLanes16One is cell k of a cellJob. (Hoisting the loads the four
+// cells share out of it, into one loop, made the kernel 15% slower: the
+// vectors spill.)
+func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
+	m := bw.m
+	S := float32(m.p.Sectors)
+	stride := m.rc + 1
+	perm := archsimd.LoadUint32x16(&flipPerm[j.flip])
+	q := window(m.offU, j.win[k], stride, perm)
+	d := window(m.offD, j.win[k], stride, perm)
+	inv := window(m.offInv, j.win[k], stride, perm)
+	var u archsimd.Float32x16
+	switch j.quad {
+	case 0:
+		u = q
+	case 1:
+		u = archsimd.BroadcastFloat32x16(S / 2).Sub(q)
+	case 2:
+		u = archsimd.BroadcastFloat32x16(S / 2).Add(q)
+	default:
+		u = archsimd.BroadcastFloat32x16(S).Sub(q)
+	}
+	zz := archsimd.BroadcastFloat32x16(j.z[k]).Add(archsimd.LoadFloat32x16(&bw.tau))
+	if m.offDrp != nil {
+		zz = zz.Sub(window(m.offDrp, j.win[k], stride, perm))
+	}
+	lhs := zz.Mul(inv)
+	k0 := u.Add(archsimd.BroadcastFloat32x16(S)).Sub(archsimd.BroadcastFloat32x16(0.5)).ConvertToInt32()
+	t0, t1 := &bw.t0, &bw.t1
+	prof := bw.prof
+	// The sector tables, for sectors base … base+31: the lanes' two
+	// brackets lie there unless the cell is near the block.
+	base := max(int(k0.GetLo().GetLo().GetElem(0))-15, 0)
+	k0i := k0.Sub(archsimd.BroadcastInt32x16(int32(base))).AsUint32x16()
+	if k0i.Less(archsimd.BroadcastUint32x16(31)).ToBits() == 0xffff {
+		k1i := k0i.Add(archsimd.BroadcastUint32x16(1))
+		invLo := archsimd.LoadFloat32x16((*[Lanes]float32)(m.secInvX[base : base+Lanes]))
+		invHi := archsimd.LoadFloat32x16((*[Lanes]float32)(m.secInvX[base+Lanes : base+2*Lanes]))
+		nLo := archsimd.LoadInt32x16((*[Lanes]int32)(bw.n[base : base+Lanes]))
+		nHi := archsimd.LoadInt32x16((*[Lanes]int32)(bw.n[base+Lanes : base+2*Lanes]))
+		sLo := archsimd.LoadInt32x16((*[Lanes]int32)(bw.start[base : base+Lanes]))
+		sHi := archsimd.LoadInt32x16((*[Lanes]int32)(bw.start[base+Lanes : base+2*Lanes]))
+		half := archsimd.BroadcastFloat32x16(marginSteps)
+		zero := archsimd.BroadcastInt32x16(0)
+		lane := archsimd.LoadInt32x16(&laneIndex)
+		j0 := d.Mul(invLo.ConcatPermute(invHi, k0i)).Sub(half).ConvertToInt32().Min(nLo.ConcatPermute(nHi, k0i)).Max(zero)
+		j1 := d.Mul(invLo.ConcatPermute(invHi, k1i)).Sub(half).ConvertToInt32().Min(nLo.ConcatPermute(nHi, k1i)).Max(zero)
+		i0, i1 := &bw.i0, &bw.i1
+		sLo.ConcatPermute(sHi, k0i).Add(j0).ShiftAllLeft(4).Add(lane).Store(i0)
+		sLo.ConcatPermute(sHi, k1i).Add(j1).ShiftAllLeft(4).Add(lane).Store(i1)
+		gather2(&prof[0], i0, i1, t0, t1)
+	} else {
+		var ks [Lanes]int32
+		var ds [Lanes]float32
+		k0.Store(&ks)
+		d.Store(&ds)
+		start, n, secInv := bw.start, bw.n, m.secInvX
+		for b := range Lanes {
+			k := int(ks[b])
+			j0 := max(min(int(float32(ds[b]*secInv[k])-marginSteps), int(n[k])), 0)
+			j1 := max(min(int(float32(ds[b]*secInv[k+1])-marginSteps), int(n[k+1])), 0)
+			t0[b], t1[b] = prof[(int(start[k])+j0)*Lanes+b], prof[(int(start[k+1])+j1)*Lanes+b]
+		}
+	}
+	// Profile values are never NaN, and ±0 compare equal: the vector min
+	// decides as Go's min does.
+	thr := archsimd.LoadFloat32x16(t0).Min(archsimd.LoadFloat32x16(t1))
+	vis := lhs.GreaterEqual(thr).And(d.LessEqual(archsimd.BroadcastFloat32x16(m.lim)))
+	return vis.ToBits()
+}

@@ -1,0 +1,134 @@
+//go:build goexperiment.simd && amd64
+
+package horizon
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestKernelTwins: each vector kernel gives its portable twin's bits on
+// random inputs full of ties, signed zeros and infinities.
+func TestKernelTwins(t *testing.T) {
+	if avx512Kernels.walk == nil || !simdCPU() {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 100, float32(math.Inf(1)), float32(math.Inf(-1))}
+	val := func() float32 {
+		if rng.IntN(4) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return float32(rng.IntN(50)) * 0.5 // many ties
+	}
+	const pw, h = 64, 64
+	elev := make([]float32, pw*h)
+	for trial := range 3000 {
+		for i := range elev {
+			elev[i] = float32(rng.IntN(20))
+			if trial%3 == 0 {
+				elev[i] = val()
+			}
+		}
+		var lane, ext [Lanes]int32
+		var eye [Lanes]float32
+		for b := range Lanes {
+			lane[b] = int32((b/BlockSide)*pw + b%BlockSide)
+			ext[b] = int32(rng.IntN(20))
+			eye[b] = float32(rng.IntN(20))
+		}
+		n := 1 + rng.IntN(18)
+		rec := make([]float32, n)
+		for i := range rec {
+			rec[i] = float32(1 / float64(i+1))
+		}
+		stop := make([]float32, 2)
+		for i := range stop {
+			stop[i] = val()
+		}
+		mf := int64(rng.Float64() * (1 << 32))
+		a0, maj, mw := 30*pw+30, 1, pw
+		if rng.IntN(2) == 0 {
+			maj, mw = pw, 1
+			if mf > 1<<31 {
+				mf = -mf / 4
+			}
+		}
+		if rng.IntN(2) == 0 {
+			maj = -maj
+		}
+		var dk float32
+		if rng.IntN(3) == 0 {
+			dk = 0.01
+		}
+		inv := float32(0.3)
+		p1, p2 := make([]float32, n*Lanes), make([]float32, n*Lanes)
+		n1 := walkLanes(p1, rec, elev, &lane, &ext, &eye, stop, a0, maj, mw, mf, inv, dk)
+		n2 := walkLanes16(p2, rec, elev, &lane, &ext, &eye, stop, a0, maj, mw, mf, inv, dk)
+		if n1 != n2 {
+			t.Fatalf("trial %d: walk stopped at %d (scalar), %d (vector)", trial, n1, n2)
+		}
+		for i := range n1 * Lanes {
+			if math.Float32bits(p1[i]) != math.Float32bits(p2[i]) {
+				t.Fatalf("trial %d: step %d lane %d: %v scalar, %v vector", trial, i/Lanes+1, i%Lanes, p1[i], p2[i])
+			}
+		}
+	}
+}
+
+// TestBlockKernelTwins: the whole block engine with the vector kernels and
+// with the portable ones gives the same Blocks and the same profiles, on
+// both real crops and a curved, limited, nodata case.
+func TestBlockKernelTwins(t *testing.T) {
+	if !simdCPU() {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	defer func(k kernelSet) { kernels = k }(kernels)
+	far := DefaultParams()
+	far.MaxDistance, far.EarthCurvature, far.Refraction = 1500, true, 0.13
+	for _, tc := range []struct {
+		name string
+		ter  Terrain
+		p    Params
+	}{
+		{"hgt", readCrop(t, "hgt-130x110"), DefaultParams()},
+		{"dsm", readCrop(t, "dsm-120x136"), DefaultParams()},
+		{"hgt far curved", readCrop(t, "hgt-130x110"), far},
+	} {
+		m, err := New(tc.ter, tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodata := make([]bool, len(tc.ter.Elev))
+		for i := range nodata {
+			nodata[i] = i%97 == 5
+		}
+		mask := NewMask(tc.ter.Width, tc.ter.Height, nodata)
+		ws, wv := m.NewBlockWorker(), m.NewBlockWorker()
+		var bs, bv Block
+		for row := 0; row < tc.ter.Height; row += BlockSide {
+			for col := 0; col < tc.ter.Width; col += BlockSide {
+				kernels = scalarKernels
+				if err := ws.Classify(col, row, mask, &bs); err != nil {
+					t.Fatal(err)
+				}
+				kernels = avx512Kernels
+				if err := wv.Classify(col, row, mask, &bv); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(bs, bv) || !slices.Equal(ws.n, wv.n) || !slices.Equal(ws.start, wv.start) {
+					t.Fatalf("%s block (%d,%d): vector kernels differ from the portable ones", tc.name, col, row)
+				}
+				end := int(ws.start[m.p.Sectors-1]+ws.n[m.p.Sectors-1]+1) * Lanes
+				for i := range end {
+					if math.Float32bits(ws.prof[i]) != math.Float32bits(wv.prof[i]) {
+						t.Fatalf("%s block (%d,%d): profile slot %d lane %d: %v portable, %v vector", tc.name, col, row, i/Lanes, i%Lanes, ws.prof[i], wv.prof[i])
+					}
+				}
+			}
+		}
+	}
+}
