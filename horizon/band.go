@@ -19,6 +19,10 @@ type band struct {
 	ok     bool      // suf holds tile (tx,ty)'s bounds
 	stride int       // major-axis tiles of the longer side
 	suf    []float32 // S × stride, metres; -Inf where no midline of the tile reaches
+	// tile, when not nil, receives the same bound per tile P before the
+	// suffix maxima: the band's highest elevation at P alone (the block
+	// engine's slope-suffix stop).
+	tile []float32
 }
 
 // bandShift sets the side of the observer tiles that share a band and of
@@ -114,6 +118,9 @@ func (b *band) build(m *Model) {
 				z = max(z, tiles[y*tcols+x])
 			}
 			suf[P] = z + 0.01 + float32(1e-6*float32(math.Abs(float64(z)))) // padded for interpolated samples
+		}
+		if b.tile != nil {
+			copy(b.tile[k*b.stride:(k+1)*b.stride], suf)
 		}
 		// Suffix maxima in the sector's direction.
 		if dir > 0 {

@@ -80,6 +80,9 @@ type BlockStats struct {
 	Bounds     int // quads of level ≥ 2 tried as a whole
 	CellGroups int // level-1 quads whose cells were tested
 	LaneCells  int // cell tests (lanes × cells)
+	Sectors    int // sectors the bounds spanned
+	SlowCells  int
+	Levels     [16]int
 }
 
 // blockPad is the border, in cells, of the padded elevations the block walk
@@ -127,6 +130,7 @@ type BlockWorker struct {
 	lane  [Lanes]int32 // lane b's observer's index in elev, relative to lane 0's
 	ext   [Lanes]int32 // scratch: each lane's steps inside the grid on the current line
 	stop  []float32    // scratch: the band's heights per chunk of the current line
+	sb    []float32    // scratch of the walk kernel: per chunk, each lane's slope bound
 	bj    boundJob
 	cj    cellJob
 	// scratch of the vector kernels
@@ -143,12 +147,15 @@ type BlockWorker struct {
 func (m *Model) NewBlockWorker() *BlockWorker {
 	elev, pw := m.padded()
 	S := m.p.Sectors
-	return &BlockWorker{
+	bw := &BlockWorker{
 		m: m, elev: elev, padW: pw,
 		start: make([]int32, 2*S+2*Lanes), n: make([]int32, 2*S+2*Lanes),
 		band: m.newBand(),
-		stop: make([]float32, max(m.t.Width, m.t.Height)>>chunkShift+2),
+		stop: make([]float32, max(m.t.Width, m.t.Height)>>stepShift+2),
+		sb:   make([]float32, Lanes*(max(m.t.Width, m.t.Height)>>stepShift+2)),
 	}
+	bw.band.tile = make([]float32, len(bw.band.suf))
+	return bw
 }
 
 // BlockProfileBytes bounds the profile memory of one BlockWorker of a
@@ -414,10 +421,16 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 		}
 		uLo, uHi = min(uLo, u), max(uHi, u)
 	}
-	kLo := int(math.Floor(float64(uLo)-0.5)) - 1
-	kHi := int(math.Floor(float64(uHi)+0.5)) + 1
+	// The sectors that bracket some cell: a cell at azimuth u has brackets
+	// k0 = int(u + S − ½) (computed so, in float32, a monotone function of
+	// u) and k0+1, in the tables that repeat past S. The table's azimuths
+	// are monotone in the true ones only up to a unit in the last place:
+	// the corners' are widened by two.
+	const slack = 0x1p-7 // two units in the last place of a float32 below 2^16
+	kLo := int(uLo - slack + float32(S) - 0.5)
+	kHi := int(uHi+slack+float32(S)-0.5) + 1
 	if kHi-kLo+1 >= S {
-		kLo, kHi = 0, S-1
+		kLo, kHi = S, 2*S-1
 	}
 	qi := y*int(m.cols[l]) + x
 	var drpNear, drpFar float32
@@ -430,8 +443,10 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 	if !far && act == 0 {
 		return 0, 0
 	}
+	bw.Stats.Sectors += kHi - kLo + 1
+	bw.Stats.Levels[l]++
 	bj := &bw.bj
-	*bj = boundJob{kLo: kLo + S, kHi: kHi + S, dNear: dNear, dFar: dFar, invNear: m.offInv[on], invFar: invFar,
+	*bj = boundJob{kLo: kLo, kHi: kHi, dNear: dNear, dFar: dFar, invNear: m.offInv[on], invFar: invFar,
 		zmax: m.zmax[l][qi], zmin: m.zmin[l][qi], drpNear: drpNear, drpFar: drpFar, hid: act}
 	if far {
 		bj.vis = act
@@ -495,7 +510,7 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 				j.quad = 3
 			}
 			stride := m.rc + 1
-			j.cells = 0
+			j.cells, j.act = 0, act
 			for k := range 4 {
 				c, r := 2*x+k&1, 2*y+k>>1
 				if c >= W || r >= H {
@@ -512,11 +527,15 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 				}
 				j.win[k] = wr*stride + wc
 			}
+			if capture != nil {
+				capture(j)
+			}
 			kernels.cells(bw, j)
 			return [4]uint16{j.vis[0] & act, j.vis[1] & act, j.vis[2] & act, j.vis[3] & act}
 		}
 	}
 	var vs [4]uint16
+	bw.Stats.SlowCells += 4 * bits.OnesCount16(act)
 	for k := range 4 {
 		c, r := 2*x+k&1, 2*y+k>>1
 		if c < W && r < H {
@@ -561,6 +580,8 @@ func (bw *BlockWorker) cell(c, r int, act uint16) uint16 {
 	return vis
 }
 
+var capture func(*cellJob)
+
 // cellJob is a level-1 quad for the cell kernel: for each of its cells k
 // in cells (bit k: inside the grid), its elevation z[k] and where its
 // lanes' offsets lie in the offset table: a 4×4 window from entry win[k]
@@ -573,6 +594,7 @@ type cellJob struct {
 	z     [4]float32
 	win   [4]int
 	vis   [4]uint16
+	act   uint16 // the lanes wanted (others may be computed, or not)
 	cells uint8
 	flip  uint8
 	quad  uint8
@@ -623,8 +645,8 @@ func (bw *BlockWorker) walk() {
 		for b := range row {
 			row[b] = negInf
 		}
-		// The band's height bound per chunk of 2^chunkShift steps, from the
-		// tile of the first step of the chunk on the lane nearest to it.
+		// The band's highest elevation per chunk of 2^stepShift steps:
+		// over the tiles that any lane's steps of the chunk cross.
 		colMaj := m.secColMaj[k]
 		dir := 1
 		if m.secMajor[k] < 0 {
@@ -634,18 +656,21 @@ func (bw *BlockWorker) walk() {
 		if !colMaj {
 			major, majLen = bw.row, m.t.Height
 		}
-		if dir < 0 {
-			major = min(major+BlockSide, majLen) - 1
-		}
-		chunks := (nmax + 1<<chunkShift - 1) >> chunkShift
-		bs := bw.band.suf[k*bw.band.stride : (k+1)*bw.band.stride]
+		lo, hi := major, min(major+BlockSide, majLen)-1 // the lanes' major coordinates
+		chunks := (nmax + 1<<stepShift - 1) >> stepShift
+		bt := bw.band.tile[k*bw.band.stride : (k+1)*bw.band.stride]
 		for c := range chunks {
-			p := major + dir*(c<<chunkShift+1)
-			if p < 0 || p >= majLen {
-				bw.stop[c] = negInf // past the grid: nothing left to raise the maxima
-				continue
+			i0, i1 := c<<stepShift+1, (c+1)<<stepShift // the chunk's steps
+			a, b := lo+dir*i0, hi+dir*i1
+			if dir < 0 {
+				a, b = lo-i1, hi-i0
 			}
-			bw.stop[c] = bs[p>>tl]
+			a, b = max(a, 0), min(b, majLen-1)
+			z := negInf // past the grid: nothing left to raise the maxima
+			for p := a >> tl; p <= b>>tl && a <= b; p++ {
+				z = max(z, bt[p])
+			}
+			bw.stop[c] = z
 		}
 		maj, mw := int(m.secMajor[k]), int(m.secMinor[k])
 		if colMaj {
@@ -653,8 +678,8 @@ func (bw *BlockWorker) walk() {
 		} else {
 			maj = maj / W * bw.padW
 		}
-		n := kernels.walk(bw.prof[(pos+1)*Lanes:(pos+1+nmax)*Lanes], m.recip[1:nmax+1], bw.elev, &bw.lane, &bw.ext, &bw.eye, bw.stop[:chunks],
-			base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
+		n := kernels.walk(bw.prof[(pos+1)*Lanes:(pos+1+nmax)*Lanes], m.recip[1:nmax+1], bw.elev, &bw.lane, &bw.ext, &bw.eye,
+			bw.stop[:chunks], bw.sb[:chunks*Lanes], base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
 		bw.n[k] = int32(n)
 		bw.Stats.WalkSteps += n * Lanes
 		pos += n + 1

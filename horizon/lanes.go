@@ -7,13 +7,17 @@ import "math"
 // same bits (TestKernelTwins), used where the build has GOEXPERIMENT=simd
 // and the CPU AVX-512 (SIMD reports which).
 
+// stepShift sets the block walk's early-stop granularity: lines are
+// checked every 2^stepShift steps (BenchmarkBlock).
+const stepShift = 4
+
 // kernels are the block engine's kernels in use.
 var kernels = scalarKernels
 
 // kernelSet is one implementation of the kernels.
 type kernelSet struct {
 	name  string
-	walk  func(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, stop []float32, a0, maj, mw int, mf int64, inv, dk float32) int
+	walk  func(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32, a0, maj, mw int, mf int64, inv, dk float32) int
 	bound func(bw *BlockWorker, j *boundJob)
 	cells func(bw *BlockWorker, j *cellJob)
 }
@@ -31,18 +35,24 @@ func SIMD() string { return kernels.name }
 // (i−1)·maj + ⌊y⌋·mw and a+mw, weighted by y's fraction, y = i·mf in 32.32
 // fixed point (walkLine's arithmetic, lowered by the Earth-curvature drop
 // dk·i² metres when dk > 0); t = inv·rec[i−1]. Steps past ext[b] leave lane
-// b's maximum as it was. After each chunk of 2^chunkShift steps it stops
-// once every lane is past its ext or has a maximum at least max(stop[c] −
-// eye[b], 0)·t, stop[c] bounding in metres every later sample of every lane
-// (stop has one entry per chunk; len(rec) steps at most).
-func walkLanes(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, stop []float32,
+// b's maximum as it was.
+//
+// The early stop: z[c] bounds, in metres (padded for the interpolation's
+// rounding), every sample of every lane in chunk c (steps c·2^stepShift+1
+// … (c+1)·2^stepShift); so lane b's slopes there are at most h·t at the
+// chunk's first step when h = z[c] − eye[b] ≥ 0, at its last when h < 0.
+// sb (scratch, len(z)·Lanes) receives the suffix maxima of these bounds,
+// and the walk stops after chunk c−1 once every lane still inside its line
+// has a running maximum at least sb[c]: no later sample can raise it.
+func walkLanes(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32,
 	a0, maj, mw int, mf int64, inv, dk float32) int {
+	n := len(rec)
+	slopeBounds(sb, z, eye, rec, inv)
 	var cur [Lanes]float32
 	for b := range cur {
 		cur[b] = float32(math.Inf(-1))
 	}
 	y := mf
-	n := len(rec)
 	for i := 0; i < n; i++ {
 		a := a0 + int(y>>32)*mw
 		w := float32(uint32(y)) * 0x1p-32
@@ -59,9 +69,8 @@ func walkLanes(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]f
 			}
 			out[b] = cur[b]
 		}
-		if (i+1)&(1<<chunkShift-1) == 0 {
-			c := (i + 1) >> chunkShift
-			if c < len(stop) && lanesDone(&cur, ext, eye, stop[c], t, int32(i+1)) {
+		if (i+1)&(1<<stepShift-1) == 0 {
+			if c := (i + 1) >> stepShift; c < len(z) && lanesDone(&cur, ext, sb[c*Lanes:(c+1)*Lanes], int32(i+1)) {
 				return i + 1
 			}
 		}
@@ -71,15 +80,39 @@ func walkLanes(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]f
 	return n
 }
 
-// lanesDone reports whether every lane is past its line's end (ext ≤ i) or
-// has its maximum at least max(z − eye[b], 0)·t (0 also for −0 and NaN).
-func lanesDone(cur *[Lanes]float32, ext *[Lanes]int32, eye *[Lanes]float32, z, t float32, i int32) bool {
-	for b := range Lanes {
-		h := z - eye[b]
-		if !(h > 0) {
-			h = 0
+// slopeBounds fills sb[c·Lanes + b] with the highest slope lane b can see
+// in chunks c, c+1, … of a line of len(rec) steps whose samples in chunk c
+// lie at most z[c] metres high (walkLanes).
+func slopeBounds(sb, z []float32, eye *[Lanes]float32, rec []float32, inv float32) {
+	next := float32(math.Inf(-1))
+	var prev [Lanes]float32
+	for b := range prev {
+		prev[b] = next
+	}
+	for c := len(z) - 1; c >= 0; c-- {
+		tn := inv * rec[c<<stepShift]
+		tf := inv * rec[min((c+1)<<stepShift, len(rec))-1]
+		row := sb[c*Lanes : (c+1)*Lanes]
+		for b := range Lanes {
+			h := z[c] - eye[b]
+			s := h * tf
+			if h >= 0 {
+				s = h * tn
+			}
+			if !(s > prev[b]) {
+				s = prev[b]
+			}
+			row[b], prev[b] = s, s
 		}
-		if ext[b] > i && !(cur[b] >= h*t) {
+	}
+}
+
+// lanesDone reports whether every lane is past its line's end (ext ≤ i) or
+// has its maximum at least bound[b].
+func lanesDone(cur *[Lanes]float32, ext *[Lanes]int32, bound []float32, i int32) bool {
+	bound = bound[:Lanes]
+	for b := range Lanes {
+		if ext[b] > i && !(cur[b] >= bound[b]) {
 			return false
 		}
 	}

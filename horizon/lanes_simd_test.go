@@ -24,7 +24,7 @@ func TestKernelTwins(t *testing.T) {
 		}
 		return float32(rng.IntN(50)) * 0.5 // many ties
 	}
-	const pw, h = 64, 64
+	const pw, h = 200, 200
 	elev := make([]float32, pw*h)
 	for trial := range 3000 {
 		for i := range elev {
@@ -40,17 +40,17 @@ func TestKernelTwins(t *testing.T) {
 			ext[b] = int32(rng.IntN(20))
 			eye[b] = float32(rng.IntN(20))
 		}
-		n := 1 + rng.IntN(18)
+		n := 1 + rng.IntN(70)
 		rec := make([]float32, n)
 		for i := range rec {
 			rec[i] = float32(1 / float64(i+1))
 		}
-		stop := make([]float32, 2)
+		stop := make([]float32, (n+1<<chunkShift-1)>>chunkShift)
 		for i := range stop {
 			stop[i] = val()
 		}
 		mf := int64(rng.Float64() * (1 << 32))
-		a0, maj, mw := 30*pw+30, 1, pw
+		a0, maj, mw := 100*pw+100, 1, pw
 		if rng.IntN(2) == 0 {
 			maj, mw = pw, 1
 			if mf > 1<<31 {
@@ -66,8 +66,14 @@ func TestKernelTwins(t *testing.T) {
 		}
 		inv := float32(0.3)
 		p1, p2 := make([]float32, n*Lanes), make([]float32, n*Lanes)
-		n1 := walkLanes(p1, rec, elev, &lane, &ext, &eye, stop, a0, maj, mw, mf, inv, dk)
-		n2 := walkLanes16(p2, rec, elev, &lane, &ext, &eye, stop, a0, maj, mw, mf, inv, dk)
+		sb1, sb2 := make([]float32, len(stop)*Lanes), make([]float32, len(stop)*Lanes)
+		n1 := walkLanes(p1, rec, elev, &lane, &ext, &eye, stop, sb1, a0, maj, mw, mf, inv, dk)
+		n2 := walkLanes16(p2, rec, elev, &lane, &ext, &eye, stop, sb2, a0, maj, mw, mf, inv, dk)
+		for i := range sb1 {
+			if math.Float32bits(sb1[i]) != math.Float32bits(sb2[i]) {
+				t.Fatalf("trial %d: slope bound %d: %v scalar, %v vector", trial, i, sb1[i], sb2[i])
+			}
+		}
 		if n1 != n2 {
 			t.Fatalf("trial %d: walk stopped at %d (scalar), %d (vector)", trial, n1, n2)
 		}

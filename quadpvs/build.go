@@ -212,17 +212,32 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 	for _, gs := range blk.Groups {
 		for i := range gs {
 			g := &gs[i]
-			for m := g.Lanes & open; m != 0; m &= m - 1 {
-				b := bits.TrailingZeros16(m)
-				ws[b].put4(groupCodes(&g.Child, b))
-			}
-			for m := g.Unions & uopen; m != 0; m &= m - 1 {
-				j := bits.TrailingZeros8(m)
-				var h, v [4]uint16
-				for k := range 4 {
-					h[k], v[k] = uint16(g.UChild[k].Hid)>>j&1, uint16(g.UChild[k].Vis)>>j&1
+			if m := g.Lanes & open; m != 0 {
+				// Byte b of lo (lanes 0–7) and hi (8–15): lane b's four codes.
+				var lo, hi uint64
+				for k, c := range g.Child {
+					code := ^(c.Hid ^ c.Vis) // the codes' high bits: Unknown or Outside
+					lo |= spread8[c.Vis&0xff]<<(2*k) | spread8[code&0xff]<<(2*k+1)
+					hi |= spread8[c.Vis>>8]<<(2*k) | spread8[code>>8]<<(2*k+1)
 				}
-				ws[horizon.Lanes+j].put4(codes4(h, v))
+				for ; m != 0; m &= m - 1 {
+					b := bits.TrailingZeros16(m)
+					w := lo
+					if b >= 8 {
+						w = hi
+					}
+					ws[b].put4(uint(w >> (8 * (b & 7)) & 0xff))
+				}
+			}
+			if m := g.Unions & uopen; m != 0 {
+				var u uint64
+				for k, c := range g.UChild {
+					u |= spread8[c.Vis]<<(2*k) | spread8[^(c.Hid^c.Vis)]<<(2*k+1)
+				}
+				for ; m != 0; m &= m - 1 {
+					j := bits.TrailingZeros8(m)
+					ws[horizon.Lanes+j].put4(uint(u >> (8 * j) & 0xff))
+				}
 			}
 		}
 	}
@@ -238,24 +253,16 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 	}
 }
 
-// groupCodes returns lane b's four codes of a group's children, child k in
-// bits 2k, 2k+1.
-func groupCodes(ch *[4]horizon.LaneClasses, b int) uint {
-	var h, v [4]uint16
-	for k := range 4 {
-		h[k], v[k] = ch[k].Hid>>b&1, ch[k].Vis>>b&1
+// spread8[x] has bit i of x at bit 8i: one bit per byte, for writing the
+// codes of eight lanes at once.
+var spread8 = func() (t [256]uint64) {
+	for x := range t {
+		for i := range 8 {
+			t[x] |= uint64(x>>i&1) << (8 * i)
+		}
 	}
-	return codes4(h, v)
-}
-
-// codes4 packs four codes from their hidden and visible bits (laneStatus).
-func codes4(h, v [4]uint16) uint {
-	var c uint
-	for k := range 4 {
-		c |= uint(v[k]|(h[k]^v[k]^1)<<1) << (2 * k)
-	}
-	return c
-}
+	return t
+}()
 
 // quadWriter writes codes into a tree, one or four at a time.
 type quadWriter struct {

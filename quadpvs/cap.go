@@ -1,6 +1,9 @@
 package quadpvs
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Capper caps trees at a node count by the compression of §3.4: while the
 // tree has more than N nodes, take a leaf of maximum depth, make its parent
@@ -19,8 +22,9 @@ type Capper struct {
 	MinLoss bool
 	G       Geometry
 
-	st     []Status
+	st     []Status // each code's status as the collapses go; dropped for a dropped node
 	parent []int32
+	child  []int32 // an Unknown code's first child
 	q      []int32
 	// state of the collapses on the current source (prepare, collapse)
 	src           *Tree
@@ -71,23 +75,31 @@ func (c *Capper) CapEach(dsts []*Tree, src *Tree, limits []int, codes bool) erro
 	return nil
 }
 
-// prepare decodes src's codes and parents for collapse.
+// dropped marks, in Capper.st, a node a collapse removed (not a code).
+const dropped Status = 4
+
+// prepare decodes src's codes, parents and children for collapse, a code
+// word (32 codes) at a time.
 func (c *Capper) prepare(src *Tree) {
 	n := src.n
 	if cap(c.st) < n {
 		c.st = make([]Status, n)
 		c.parent = make([]int32, n)
+		c.child = make([]int32, n)
 	}
-	st, parent := c.st[:n], c.parent[:n]
-	r := 0
-	for i := range st {
-		st[i] = src.code(i)
-		if st[i] == Unknown {
-			b := 4*r + 1
-			r++
-			for k := range 4 {
-				parent[b+k] = int32(i)
-			}
+	st, parent, child := c.st[:n], c.parent[:n], c.child[:n]
+	b := int32(1) // the next Unknown code's first child
+	for w, word := range src.codes {
+		i0 := w * 32
+		cs := st[i0:min(i0+32, n)]
+		for j := range cs {
+			cs[j] = Status(word >> (2 * uint(j)) & 3)
+		}
+		for u := unknownMask(word); u != 0; u &= u - 1 {
+			i := int32(i0 + bits.TrailingZeros64(u)/2)
+			child[i] = b
+			parent[b], parent[b+1], parent[b+2], parent[b+3] = i, i, i, i
+			b += 4
 		}
 	}
 	c.src, c.next, c.nodes, c.ncodes = src, n-1, src.nodes, src.n
@@ -102,7 +114,7 @@ func (c *Capper) collapse(limit int, codes bool) {
 		c.collapseMinLoss(limit, codes)
 		return
 	}
-	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
+	st, parent, child := c.st[:c.src.n], c.parent[:c.src.n], c.child[:c.src.n]
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
@@ -117,10 +129,10 @@ func (c *Capper) collapse(limit int, codes bool) {
 				break
 			}
 			p := int(parent[u])
-			pb := src.childBase(p)
+			pb := int(child[p])
 			allVisible := true
 			for k := range 4 {
-				if s := st[pb+k]; s != Visible && !(s == Outside && src.code(pb+k) == Outside) {
+				if s := st[pb+k]; s != Visible && s != Outside {
 					allVisible = false
 				}
 			}
@@ -144,12 +156,12 @@ func (c *Capper) over(limit int, codes bool) bool {
 // (4 codes, their nodes) and u becomes Visible.
 func (c *Capper) drop(u int) {
 	st := c.st
-	b := c.src.childBase(u)
+	b := int(c.child[u])
 	c.ncodes -= 4
 	for k := range 4 {
 		if st[b+k] != Outside {
 			c.nodes--
-			st[b+k] = Outside // dropped: no longer emitted
+			st[b+k] = dropped
 		}
 	}
 	st[u] = Visible
@@ -157,14 +169,14 @@ func (c *Capper) drop(u int) {
 
 // emit writes the current state of the collapses into dst.
 func (c *Capper) emit(dst *Tree) {
-	src, st := c.src, c.st
+	st, child := c.st, c.child
 	w := newWriter(dst)
 	q := append(c.q[:0], 0)
 	for h := 0; h < len(q); h++ {
 		i := q[h]
 		w.put(st[i])
 		if st[i] == Unknown {
-			b := int32(src.childBase(int(i)))
+			b := child[i]
 			q = append(q, b, b+1, b+2, b+3)
 		}
 	}

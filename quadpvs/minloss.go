@@ -59,7 +59,7 @@ func (c *Capper) prepareMinLoss() {
 		if st[i] != Unknown {
 			continue
 		}
-		b := src.childBase(i)
+		b := int(c.child[i])
 		leaves := true
 		for k := range 4 {
 			pos[b+k] = pos[i].child(k)
@@ -76,7 +76,7 @@ func (c *Capper) prepareMinLoss() {
 
 // group returns node i as a group: the hidden cells of its children.
 func (c *Capper) group(i int) group {
-	b := c.src.childBase(i)
+	b := int(c.child[i])
 	var loss int64
 	for k := range 4 {
 		if c.st[b+k] == Hidden {
@@ -89,7 +89,7 @@ func (c *Capper) group(i int) group {
 // collapseMinLoss continues the min-loss collapses until the tree is
 // within limit.
 func (c *Capper) collapseMinLoss(limit int, codes bool) {
-	src, st, parent := c.src, c.st[:c.src.n], c.parent[:c.src.n]
+	st, parent := c.st[:c.src.n], c.parent[:c.src.n]
 	for c.over(limit, codes) && len(c.groups) > 0 {
 		u := int(heap.Pop(&c.groups).(group).node)
 		c.drop(u)
@@ -97,7 +97,7 @@ func (c *Capper) collapseMinLoss(limit int, codes bool) {
 			break
 		}
 		p := int(parent[u])
-		pb := src.childBase(p)
+		pb := int(c.child[p])
 		leaves := true
 		for k := range 4 {
 			if st[pb+k] == Unknown {

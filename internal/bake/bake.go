@@ -100,9 +100,11 @@ func window(workers int) int64 { return int64(4 * workers) }
 // whole (the job holds every point of its block and the span reaches level
 // 2) after them the unions of its level-1 quads and of the block.
 type blockTrees struct {
-	job   int
-	whole bool
-	trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
+	job      int
+	col, row int // the block's corner cell
+	whole    bool
+	trees    [horizon.Lanes + horizon.Unions]quadpvs.Tree
+	capped   [horizon.Lanes + horizon.Unions]capped // when whole: the trees capped for every output
 }
 
 // blockJob is one job of a bake: the points order[first:last], all in the
@@ -181,24 +183,50 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	for i, o := range cfg.Outputs {
 		caps[i] = o.Cap
 	}
-	qw := newQuadWriter(g, caps, sample, sk)
+	wr := &writer{sink: sk, tally: make([]compress.Tally, len(caps))}
 
 	hier := quadpvs.NewHierarchy(g) // only for quad indexes
 	eg, ctx := errgroup.WithContext(ctx)
-	// Finished quads go, copied, from the merging goroutine to a stage that
-	// caps them for every output and writes them, in the same order.
+	// Finished quads go from the merging goroutine to a stage that writes
+	// them, in the same order: a block's quads (levels 0–2) capped by the
+	// worker that computed the block, the others copied and capped there.
 	type finished struct {
-		q    int
-		t    *quadpvs.Tree
-		root bool // a shard's subtree root
+		r       *capped
+		root    bool        // a shard's subtree root
+		release *blockTrees // back to the pool once written (its last quad)
+		own     bool        // r and r.t are the stage's: back to their pools once written
 	}
 	fin := make(chan finished, 64)
-	finPool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
+	finPool := sync.Pool{New: func() any { return new(capped) }}
+	treePool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
+	pool := sync.Pool{New: func() any { return new(blockTrees) }}
+	var cur *blockTrees // the block AddBlock is adding, its quads capped
+	merged := newCapper(g, caps, sample)
 	emit := func(l, x, y int, t *quadpvs.Tree) error {
-		c := finPool.Get().(*quadpvs.Tree)
-		t.CopyTo(c)
+		q := hier.QuadIndex(l, x, y)
+		f := finished{root: cfg.Shard.Count > 0 && l == span.Top}
+		if cur != nil && l <= 2 {
+			i := horizon.Lanes + 4 // the block
+			switch l {
+			case 0:
+				i = (y-cur.row)*horizon.BlockSide + x - cur.col
+			case 1:
+				i = horizon.Lanes + (y&1)<<1 | x&1
+			}
+			f.r = &cur.capped[i]
+			if l == 2 {
+				f.release = cur
+			}
+		} else {
+			c := treePool.Get().(*quadpvs.Tree)
+			t.CopyTo(c)
+			f.r, f.own = finPool.Get().(*capped), true
+			if err := merged.cap(q, c, f.r); err != nil {
+				return err
+			}
+		}
 		select {
-		case fin <- finished{hier.QuadIndex(l, x, y), c, cfg.Shard.Count > 0 && l == span.Top}:
+		case fin <- f:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -206,10 +234,16 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	}
 	eg.Go(func() error {
 		for f := range fin {
-			if err := qw.write(f.q, f.t, f.root); err != nil {
+			if err := wr.write(f.r, f.root); err != nil {
 				return err
 			}
-			finPool.Put(f.t)
+			if f.release != nil {
+				pool.Put(f.release)
+			}
+			if f.own {
+				treePool.Put(f.r.t)
+				finPool.Put(f.r)
+			}
 		}
 		return nil
 	})
@@ -225,7 +259,6 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	// level-1 and level-2 unions come from the block too (AddBlock).
 	jobs := blockJobs(order)
 	unions := span.Top >= 2 && g.K >= 2
-	pool := sync.Pool{New: func() any { return new(blockTrees) }}
 	jobc := make(chan int)
 	results := make(chan *blockTrees, workers)
 	slots := make(chan struct{}, window(workers)) // bounds blocks waiting in the reorder buffer
@@ -252,6 +285,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 			defer wg.Done()
 			bw := model.NewBlockWorker()
 			enc := quadpvs.NewEncoder(g)
+			cp := newCapper(g, caps, sample)
 			var blk horizon.Block
 			for i := range jobc {
 				jb := jobs[i]
@@ -271,6 +305,27 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 					us = 1<<horizon.Unions - 1
 				}
 				enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
+				bt.col, bt.row = jb.col, jb.row
+				if bt.whole {
+					// Cap the block's quads here, in parallel, rather
+					// than in the writer.
+					for i := range bt.trees {
+						l, x, y := 0, jb.col+i%horizon.BlockSide, jb.row+i/horizon.BlockSide
+						if i >= horizon.Lanes {
+							u := i - horizon.Lanes
+							l, x, y = 1, jb.col/2+u&1, jb.row/2+u>>1
+							if u == 4 {
+								l, x, y = 2, jb.col/4, jb.row/4
+							}
+						}
+						if x<<l >= dem.Width || y<<l >= dem.Height {
+							continue
+						}
+						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], &bt.capped[i]); err != nil {
+							return err
+						}
+					}
+				}
 				select {
 				case results <- bt:
 				case <-ctx.Done():
@@ -287,6 +342,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		next, done := 0, 0
 		var pts [quadpvs.BlockPoints]*quadpvs.Tree
 		var l1 [4]*quadpvs.Tree
+		var l2 quadpvs.Tree
 		for r := range results {
 			pending[r.job] = r
 			for bt, ok := pending[next]; ok; bt, ok = pending[next] {
@@ -299,7 +355,13 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 					for j := range l1 {
 						l1[j] = &bt.trees[horizon.Lanes+j]
 					}
-					if err := builder.AddBlock(jb.col/horizon.BlockSide, jb.row/horizon.BlockSide, &pts, &l1, &bt.trees[horizon.Lanes+4]); err != nil {
+					// The builder takes the block's PVS's memory; the
+					// writer still needs it (a reference where no cap binds).
+					bt.trees[horizon.Lanes+4].CopyTo(&l2)
+					cur = bt
+					err := builder.AddBlock(jb.col/horizon.BlockSide, jb.row/horizon.BlockSide, &pts, &l1, &l2)
+					cur = nil
+					if err != nil {
 						return err
 					}
 				} else {
@@ -309,8 +371,8 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 							return err
 						}
 					}
+					pool.Put(bt) // the writer got copies
 				}
-				pool.Put(bt)
 				<-slots
 				next++
 				done += jb.last - jb.first
@@ -330,119 +392,142 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if !builder.Done() {
 		return nil, errors.New("bake: hierarchy incomplete")
 	}
-	if err := sk.commit(qw.tally); err != nil {
+	if err := sk.commit(wr.tally); err != nil {
 		return nil, err
 	}
 	sk = nil
-	stats := make([]compress.Stats, len(qw.tally))
-	for i, t := range qw.tally {
+	stats := make([]compress.Stats, len(wr.tally))
+	for i, t := range wr.tally {
 		stats[i] = t.Stats()
 	}
 	return stats, nil
 }
 
-// quadWriter caps every finished quad for each output and hands the capped
-// trees to a sink, tallying each output's statistics and sampling hidden
-// cells kept on every sample-th quad index. The outputs are grouped by
-// what their caps count (codes for budgets, nodes) and by their policy
-// (deepest-first, min-loss); each group is capped in one pass (CapEach),
-// largest cap first.
-type quadWriter struct {
+// capper caps a quad's PVS for every output, sampling hidden cells kept on
+// every sample-th quad index. The outputs are grouped by what their caps
+// count (codes for budgets, nodes) and by their policy (deepest-first,
+// min-loss); each group is capped in one pass (CapEach), largest cap
+// first. One per goroutine: the workers cap their blocks' quads (levels
+// 0–2, nearly all of them), the writer the quads the hierarchy builder
+// merges.
+type capper struct {
 	g      quadpvs.Geometry
 	caps   []compress.Cap
 	sample int
-	sink   sink
-	tally  []compress.Tally  // per output
 	groups [4][]int          // outputs capped on codes, on nodes, then the same with min-loss; by cap, largest first
 	capper [2]quadpvs.Capper // deepest-first, min-loss
 	walker quadpvs.Walker
-	dst    []quadpvs.Tree // per output
-	out    []*quadpvs.Tree
 	lims   []int
 	dsts   []*quadpvs.Tree
-	bound  []bool
 }
 
-func newQuadWriter(g quadpvs.Geometry, caps []compress.Cap, sample int, sk sink) *quadWriter {
-	n := len(caps)
-	qw := &quadWriter{g: g, caps: caps, sample: sample, sink: sk, tally: make([]compress.Tally, n),
-		dst: make([]quadpvs.Tree, n), out: make([]*quadpvs.Tree, n), bound: make([]bool, n)}
-	qw.capper[1] = quadpvs.Capper{MinLoss: true, G: g}
-	for i, c := range caps {
+func newCapper(g quadpvs.Geometry, caps []compress.Cap, sample int) *capper {
+	c := &capper{g: g, caps: caps, sample: sample}
+	c.capper[1] = quadpvs.Capper{MinLoss: true, G: g}
+	for i, cp := range caps {
 		k := 0
-		if c.MinLoss {
+		if cp.MinLoss {
 			k = 2
 		}
 		switch {
-		case c.Codes > 0:
-			qw.groups[k] = append(qw.groups[k], i)
-		case c.Nodes > 0:
-			qw.groups[k+1] = append(qw.groups[k+1], i)
+		case cp.Codes > 0:
+			c.groups[k] = append(c.groups[k], i)
+		case cp.Nodes > 0:
+			c.groups[k+1] = append(c.groups[k+1], i)
 		}
 	}
-	for _, gr := range qw.groups {
-		sort.SliceStable(gr, func(a, b int) bool { return qw.limit(gr[a]) > qw.limit(gr[b]) })
+	for _, gr := range c.groups {
+		sort.SliceStable(gr, func(a, b int) bool { return c.limit(gr[a]) > c.limit(gr[b]) })
 	}
-	return qw
+	return c
 }
 
 // limit returns output i's cap (codes or nodes), or MaxInt when none.
-func (qw *quadWriter) limit(i int) int {
-	c := qw.caps[i]
+func (c *capper) limit(i int) int {
+	cp := c.caps[i]
 	switch {
-	case c.Codes > 0:
-		return c.Codes
-	case c.Nodes > 0:
-		return c.Nodes
+	case cp.Codes > 0:
+		return cp.Codes
+	case cp.Nodes > 0:
+		return cp.Nodes
 	}
 	return math.MaxInt
 }
 
-// write caps quad index q's PVS t for every output and hands the trees to
-// the sink, with t itself when root (a shard's subtree root).
-func (qw *quadWriter) write(q int, t *quadpvs.Tree, root bool) error {
-	sampled := q%qw.sample == 0
-	before := 0
-	if sampled {
-		before = qw.walker.HiddenCells(qw.g, t)
+// capped is a quad's PVS capped for every output: out[i] is t itself where
+// no cap binds, else dst[i]; before and after[i] count hidden cells when the
+// quad is sampled.
+type capped struct {
+	q       int
+	t       *quadpvs.Tree
+	out     []*quadpvs.Tree
+	dst     []quadpvs.Tree
+	sampled bool
+	before  int
+	after   []int
+}
+
+// cap caps t, the PVS of quad index q, into r (reusing its memory); r
+// refers to t afterwards.
+func (c *capper) cap(q int, t *quadpvs.Tree, r *capped) error {
+	n := len(c.caps)
+	if len(r.out) != n {
+		r.out, r.dst, r.after = make([]*quadpvs.Tree, n), make([]quadpvs.Tree, n), make([]int, n)
 	}
-	clear(qw.bound)
-	for k, gr := range qw.groups {
+	r.q, r.t = q, t
+	for i := range r.out {
+		r.out[i] = t
+	}
+	for k, gr := range c.groups {
 		codes := k%2 == 0
 		size := t.Len()
 		if !codes {
 			size = t.Nodes()
 		}
-		qw.lims, qw.dsts = qw.lims[:0], qw.dsts[:0]
+		c.lims, c.dsts = c.lims[:0], c.dsts[:0]
 		for _, i := range gr {
-			if l := qw.limit(i); size > l {
-				qw.bound[i] = true
-				qw.lims = append(qw.lims, l)
-				qw.dsts = append(qw.dsts, &qw.dst[i])
+			if l := c.limit(i); size > l {
+				c.lims = append(c.lims, l)
+				c.dsts = append(c.dsts, &r.dst[i])
+				r.out[i] = &r.dst[i]
 			}
 		}
-		if len(qw.lims) > 0 {
-			if err := qw.capper[k/2].CapEach(qw.dsts, t, qw.lims, codes); err != nil {
+		if len(c.lims) > 0 {
+			if err := c.capper[k/2].CapEach(c.dsts, t, c.lims, codes); err != nil {
 				return err
 			}
 		}
 	}
-	for i := range qw.out {
-		c := t
-		if qw.bound[i] {
-			c = &qw.dst[i]
+	r.sampled = q%c.sample == 0
+	if r.sampled {
+		r.before = c.walker.HiddenCells(c.g, t)
+		for i, o := range r.out {
+			r.after[i] = c.walker.HiddenCells(c.g, o)
 		}
-		qw.out[i] = c
-		qw.tally[i].Tree(c)
-		if sampled {
-			qw.tally[i].Hidden(before, qw.walker.HiddenCells(qw.g, c))
+	}
+	return nil
+}
+
+// writer hands capped quads to a sink, tallying each output's statistics.
+type writer struct {
+	sink  sink
+	tally []compress.Tally // per output
+}
+
+// write hands r's trees to the sink, with r.t itself when root (a
+// shard's subtree root).
+func (w *writer) write(r *capped, root bool) error {
+	for i, o := range r.out {
+		w.tally[i].Tree(o)
+		if r.sampled {
+			w.tally[i].Hidden(r.before, r.after[i])
 		}
 	}
 	var full *quadpvs.Tree
 	if root {
-		full = t
+		full = r.t
 	}
-	return qw.sink.add(q, qw.out, full)
+	return w.sink.add(r.q, r.out, full)
 }
 
 // headerFor describes a store of dem baked with p under o's cap.

@@ -305,12 +305,17 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 	}
 	L := h0.Level
 	hier := quadpvs.NewHierarchy(g) // only for quad indexes
-	var qw *quadWriter              // set below, before the first Add
+	var cp *capper                  // set below, before the first Add
+	var wr *writer
+	var cr capped
 	upper, err := quadpvs.NewSpanBuilder(g, quadpvs.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
 		if l == L {
 			return nil // the subtree's root, written with its subtree
 		}
-		return qw.write(hier.QuadIndex(l, x, y), t, false)
+		if err := cp.cap(hier.QuadIndex(l, x, y), t, &cr); err != nil {
+			return err
+		}
+		return wr.write(&cr, false)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", p0.Path, err, ErrBadPartial)
@@ -336,10 +341,10 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 	for i, o := range h0.Outputs {
 		caps[i] = o.Store.Cap
 	}
-	qw = newQuadWriter(g, caps, h0.HiddenSample, st)
+	cp, wr = newCapper(g, caps, h0.HiddenSample), &writer{sink: st, tally: make([]compress.Tally, len(caps))}
 	j := newJoiner(g, hier, L)
 	var root quadpvs.Tree
-	total := qw.tally // the upper levels' tallies so far; the shards' add to them
+	total := wr.tally // the upper levels' tallies so far; the shards' add to them
 	for _, p := range parts {
 		for r := p.Header.First; r < p.Header.Last; r++ {
 			if err := ctx.Err(); err != nil {
