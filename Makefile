@@ -4,6 +4,12 @@
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# The bake's block engine has AVX-512 kernels through Go's simd experiment
+# (horizon/lanes_simd.go): every build here turns it on. Without it (a plain
+# `go install`) the portable kernels run and the stores are the same bytes.
+GOEXPERIMENT ?= simd
+export GOEXPERIMENT
+
 .PHONY: test demo deps browser data bench bench-quick serve portable
 
 deps:
@@ -24,6 +30,7 @@ browser:
 test: deps browser
 	$(GO) vet ./...
 	$(GO) test ./...
+	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	$(MAKE) --no-print-directory portable
 
 # Same bytes on every CPU: the golden hashes of horizon's tables, profiles,
@@ -32,7 +39,7 @@ test: deps browser
 # multiply-adds) and arm64 without cgo under qemu-user-static (installed
 # when missing; a warning, not a failure, when it cannot be).
 portable:
-	GOAMD64=v3 $(GO) test -count 1 -run Golden ./horizon ./compress
+	GOAMD64=v3 $(GO) test -count 1 -run 'Golden|BlockMatches|BlockKernelTwins' ./horizon ./compress
 	@command -v qemu-aarch64-static >/dev/null 2>&1 || { \
 		echo "installing qemu-user-static"; \
 		{ $(SUDO) apt-get update -qq && \

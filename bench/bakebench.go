@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,6 +100,10 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	bin := filepath.Join(*tmp, "pvsbake")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake")
 	build.Stderr = stderr
+	if os.Getenv("GOEXPERIMENT") == "" {
+		// The block engine's vector kernels (as make builds them).
+		build.Env = append(os.Environ(), "GOEXPERIMENT=simd")
+	}
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build pvsbake: %w", err)
 	}
@@ -111,8 +116,8 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("GDAL peer on %s: %w", pc.Name, err)
 		}
-		fmt.Fprintf(stdout, "%s: GDAL %.3f ms per observer, ours %.3f ms (bake path), %.3f ms (bitmap): GDAL/ours %.2f×\n",
-			pc.Name, r.GDAL, r.Ours, r.Bitmap, r.GDAL/r.Ours)
+		fmt.Fprintf(stdout, "%s: GDAL %.3f ms per observer, ours %.3f ms (block engine), %.3f ms (per observer), %.3f ms (bitmap): GDAL/ours %.2f×\n",
+			pc.Name, r.GDAL, r.Block, r.Ours, r.Bitmap, r.GDAL/r.Block)
 		peers = append(peers, r)
 	}
 	var tv *tvRow
@@ -121,8 +126,8 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			fmt.Fprintf(stdout, "Total_Viewshed peer skipped: %v\n", err)
 		} else {
-			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s; our bake at --sectors 180: %.1f s (1 worker), %.1f s (2 workers)\n",
-				r.Size, r.TV.Seconds(), r.Ours1.Seconds(), r.Ours2.Seconds())
+			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s (CPU %.1f s); our bake at --sectors %d: %.1f s (CPU %.1f s, 1 worker), %.1f s (2 workers)\n",
+				r.Size, r.TV.Seconds(), r.TVCPU.Seconds(), r.Sectors, r.Ours1.Seconds(), r.Ours1CPU.Seconds(), r.Ours2.Seconds())
 			tv = &r
 		}
 	}
@@ -272,18 +277,19 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 				compress.FormatBytes(r.Estimate), pps, 1e9/pps, r.Before)
 		}
 		if len(peers) > 0 {
-			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`heightmap.GDALViewshed`, no curvature, output read back), against our per-point work in the bake (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n")
-			fmt.Fprintln(w, "| window | observers | GDAL | ours, bake path | ours, bitmap | GDAL ÷ ours (bake path) |")
-			fmt.Fprintln(w, "|---|---|---|---|---|---|")
+			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`heightmap.GDALViewshed`, no curvature, output read back), against the bake's per-point work — the block engine (`horizon.BlockWorker.Classify` + `quadpvs.Encoder.EncodeBlockTrees` on the observer's block, divided by its points; kernels: %s) and the per-observer engine it replaced (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) — and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n", horizon.SIMD())
+			fmt.Fprintln(w, "| window | observers | GDAL | ours, block engine | ours, per observer | ours, bitmap | GDAL ÷ ours (block engine) |")
+			fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 			for _, r := range peers {
-				fmt.Fprintf(w, "| %s %s | %d | %.3f | %.3f | %.3f | %.2f× |\n", r.DEM, r.Window, r.Observers, r.GDAL, r.Ours, r.Bitmap, r.GDAL/r.Ours)
+				fmt.Fprintf(w, "| %s %s | %d | %.3f | %.3f | %.3f | %.3f | %.2f× |\n", r.DEM, r.Window, r.Observers, r.GDAL, r.Block, r.Ours, r.Bitmap, r.GDAL/r.Block)
 			}
 		}
 		if tv != nil {
-			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches), 180 sectors, observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors 180`, one 1 GiB budget.\n\n", tv.Size)
-			fmt.Fprintln(w, "| Total_Viewshed (1 thread) | ours, 1 worker | ours, 2 workers | ours (1 worker) ÷ Total_Viewshed |")
-			fmt.Fprintln(w, "|---|---|---|---|")
-			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.2f× |\n", tv.TV.Seconds(), tv.Ours1.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds())
+			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches); its 180 axes are swept both ways, 360 one-degree sectors; observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors %d` (equal angular resolution), one 1 GiB budget, block engine kernels %s. CPU is user + system time of the whole process (our bake merges and writes on a second goroutine beside its one worker).\n\n", tv.Size, tv.Sectors, horizon.SIMD())
+			fmt.Fprintln(w, "| Total_Viewshed wall | its CPU | ours, 1 worker, wall | its CPU | ours, 2 workers, wall | 2nd core's speed-up | ours ÷ Total_Viewshed (wall, CPU) |")
+			fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f× | %.2f×, %.2f× |\n", tv.TV.Seconds(), tv.TVCPU.Seconds(), tv.Ours1.Seconds(),
+				tv.Ours1CPU.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds(), tv.Ours1CPU.Seconds()/tv.TVCPU.Seconds())
 		}
 		return nil
 	})
@@ -295,8 +301,8 @@ var peerCases = []bakeCase{bakeCases[0], bakeCases[1]}
 // peerRow is one side-by-side timing, milliseconds per observer.
 type peerRow struct {
 	bakeCase
-	Observers          int
-	GDAL, Ours, Bitmap float64
+	Observers                 int
+	GDAL, Ours, Bitmap, Block float64
 }
 
 // peerGDAL times GDAL's viewshed and ours from the same observers of c's
@@ -326,12 +332,14 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 	if err != nil {
 		return peerRow{}, err
 	}
-	wk, enc := m.NewWorker(), quadpvs.NewEncoder(geo)
+	wk, enc, bw := m.NewWorker(), quadpvs.NewEncoder(geo), m.NewBlockWorker()
 	lv := horizon.NewLevels(g.Width, g.Height)
 	var tree quadpvs.Tree
+	var blk horizon.Block
+	var trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
 	out := make([]byte, g.Width*g.Height)
 	bm := horizon.NewBitmap(g.Width, g.Height)
-	var tg, to, tb time.Duration
+	var tg, to, tb, tk time.Duration
 	points := g.Width * g.Height
 	for i := range observers + 5 {
 		pt := int(int64(i) * int64(points) / int64(observers+5))
@@ -352,23 +360,41 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 			return peerRow{}, err
 		}
 		t3 := time.Now()
+		// The observer's block in the block engine, as the bake runs it
+		// (16 points and the block's unions), per point.
+		bc, br := col&^(horizon.BlockSide-1), row&^(horizon.BlockSide-1)
+		if err := bw.Classify(bc, br, nil, &blk); err != nil {
+			return peerRow{}, err
+		}
+		enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
+		t4 := time.Now()
 		if i >= 5 { // the first few warm the caches
 			tg, to, tb = tg+t1.Sub(t0), to+t2.Sub(t1), tb+t3.Sub(t2)
+			tk += t4.Sub(t3) / time.Duration(bits.OnesCount16(blk.Points))
 		}
 	}
 	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(observers) }
-	return peerRow{bakeCase: c, Observers: observers, GDAL: ms(tg), Ours: ms(to), Bitmap: ms(tb)}, nil
+	return peerRow{bakeCase: c, Observers: observers, GDAL: ms(tg), Ours: ms(to), Bitmap: ms(tb), Block: ms(tk)}, nil
 }
 
-// tvRow is the Total_Viewshed comparison.
+// tvRow is the Total_Viewshed comparison: wall and CPU times (user +
+// system, the whole process: our bake's merging and writing run beside
+// its worker).
 type tvRow struct {
-	Size             int
-	TV, Ours1, Ours2 time.Duration
+	Size, Sectors   int
+	TV, TVCPU       time.Duration
+	Ours1, Ours1CPU time.Duration // one worker
+	Ours2           time.Duration // two workers
 }
+
+// tvSectors is our bake's S on the Total_Viewshed crop: equal angular
+// resolution, since its 180 axes are swept both ways (360 one-degree
+// sectors).
+const tvSectors = 360
 
 // peerTotalViewshed builds Tabik et al.'s total-viewshed program from
 // peers/Total_Viewshed in a copy under tmp, runs it on a UTM crop of the HGT
-// tile, and bakes the same crop with our baker at 180 sectors. Any missing
+// tile, and bakes the same crop with our baker at tvSectors. Any missing
 // tool or failed step is returned as an error (the peer is then skipped).
 func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, error) {
 	src := filepath.Join(peers, "Total_Viewshed")
@@ -427,19 +453,22 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 			return tvRow{}, err
 		}
 	}
-	var tv time.Duration
+	r := tvRow{Size: size, Sectors: tvSectors}
 	for range 2 { // the first run writes the per-sector caches
+		cmd := exec.Command("./comp.out", "4900000_0300000_080.flt", "-t0", "-H1.8")
+		cmd.Dir = work
+		var se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &se
 		start := time.Now()
-		if err := runIn(work, "./comp.out", "4900000_0300000_080.flt", "-t0", "-H1.8"); err != nil {
-			return tvRow{}, err
+		if err := cmd.Run(); err != nil {
+			return tvRow{}, fmt.Errorf("Total_Viewshed: %w: %s", err, lastLine(se.String()))
 		}
-		tv = time.Since(start)
+		r.TV, r.TVCPU = time.Since(start), cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
 	}
-	r := tvRow{Size: size, TV: tv}
 	for _, workers := range []int{1, 2} {
 		var so bytes.Buffer
 		cmd := exec.Command(bin, "bake", filepath.Join(work, "crop.tif"), "-o", filepath.Join(work, "ours.pvs"), "--budget", "1GiB",
-			"--sectors", "180", "--workers", fmt.Sprint(workers), "--quiet")
+			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--quiet")
 		cmd.Stdout, cmd.Stderr = &so, log
 		if err := cmd.Run(); err != nil {
 			return tvRow{}, fmt.Errorf("our bake of the crop: %w", err)
@@ -451,6 +480,7 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 		sec, _ := strconv.ParseFloat(m[2], 64)
 		if workers == 1 {
 			r.Ours1 = time.Duration(sec * float64(time.Second))
+			r.Ours1CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		} else {
 			r.Ours2 = time.Duration(sec * float64(time.Second))
 		}

@@ -20,7 +20,7 @@ func TestBakeBenchReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(pr.GDAL > 0 && pr.Ours > 0 && pr.Bitmap > 0) || pr.Observers != 6 {
+	if !(pr.GDAL > 0 && pr.Ours > 0 && pr.Bitmap > 0 && pr.Block > 0) || pr.Observers != 6 {
 		t.Fatalf("peer timing %+v", pr)
 	}
 	rows := []bakeRow{
@@ -28,14 +28,14 @@ func TestBakeBenchReport(t *testing.T) {
 		{bakeCase: bakeCases[3], Points: 1442401, Wall: 200 * time.Second, PeakRSS: 480e6, Estimate: 510e6, Workers: 2},
 	}
 	dir := t.TempDir()
-	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, TV: 16 * time.Second, Ours1: 20 * time.Second, Ours2: 11 * time.Second}, "0.1GiB,1GiB"); err != nil {
+	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, Sectors: 360, TV: 16 * time.Second, TVCPU: 16 * time.Second, Ours1: 20 * time.Second, Ours1CPU: 24 * time.Second, Ours2: 11 * time.Second}, "0.1GiB,1GiB"); err != nil {
 		t.Fatal(err)
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| hgt-316 | 700,700,316,316 | — | 99856 | 45s | 50s | — |", "| hgt-1201-2400m | whole | 2400 m | 1442401 |", "GDAL ÷ ours", "| 16.0 s | 20.0 s | 11.0 s | 1.25× |"} {
+	for _, want := range []string{"| hgt-316 | 700,700,316,316 | — | 99856 | 45s | 50s | — |", "| hgt-1201-2400m | whole | 2400 m | 1442401 |", "GDAL ÷ ours", "| 16.0 s | 16.0 s | 20.0 s | 24.0 s | 11.0 s | 1.82× | 1.25×, 1.50× |", "`--sectors 360`"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}

@@ -21,7 +21,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden.json from
 // goldenStore bakes a window of horizon's HGT crop (read without GDAL) the
 // way internal/bake does — every point classified, encoded, merged up the
 // hierarchy, capped, written — into an in-memory store at the given cap.
-func goldenStore(t *testing.T, cp Cap) []byte {
+func goldenStore(t *testing.T, cp Cap, blocks bool) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "horizon", "testdata", "hgt-130x110.f32"))
 	if err != nil {
@@ -60,7 +60,29 @@ func goldenStore(t *testing.T, cp Cap) []byte {
 	})
 	wk, enc, lv := m.NewWorker(), quadpvs.NewEncoder(g), horizon.NewLevels(w, h)
 	var tr quadpvs.Tree
-	for _, c := range b.Order() {
+	if blocks { // the bake's path: the block engine, the builder from level 2
+		bw := m.NewBlockWorker()
+		var blk horizon.Block
+		var trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
+		var pts [quadpvs.BlockPoints]*quadpvs.Tree
+		var l1 [4]*quadpvs.Tree
+		for i := range pts {
+			pts[i] = &trees[i]
+		}
+		for j := range l1 {
+			l1[j] = &trees[horizon.Lanes+j]
+		}
+		for _, q := range g.MortonQuads(2, nil) {
+			if err := bw.Classify(4*q[0], 4*q[1], nil, &blk); err != nil {
+				t.Fatal(err)
+			}
+			enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
+			if err := b.AddBlock(q[0], q[1], &pts, &l1, &trees[horizon.Lanes+4]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range b.Order()[:len(b.Order())*btoi(!blocks)] {
 		if err := wk.Classify(c[0], c[1], lv, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -89,8 +111,11 @@ func TestGoldenStore(t *testing.T) {
 		"codes-400":    {Codes: 400},
 		"nodes-90-min": {Nodes: 90, MinLoss: true},
 	} {
-		s := sha256.Sum256(goldenStore(t, cp))
+		s := sha256.Sum256(goldenStore(t, cp, false))
 		got[name] = hex.EncodeToString(s[:12])
+		if b := sha256.Sum256(goldenStore(t, cp, true)); b != s {
+			t.Errorf("store %s: the block engine's path writes other bytes than the per-point path", name)
+		}
 	}
 	path := filepath.Join("testdata", "golden.json")
 	if *updateGolden {
@@ -113,4 +138,11 @@ func TestGoldenStore(t *testing.T) {
 			t.Errorf("store %s: hash %s, golden %s (%s/%s): this build writes other bytes", k, got[k], v, runtime.GOARCH, os.Getenv("GOAMD64"))
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

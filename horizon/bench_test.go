@@ -171,6 +171,7 @@ func benchBlock(b *testing.B, ter Terrain, p Params) {
 	b.ReportMetric(float64(bw.Stats.Bounds)/float64(b.N), "bounds/block")
 	b.ReportMetric(float64(bw.Stats.CellGroups)/float64(b.N), "cellquads/block")
 	b.ReportMetric(float64(bw.Stats.LaneCells)/obs, "cells/observer")
+	b.ReportMetric(float64(bw.Stats.Sectors)/float64(bw.Stats.Bounds), "sectors/bound")
 }
 
 // blockOrder returns the corner of the i-th block a bake worker meets:

@@ -73,16 +73,16 @@ type Block struct {
 	Groups   [][]BlockGroup
 }
 
-// Stats counts a BlockWorker's work since it was made, for benchmarks.
+// BlockStats counts a BlockWorker's work since it was made, for
+// benchmarks.
 type BlockStats struct {
 	Blocks     int // Classify calls
 	WalkSteps  int // lane-steps walked (16 per step of a block's line)
 	Bounds     int // quads of level ≥ 2 tried as a whole
+	Sectors    int // sectors the bounds spanned
 	CellGroups int // level-1 quads whose cells were tested
 	LaneCells  int // cell tests (lanes × cells)
-	Sectors    int // sectors the bounds spanned
-	SlowCells  int
-	Levels     [16]int
+	NearCells  int // of which lane by lane: quads in the block's rows or columns, or at the reach's edge
 }
 
 // blockPad is the border, in cells, of the padded elevations the block walk
@@ -124,15 +124,22 @@ type BlockWorker struct {
 	prof  []float32
 	start []int32
 	n     []int32
-	band  band
-	elev  []float32 // padded elevations, padW columns
-	padW  int
-	lane  [Lanes]int32 // lane b's observer's index in elev, relative to lane 0's
-	ext   [Lanes]int32 // scratch: each lane's steps inside the grid on the current line
-	stop  []float32    // scratch: the band's heights per chunk of the current line
-	sb    []float32    // scratch of the walk kernel: per chunk, each lane's slope bound
-	bj    boundJob
-	cj    cellJob
+	// dec is prof decimated for the bounds, which read two rows per sector
+	// and so, on large terrains, miss the caches: entry i of sector k (row
+	// decStart[k]+i) is slot min(i·2^decShift, n[k]), i = 0 … ⌈n[k]/2^decShift⌉.
+	// Slot j's entry j>>decShift holds at most its value, entry
+	// (j+2^decShift−1)>>decShift at least (a running maximum only grows).
+	dec      []float32
+	decStart []int32
+	band     band
+	elev     []float32 // padded elevations, padW columns
+	padW     int
+	lane     [Lanes]int32 // lane b's observer's index in elev, relative to lane 0's
+	ext      [Lanes]int32 // scratch: each lane's steps inside the grid on the current line
+	stop     []float32    // scratch: the band's heights per chunk of the current line
+	sb       []float32    // scratch of the walk kernel: per chunk, each lane's slope bound
+	bj       boundJob
+	cj       cellJob
 	// scratch of the vector kernels
 	t0, t1 [Lanes]float32
 	i0, i1 [Lanes]int32
@@ -149,7 +156,7 @@ func (m *Model) NewBlockWorker() *BlockWorker {
 	S := m.p.Sectors
 	bw := &BlockWorker{
 		m: m, elev: elev, padW: pw,
-		start: make([]int32, 2*S+2*Lanes), n: make([]int32, 2*S+2*Lanes),
+		start: make([]int32, 2*S+2*Lanes), n: make([]int32, 2*S+2*Lanes), decStart: make([]int32, 2*S+2*Lanes),
 		band: m.newBand(),
 		stop: make([]float32, max(m.t.Width, m.t.Height)>>stepShift+2),
 		sb:   make([]float32, Lanes*(max(m.t.Width, m.t.Height)>>stepShift+2)),
@@ -444,7 +451,6 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 		return 0, 0
 	}
 	bw.Stats.Sectors += kHi - kLo + 1
-	bw.Stats.Levels[l]++
 	bj := &bw.bj
 	*bj = boundJob{kLo: kLo, kHi: kHi, dNear: dNear, dFar: dFar, invNear: m.offInv[on], invFar: invFar,
 		zmax: m.zmax[l][qi], zmin: m.zmin[l][qi], drpNear: drpNear, drpFar: drpFar, hid: act}
@@ -527,15 +533,12 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 				}
 				j.win[k] = wr*stride + wc
 			}
-			if capture != nil {
-				capture(j)
-			}
 			kernels.cells(bw, j)
 			return [4]uint16{j.vis[0] & act, j.vis[1] & act, j.vis[2] & act, j.vis[3] & act}
 		}
 	}
 	var vs [4]uint16
-	bw.Stats.SlowCells += 4 * bits.OnesCount16(act)
+	bw.Stats.NearCells += 4 * bits.OnesCount16(act)
 	for k := range 4 {
 		c, r := 2*x+k&1, 2*y+k>>1
 		if c < W && r < H {
@@ -580,8 +583,6 @@ func (bw *BlockWorker) cell(c, r int, act uint16) uint16 {
 	return vis
 }
 
-var capture func(*cellJob)
-
 // cellJob is a level-1 quad for the cell kernel: for each of its cells k
 // in cells (bit k: inside the grid), its elevation z[k] and where its
 // lanes' offsets lie in the offset table: a 4×4 window from entry win[k]
@@ -624,7 +625,7 @@ func (bw *BlockWorker) walk() {
 	}
 	S := m.p.Sectors
 	negInf := float32(math.Inf(-1))
-	pos := 0
+	pos, dpos := 0, 0
 	base := (bw.row+blockPad)*bw.padW + bw.col + blockPad // lane 0's observer in the padded elevations
 	tl := min(bandShift, len(m.zmax)-1)
 	for k := range S {
@@ -682,10 +683,21 @@ func (bw *BlockWorker) walk() {
 			bw.stop[:chunks], bw.sb[:chunks*Lanes], base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
 		bw.n[k] = int32(n)
 		bw.Stats.WalkSteps += n * Lanes
+		// The decimated rows.
+		last := (n + 1<<decShift - 1) >> decShift
+		bw.decStart[k] = int32(dpos)
+		if need := (dpos + last + 1) * Lanes; need > len(bw.dec) {
+			bw.dec = append(bw.dec, make([]float32, need-len(bw.dec)+need/4)...)
+		}
+		for i := range last + 1 {
+			src := pos + min(i<<decShift, n)
+			copy(bw.dec[(dpos+i)*Lanes:(dpos+i+1)*Lanes], bw.prof[src*Lanes:(src+1)*Lanes])
+		}
+		dpos += last + 1
 		pos += n + 1
 	}
 	for k := S; k < len(bw.start); k++ {
-		bw.start[k], bw.n[k] = bw.start[k-S], bw.n[k-S]
+		bw.start[k], bw.n[k], bw.decStart[k] = bw.start[k-S], bw.n[k-S], bw.decStart[k-S]
 	}
 }
 

@@ -1,7 +1,6 @@
 package horizon
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -279,10 +278,6 @@ func TestBlockWholeCrops(t *testing.T) {
 	for _, name := range []string{"hgt-130x110", "dsm-120x136"} {
 		t.Run(name, func(t *testing.T) { checkBlocks(t, readCrop(t, name), DefaultParams(), nil) })
 	}
-}
-
-func (s BlockStats) String() string {
-	return fmt.Sprintf("%d blocks, %d lane-steps, %d bounds, %d cell groups", s.Blocks, s.WalkSteps, s.Bounds, s.CellGroups)
 }
 
 // TestUnionOf checks unionOf's bit tricks against the definition.

@@ -153,6 +153,26 @@ func TestGolden(t *testing.T) {
 			got[key+"/profiles"] = sum(prof)
 			got[key+"/bitmaps"] = sum(bits)
 			got[key+"/pyramids"] = sum(levels)
+			// The block engine, every third block: its kernels are the
+			// vector ones where the build and CPU have them.
+			blocks := sha256.New()
+			bw := m.NewBlockWorker()
+			var blk Block
+			i := 0
+			for row := 0; row < ter.Height; row += BlockSide {
+				for col := 0; col < ter.Width; col += BlockSide {
+					if i++; i%3 != 0 {
+						continue
+					}
+					if err := bw.Classify(col, row, nil, &blk); err != nil {
+						t.Fatal(err)
+					}
+					for b := range Lanes + Unions {
+						blocks.Write(blockCodes(&blk, b))
+					}
+				}
+			}
+			got[key+"/blocks"] = sum(blocks)
 		}
 	}
 	checkGolden(t, "golden.json", got)

@@ -11,6 +11,10 @@ import "math"
 // checked every 2^stepShift steps (BenchmarkBlock).
 const stepShift = 4
 
+// decShift sets the bounds' decimation of the profiles: every
+// 2^decShift-th slot (BlockWorker.dec).
+const decShift = 3
+
 // kernels are the block engine's kernels in use.
 var kernels = scalarKernels
 
@@ -120,10 +124,11 @@ func lanesDone(cur *[Lanes]float32, ext *[Lanes]int32, bound []float32, i int32)
 }
 
 // boundLanes narrows a boundJob's lanes: lane b stays hidden when, in
-// every sector, its running maximum at the slot of dNear exceeds its
+// every sector, its running maximum at (the decimated slot below) the slot
+// of dNear exceeds its
 // highest target's slope, sHi = (zmax + tau[b] − drpNear)·invNear
-// (·invFar when below the eye); visible when its running maximum at the
-// slot of dFar is at most its lowest target's, sLo = (zmin + tau[b] −
+// (·invFar when below the eye); visible when its running maximum at (the
+// decimated slot above) the slot of dFar is at most its lowest target's, sLo = (zmin + tau[b] −
 // drpFar)·invFar (·invNear when below the eye). It stops when no lane is
 // left.
 func boundLanes(bw *BlockWorker, j *boundJob) {
@@ -143,11 +148,11 @@ func boundLanes(bw *BlockWorker, j *boundJob) {
 	secInv := bw.m.secInvX
 	hid, vis := j.hid, j.vis
 	for k := j.kLo; k <= j.kHi && hid|vis != 0; k++ {
-		inv, n, st := secInv[k], int(bw.n[k]), int(bw.start[k])
-		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0)
-		jf := max(min(int(float32(j.dFar*inv)-marginSteps), n), 0)
-		near := bw.prof[(st+jn)*Lanes : (st+jn+1)*Lanes]
-		far := bw.prof[(st+jf)*Lanes : (st+jf+1)*Lanes]
+		inv, n, st := secInv[k], int(bw.n[k]), int(bw.decStart[k])
+		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0) >> decShift
+		jf := (max(min(int(float32(j.dFar*inv)-marginSteps), n), 0) + 1<<decShift - 1) >> decShift
+		near := bw.dec[(st+jn)*Lanes : (st+jn+1)*Lanes]
+		far := bw.dec[(st+jf)*Lanes : (st+jf+1)*Lanes]
 		var h, v uint16
 		for b := range Lanes {
 			if near[b] > sHi[b] {

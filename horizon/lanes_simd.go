@@ -39,7 +39,9 @@ func rows4(elev []float32, a, pw int) archsimd.Float32x16 {
 }
 
 // walkLanes16 is walkLanes in AVX-512. The lanes are the block's 4×4
-// observers, lane[BlockSide] the row stride of elev.
+// observers, lane[BlockSide] the row stride of elev. (Reading a copy of
+// the elevations with four rows interleaved, one load per window instead
+// of four, was slower: 953 against 764 µs per point at 1025², S = 1024.)
 func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32,
 	a0, maj, mw int, mf int64, inv, dk float32) int {
 	eyeV := archsimd.LoadFloat32x16(eye)
@@ -95,12 +97,12 @@ func boundLanes16(bw *BlockWorker, j *boundJob) {
 	zLo := archsimd.BroadcastFloat32x16(j.zmin).Add(tau).Sub(archsimd.BroadcastFloat32x16(j.drpFar))
 	sHi := zHi.Mul(invNear).Merge(zHi.Mul(invFar), zHi.GreaterEqual(zero))
 	sLo := zLo.Mul(invFar).Merge(zLo.Mul(invNear), zLo.GreaterEqual(zero))
-	secInv, prof := bw.m.secInvX, bw.prof
+	secInv, prof := bw.m.secInvX, bw.dec
 	hid, vis := j.hid, j.vis
 	for k := j.kLo; k <= j.kHi && hid|vis != 0; k++ {
-		inv, n, st := secInv[k], int(bw.n[k]), int(bw.start[k])
-		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0)
-		jf := max(min(int(float32(j.dFar*inv)-marginSteps), n), 0)
+		inv, n, st := secInv[k], int(bw.n[k]), int(bw.decStart[k])
+		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0) >> decShift
+		jf := (max(min(int(float32(j.dFar*inv)-marginSteps), n), 0) + 1<<decShift - 1) >> decShift
 		near := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jn)*Lanes : (st+jn+1)*Lanes]))
 		far := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jf)*Lanes : (st+jf+1)*Lanes]))
 		hid &= near.Greater(sHi).ToBits()

@@ -100,9 +100,9 @@ func TestBlockKernelTwins(t *testing.T) {
 		ter  Terrain
 		p    Params
 	}{
-		{"hgt", readCrop(t, "hgt-130x110"), DefaultParams()},
-		{"dsm", readCrop(t, "dsm-120x136"), DefaultParams()},
-		{"hgt far curved", readCrop(t, "hgt-130x110"), far},
+		{"hgt", cropWindow(t, "hgt-130x110", 20, 10, 90, 70), DefaultParams()},
+		{"dsm", cropWindow(t, "dsm-120x136", 30, 40, 70, 66), DefaultParams()},
+		{"hgt far curved", cropWindow(t, "hgt-130x110", 0, 30, 61, 57), far},
 	} {
 		m, err := New(tc.ter, tc.p)
 		if err != nil {

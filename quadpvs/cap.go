@@ -118,10 +118,27 @@ func (c *Capper) collapse(limit int, codes bool) {
 	// Reverse breadth-first order visits deeper nodes first; an Unknown
 	// node reached this way has only leaves below it (its Unknown children
 	// were collapsed before it).
-	for ; c.next >= 0 && c.over(limit, codes); c.next-- {
-		i := c.next
+	codesW := c.src.codes
+	for c.next >= 0 && c.over(limit, codes) {
+		// The previous Unknown code of the source, a word at a time.
+		i := -1
+		for w, m := c.next>>5, unknownMask(codesW[c.next>>5])&(2<<(2*uint(c.next&31)+1)-1); ; {
+			if m != 0 {
+				i = w<<5 + (63-bits.LeadingZeros64(m))/2
+				break
+			}
+			if w--; w < 0 {
+				break
+			}
+			m = unknownMask(codesW[w])
+		}
+		if i < 0 {
+			c.next = -1
+			break
+		}
+		c.next = i - 1
 		if st[i] != Unknown {
-			continue
+			continue // collapsed on the way up from a child
 		}
 		for u := i; ; {
 			c.drop(u)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"frontiersets/compress"
+	"frontiersets/horizon"
 	"frontiersets/internal/bake"
 	"frontiersets/internal/cli"
 	"frontiersets/quadpvs"
@@ -102,8 +103,8 @@ func runBake(args []string, stdout, stderr io.Writer) error {
 		share = float64(total) / float64(g.Width*g.Height)
 	}
 	if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
-		fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d): projected %s with %d workers\n",
-			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
+		fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
+			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
 	} else if ctx.Err() == nil {
 		return err
 	}
