@@ -187,14 +187,22 @@ func (c *Capper) drop(u int) {
 // emit writes the current state of the collapses into dst.
 func (c *Capper) emit(dst *Tree) {
 	st, child := c.st, c.child
-	w := newWriter(dst)
-	q := append(c.q[:0], 0)
+	var w quadWriter
+	w.start(dst)
+	w.put1(st[0])
+	// The queue holds the Unknown nodes; each writes its four children.
+	q := c.q[:0]
+	if st[0] == Unknown {
+		q = append(q, 0)
+	}
 	for h := 0; h < len(q); h++ {
-		i := q[h]
-		w.put(st[i])
-		if st[i] == Unknown {
-			b := child[i]
-			q = append(q, b, b+1, b+2, b+3)
+		b := child[q[h]]
+		s0, s1, s2, s3 := st[b], st[b+1], st[b+2], st[b+3]
+		w.put4(uint(s0) | uint(s1)<<2 | uint(s2)<<4 | uint(s3)<<6)
+		for k, s := range [4]Status{s0, s1, s2, s3} {
+			if s == Unknown {
+				q = append(q, b+int32(k))
+			}
 		}
 	}
 	c.q = q
