@@ -20,10 +20,23 @@
 // (§3.2). Each midline's walk stops as soon as the rest of the line cannot
 // raise its running maximum.
 //
+// The bake computes 16 observers at once instead (BlockWorker, block.go):
+// the 4×4 observers of a block walk their midlines as one vector of lanes
+// and share one traversal of the quad pyramid, each decided by the same
+// per-cell test on the same float32 values, so that their pyramids are
+// Worker.Classify's bit for bit; its kernels are portable Go (lanes.go) or,
+// in a build with GOEXPERIMENT=simd on a CPU with AVX-512, vector code
+// (lanes_simd.go) that computes the same bits. Worker stays the reference
+// and serves single viewsheds.
+//
+// Every float32 expression that could be fused into a multiply-add is
+// written with an explicit conversion, so that GOAMD64=v3 and arm64 builds
+// compute the same bits as GOAMD64=v1 (TestGolden).
+//
 // A Model holds the observer-independent tables of one terrain and parameter
 // set and is safe for concurrent use; each goroutine computes viewsheds with
-// its own Worker, whose scratch memory is reused so that steady-state
-// computation allocates nothing.
+// its own Worker (or BlockWorker), whose scratch memory is reused so that
+// steady-state computation allocates nothing.
 package horizon
 
 import (
