@@ -39,10 +39,10 @@ type bakeCase struct {
 
 // bakeCases are the cases of `bench bake`, in the order they run.
 var bakeCases = []bakeCase{
-	{"hgt-316", "N44W072.hgt", "700,700,316,316", 0, "46.6 s (2026-11-22); 77 s before that", ""},
-	{"dsm-500", "annarbor-dsm-2ft.tif", "143,184,500,500", 0, "263 s (2026-11-22); 531 s before that", ""},
-	{"hgt-1025", "N44W072.hgt", "88,88,1025,1025", 0, "29 min 8 s (2026-11-22); ≈ 2.8 h projected (1024², issue)", ""},
-	{"hgt-1201-2400m", "N44W072.hgt", "", 2400, "3 min 19 s (2026-11-22); ≈ 1.9 h projected (issue)", ""},
+	{"hgt-316", "N44W072.hgt", "700,700,316,316", 0, "40.4 s (2026-11-22-8, per-observer engine)", ""},
+	{"dsm-500", "annarbor-dsm-2ft.tif", "143,184,500,500", 0, "3 min 56 s (2026-11-22-9, per-observer engine)", ""},
+	{"hgt-1025", "N44W072.hgt", "88,88,1025,1025", 0, "25 min 37 s (2026-11-22-9, per-observer engine)", ""},
+	{"hgt-1201-2400m", "N44W072.hgt", "", 2400, "3 min 6 s (2026-11-22-8, per-observer engine)", ""},
 	{"hgt-1201", "N44W072.hgt", "", 0, "≈ 4.6–5.3 h projected (issue)", ""},
 	// 5.6 million quads: 0.1 GiB is below one node per PVS.
 	{"synth-2049-3km", "synth:2049", "", 3000, "—", "0.25GiB,0.5GiB,1GiB"},

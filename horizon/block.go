@@ -42,11 +42,24 @@ type UnionClasses struct{ Hid, Vis uint8 }
 // BlockGroup is the four children of a quad that some lane or union finds
 // Mixed, in Morton order (child k = 2·(row bit) + column bit), as they follow
 // each other in a predictive quadtree's codes.
+//
+// The T fields describe the same pyramids truncated at level 1: every mixed
+// level-1 quad made visible, then every quad whose children are all visible
+// (or outside) made visible, up — the tree the §3.4 cap has reached once it
+// has collapsed every group of cells, from which a cap that binds further
+// continues exactly as from the whole tree (quadpvs.Capper). A child's
+// truncated class is Hidden as in Child, Visible when its bit is in TVis,
+// Mixed otherwise; TLanes (TUnions) are the lanes (unions) whose truncated
+// pyramid has the parent Mixed. Groups of cells have none.
 type BlockGroup struct {
-	Lanes  uint16         // the lanes whose pyramid has the parent Mixed: their trees hold these four codes
-	Unions uint8          // the same for the unions
-	Child  [4]LaneClasses // each child's class per lane (meaningful for Lanes)
-	UChild [4]UnionClasses
+	Lanes   uint16         // the lanes whose pyramid has the parent Mixed: their trees hold these four codes
+	Unions  uint8          // the same for the unions
+	TUnions uint8          // truncated at level 1
+	TLanes  uint16         // truncated at level 1
+	Child   [4]LaneClasses // each child's class per lane (meaningful for Lanes)
+	TVis    [4]uint16      // truncated at level 1: the lanes that find the child visible
+	UChild  [4]UnionClasses
+	UTVis   [4]uint8
 }
 
 // Block is the visibility from the 16 observers of one block (§3.1) — the
@@ -66,6 +79,8 @@ type Block struct {
 	Points   uint16 // lanes whose observer is a cell of the terrain
 	Root     LaneClasses
 	URoot    UnionClasses
+	TRoot    uint16 // truncated at level 1 (see BlockGroup): the lanes whose root is visible
+	UTRoot   uint8
 	Groups   [][]BlockGroup
 }
 
@@ -195,21 +210,25 @@ func (bw *BlockWorker) Classify(col, row int, mask *Mask, dst *Block) error {
 	bw.Stats.Blocks++
 	if bw.active == 0 {
 		dst.Root, dst.URoot = LaneClasses{Hid: 0xffff}, UnionClasses{Hid: 0xff}
+		dst.TRoot, dst.UTRoot = 0, 0
 		return nil
 	}
 	bw.walk()
-	var hid, vis uint16
+	var hid, vis, tv uint16
 	var u UnionClasses
+	var utv uint8
 	if top == 0 { // a 1×1 terrain: the root is the observer's own cell
 		hid, vis, u = bw.active, 0, unionOf(0, ^bw.active)
 		if v := bw.cell(0, 0, bw.active); v != 0 {
 			hid, vis, u = bw.active&^v, v, unionOf(v, ^v)
 		}
+		tv, utv = vis, u.Vis
 	} else {
-		hid, vis, u = bw.quad(top, 0, 0, bw.active, 0)
+		hid, vis, tv, u, utv = bw.quad(top, 0, 0, bw.active, 0)
 	}
 	dst.Root = LaneClasses{Hid: hid | ^bw.active, Vis: vis}
 	dst.URoot = u
+	dst.TRoot, dst.UTRoot = tv, utv
 	return nil
 }
 
@@ -237,15 +256,17 @@ func unionOf(v, h uint16) UnionClasses {
 // quad classifies quad (l,x,y), l ≥ 1, for the lanes of act, the lanes of
 // inhV being visible there (decided at an ancestor) and all others hidden.
 // It returns the lanes of act it finds hidden and visible (the rest are
-// mixed: their children's classes are recorded in a group at depth K−l)
-// and the unions' classes of the quad.
-func (bw *BlockWorker) quad(l, x, y int, act, inhV uint16) (hid, vis uint16, u UnionClasses) {
+// mixed: their children's classes are recorded in a group at depth K−l),
+// those of act visible in the pyramid truncated at level 1 (tv, see
+// BlockGroup), and the unions' classes of the quad, whole and truncated.
+func (bw *BlockWorker) quad(l, x, y int, act, inhV uint16) (hid, vis, tv uint16, u UnionClasses, utv uint8) {
 	m := bw.m
 	qi := y*int(m.cols[l]) + x
 	mk := QuadVisible
 	if bw.ml != nil {
 		if mk = bw.ml[l][qi]; mk == QuadHidden {
-			return act, 0, unionOf(inhV, ^inhV)
+			u = unionOf(inhV, ^inhV)
+			return act, 0, 0, u, u.Vis
 		}
 	}
 	if l == 1 {
@@ -259,7 +280,8 @@ func (bw *BlockWorker) quad(l, x, y int, act, inhV uint16) (hid, vis uint16, u U
 	}
 	mix := act &^ (hid | vis)
 	if mix == 0 {
-		return hid, vis, unionOf(inhV|vis, ^(act|inhV)|hid)
+		u = unionOf(inhV|vis, ^(act|inhV)|hid)
+		return hid, vis, vis, u, u.Vis
 	}
 	// Some lanes need the children: record their group, then classify them.
 	u = unionOf(inhV|vis, ^(act|inhV)|hid)
@@ -269,22 +291,26 @@ func (bw *BlockWorker) quad(l, x, y int, act, inhV uint16) (hid, vis uint16, u U
 	gi := len(*gs)
 	*gs = append(*gs, BlockGroup{})
 	V := inhV | vis
-	allH, allV := mix, mix
-	uAllH, uAllV := uint8(1<<Unions-1), uint8(1<<Unions-1)
-	var child [4]LaneClasses
-	var uchild [4]UnionClasses
+	allH, allV, allTV := mix, mix, mix
+	const all = uint8(1<<Unions - 1)
+	uAllH, uAllV, uAllTV := all, all, all
+	var g BlockGroup
 	for k := range 4 {
 		cx, cy := 2*x+k&1, 2*y+k>>1
 		if cx<<(l-1) >= m.t.Width || cy<<(l-1) >= m.t.Height {
-			child[k], uchild[k] = LaneClasses{0xffff, 0xffff}, UnionClasses{0xff, 0xff} // past the terrain's edge: a don't-care
+			// Past the terrain's edge: a don't-care.
+			g.Child[k], g.UChild[k] = LaneClasses{0xffff, 0xffff}, UnionClasses{0xff, 0xff}
+			g.TVis[k], g.UTVis[k] = 0xffff, 0xff
 			continue
 		}
-		ch, cv, cu := bw.quad(l-1, cx, cy, mix, V)
-		child[k], uchild[k] = LaneClasses{Hid: ch, Vis: cv}, cu
+		ch, cv, ctv, cu, cutv := bw.quad(l-1, cx, cy, mix, V)
+		g.Child[k], g.TVis[k], g.UChild[k], g.UTVis[k] = LaneClasses{Hid: ch, Vis: cv}, ctv, cu, cutv
 		allH &= ch
 		allV &= cv
+		allTV &= ctv
 		uAllH &= cu.Hid
 		uAllV &= cu.Vis
+		uAllTV &= cutv
 	}
 	// A lane whose children are all hidden (or all visible) has the quad
 	// hidden (visible): the canonical pyramid, as Classify combines them.
@@ -294,17 +320,20 @@ func (bw *BlockWorker) quad(l, x, y int, act, inhV uint16) (hid, vis uint16, u U
 	u.Hid |= uAllH & um
 	u.Vis |= uAllV & um
 	um &^= uAllH | uAllV
+	tv = vis | mix&allTV
+	utv = u.Vis | um&uAllTV
 	if mix == 0 && um == 0 {
 		*gs = (*gs)[:gi] // nobody reads these children
-		return hid, vis, u
+		return hid, vis, tv, u, utv
 	}
-	(*gs)[gi] = BlockGroup{Lanes: mix, Unions: um, Child: child, UChild: uchild}
-	return hid, vis, u
+	g.Lanes, g.Unions, g.TLanes, g.TUnions = mix, um, mix&^tv, um&^utv
+	(*gs)[gi] = g
+	return hid, vis, tv, u, utv
 }
 
 // quad2 classifies the cells of level-1 quad (x,y) for the lanes of act
 // (inhV as for quad) and returns the quad's classes.
-func (bw *BlockWorker) quad2(x, y int, act, inhV uint16) (hid, vis uint16, u UnionClasses) {
+func (bw *BlockWorker) quad2(x, y int, act, inhV uint16) (hid, vis, tv uint16, u UnionClasses, utv uint8) {
 	m := bw.m
 	W, H := m.t.Width, m.t.Height
 	bw.Stats.CellGroups++
@@ -344,5 +373,6 @@ func (bw *BlockWorker) quad2(x, y int, act, inhV uint16) (hid, vis uint16, u Uni
 		d := len(m.zmin) - 2
 		bw.blk.Groups[d] = append(bw.blk.Groups[d], BlockGroup{Lanes: mix, Unions: um, Child: child, UChild: uchild})
 	}
-	return hid, vis, u
+	// Truncated at level 1, a mixed level-1 quad is visible.
+	return hid, vis, act &^ hid, u, ^u.Hid & (1<<Unions - 1)
 }

@@ -83,6 +83,83 @@ func blockCodes(blk *Block, b int) []uint8 {
 	return codes
 }
 
+// truncLevels returns lv truncated at level 1: every mixed level-1 quad
+// visible, then every mixed quad whose children inside the grid are all
+// visible, up; the cells are dropped (level 0 all hidden, never read).
+func truncLevels(lv Levels, width, height int) Levels {
+	t := NewLevels(width, height)
+	for l := 1; l < len(lv); l++ {
+		copy(t[l], lv[l])
+	}
+	if len(lv) < 2 {
+		return lv
+	}
+	for i, c := range t[1] {
+		if c == QuadMixed {
+			t[1][i] = QuadVisible
+		}
+	}
+	for l := 2; l < len(t); l++ {
+		cc, cr := quadsAcross(width, height, l-1)
+		pc, pr := quadsAcross(width, height, l)
+		for y := range pr {
+			for x := range pc {
+				if t[l][y*pc+x] != QuadMixed {
+					continue
+				}
+				allV := true
+				for k := range 4 {
+					cx, cy := 2*x+k&1, 2*y+k>>1
+					if cx < cc && cy < cr && t[l-1][cy*cc+cx] != QuadVisible {
+						allV = false
+					}
+				}
+				if allV {
+					t[l][y*pc+x] = QuadVisible
+				}
+			}
+		}
+	}
+	return t
+}
+
+// blockTruncCodes is blockCodes for the pyramids truncated at level 1.
+func blockTruncCodes(blk *Block, b int) []uint8 {
+	code := func(hid, tv, bit uint16) uint8 {
+		if hid&bit != 0 && tv&bit != 0 {
+			return 3
+		}
+		return laneCode(hid, tv, bit)
+	}
+	var codes []uint8
+	if b < Lanes {
+		bit := uint16(1) << b
+		codes = append(codes, code(blk.Root.Hid, blk.TRoot, bit))
+		for _, gs := range blk.Groups {
+			for _, g := range gs {
+				if g.TLanes&bit != 0 {
+					for k, c := range g.Child {
+						codes = append(codes, code(c.Hid, g.TVis[k], bit))
+					}
+				}
+			}
+		}
+		return codes
+	}
+	bit := uint16(1) << (b - Lanes)
+	codes = append(codes, code(uint16(blk.URoot.Hid), uint16(blk.UTRoot), bit))
+	for _, gs := range blk.Groups {
+		for _, g := range gs {
+			if uint16(g.TUnions)&bit != 0 {
+				for k, c := range g.UChild {
+					codes = append(codes, code(uint16(c.Hid), uint16(g.UTVis[k]), bit))
+				}
+			}
+		}
+	}
+	return codes
+}
+
 // bitmapLevels returns the canonical pyramid of a bitmap, cells outside
 // mask hidden.
 func bitmapLevels(bm Bitmap, mask *Mask) Levels {
@@ -150,6 +227,11 @@ func checkBlocks(t *testing.T, ter Terrain, p Params, nodata []bool) {
 					t.Fatalf("observer (%d,%d), lane %d of block (%d,%d): %d codes, Classify %d; first difference at %d",
 						c, r, b, col, row, len(got), len(want), firstDiff(got, want))
 				}
+				want, got = levelCodes(truncLevels(lv, ter.Width, ter.Height), ter.Width, ter.Height), blockTruncCodes(&blk, b)
+				if !slices.Equal(got, want) {
+					t.Fatalf("observer (%d,%d), lane %d of block (%d,%d), truncated at level 1: %d codes, want %d; first difference at %d",
+						c, r, b, col, row, len(got), len(want), firstDiff(got, want))
+				}
 				if mask == nil || mask.lv[0][r*ter.Width+c] != QuadHidden {
 					bms[b], _ = w.Viewshed(c, r, bms[b])
 				}
@@ -166,9 +248,15 @@ func checkBlocks(t *testing.T, ter Terrain, p Params, nodata []bool) {
 						}
 					}
 				}
-				want, got := levelCodes(bitmapLevels(u, mask), ter.Width, ter.Height), blockCodes(&blk, Lanes+j)
+				ul := bitmapLevels(u, mask)
+				want, got := levelCodes(ul, ter.Width, ter.Height), blockCodes(&blk, Lanes+j)
 				if !slices.Equal(got, want) {
 					t.Fatalf("block (%d,%d), union %d: %d codes, canonical union %d; first difference at %d",
+						col, row, j, len(got), len(want), firstDiff(got, want))
+				}
+				want, got = levelCodes(truncLevels(ul, ter.Width, ter.Height), ter.Width, ter.Height), blockTruncCodes(&blk, Lanes+j)
+				if !slices.Equal(got, want) {
+					t.Fatalf("block (%d,%d), union %d truncated at level 1: %d codes, want %d; first difference at %d",
 						col, row, j, len(got), len(want), firstDiff(got, want))
 				}
 			}

@@ -52,13 +52,20 @@ func TestEncodeBlock(t *testing.T) {
 			var want, got, acc, tmp, norm Tree
 			var mg Merger
 			var z Normalizer
+			var capper Capper
 			for row := 0; row < dem.Height; row += horizon.BlockSide {
 				for col := 0; col < dem.Width; col += horizon.BlockSide {
 					if err := bw.Classify(col, row, mask, &blk); err != nil {
 						t.Fatal(err)
 					}
-					var all [horizon.Lanes + horizon.Unions]Tree
+					var all, trunc [horizon.Lanes + horizon.Unions]Tree
 					enc.EncodeBlockTrees(&blk, blk.Points, 0x1f, &all)
+					enc.EncodeBlockTruncated(&blk, blk.Points, 0x1f, &trunc)
+					for i := range all {
+						if all[i].Len() > 0 {
+							checkTruncated(t, &capper, &all[i], &trunc[i])
+						}
+					}
 					var lanes [horizon.Lanes]Tree
 					for b := range horizon.Lanes {
 						c, r := col+b%horizon.BlockSide, row+b/horizon.BlockSide
@@ -100,5 +107,39 @@ func TestEncodeBlock(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkTruncated: the cap continues from a tree truncated at level 1 as
+// from the whole tree, for every cap below the truncated size (codes and
+// nodes), and capping the whole tree at the truncated size gives it.
+func checkTruncated(t *testing.T, c *Capper, full, trunc *Tree) {
+	t.Helper()
+	var a, b Tree
+	if trunc.Len() < full.Len() {
+		c.CapCodes(&a, full, trunc.Len())
+		if !equalTrees(&a, trunc) {
+			t.Fatalf("cap at the truncated size (%d codes of %d) is not the truncated tree", trunc.Len(), full.Len())
+		}
+	}
+	for _, l := range []int{trunc.Len() - 1, trunc.Len() * 2 / 3, trunc.Len() / 3, 40, 9, 1} {
+		if l < 1 || l >= trunc.Len() {
+			continue
+		}
+		c.CapCodes(&a, full, l)
+		c.CapCodes(&b, trunc, l)
+		if !equalTrees(&a, &b) {
+			t.Fatalf("cap at %d codes: from the truncated tree (%d codes) differs from the whole tree's (%d)", l, trunc.Len(), full.Len())
+		}
+	}
+	for _, l := range []int{trunc.Nodes() - 1, trunc.Nodes() / 2, 7} {
+		if l < 1 || l >= trunc.Nodes() {
+			continue
+		}
+		c.Cap(&a, full, l)
+		c.Cap(&b, trunc, l)
+		if !equalTrees(&a, &b) {
+			t.Fatalf("cap at %d nodes: from the truncated tree differs from the whole tree's", l)
+		}
 	}
 }

@@ -183,14 +183,32 @@ func laneStatus(hid, vis, bit uint16) Status {
 // over its groups: dst[b] for every lane b in lanes, dst[Lanes+j] for every
 // union j in unions (bit j); the other entries are left as they are.
 func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree) {
+	encodeBlock(blk, lanes, unions, dst, false)
+}
+
+// EncodeBlockTruncated is EncodeBlockTrees for the trees truncated at level
+// 1 (horizon.BlockGroup): every mixed level-1 quad visible, then every quad
+// whose children are all visible, up. The §3.4 cap reaches that tree after
+// collapsing every group of cells, so where it binds further it continues
+// from there exactly as from the whole tree, with fewer codes to go through
+// (Capper).
+func (e *Encoder) EncodeBlockTruncated(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree) {
+	encodeBlock(blk, lanes, unions, dst, true)
+}
+
+func encodeBlock(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree, trunc bool) {
 	var ws [horizon.Lanes + horizon.Unions]quadWriter
+	rootVis, uRootVis := blk.Root.Vis, blk.URoot.Vis
+	if trunc {
+		rootVis, uRootVis = blk.TRoot, blk.UTRoot
+	}
 	open := lanes // lanes whose root is Unknown
 	for b := range horizon.Lanes {
 		if lanes&(1<<b) == 0 {
 			continue
 		}
 		ws[b].start(&dst[b])
-		root := laneStatus(blk.Root.Hid, blk.Root.Vis, 1<<b)
+		root := laneStatus(blk.Root.Hid, rootVis, 1<<b)
 		ws[b].put1(root)
 		if root != Unknown {
 			open &^= 1 << b
@@ -203,7 +221,7 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 		}
 		w := &ws[horizon.Lanes+j]
 		w.start(&dst[horizon.Lanes+j])
-		root := laneStatus(uint16(blk.URoot.Hid), uint16(blk.URoot.Vis), 1<<j)
+		root := laneStatus(uint16(blk.URoot.Hid), uint16(uRootVis), 1<<j)
 		w.put1(root)
 		if root != Unknown {
 			uopen &^= 1 << j
@@ -212,13 +230,18 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 	for _, gs := range blk.Groups {
 		for i := range gs {
 			g := &gs[i]
-			if m := g.Lanes & open; m != 0 {
+			gl, gu, vis, uvis := g.Lanes, g.Unions, &[4]uint16{g.Child[0].Vis, g.Child[1].Vis, g.Child[2].Vis, g.Child[3].Vis}, &[4]uint8{g.UChild[0].Vis, g.UChild[1].Vis, g.UChild[2].Vis, g.UChild[3].Vis}
+			if trunc {
+				gl, gu, vis, uvis = g.TLanes, g.TUnions, &g.TVis, &g.UTVis
+			}
+			if m := gl & open; m != 0 {
 				// Byte b of lo (lanes 0–7) and hi (8–15): lane b's four codes.
 				var lo, hi uint64
 				for k, c := range g.Child {
-					code := ^(c.Hid ^ c.Vis) // the codes' high bits: Unknown or Outside
-					lo |= spread8[c.Vis&0xff]<<(2*k) | spread8[code&0xff]<<(2*k+1)
-					hi |= spread8[c.Vis>>8]<<(2*k) | spread8[code>>8]<<(2*k+1)
+					v := vis[k]
+					code := ^(c.Hid ^ v) // the codes' high bits: Unknown or Outside
+					lo |= spread8[v&0xff]<<(2*k) | spread8[code&0xff]<<(2*k+1)
+					hi |= spread8[v>>8]<<(2*k) | spread8[code>>8]<<(2*k+1)
 				}
 				for ; m != 0; m &= m - 1 {
 					b := bits.TrailingZeros16(m)
@@ -229,10 +252,11 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 					ws[b].put4(uint(w >> (8 * (b & 7)) & 0xff))
 				}
 			}
-			if m := g.Unions & uopen; m != 0 {
+			if m := gu & uopen; m != 0 {
 				var u uint64
 				for k, c := range g.UChild {
-					u |= spread8[c.Vis]<<(2*k) | spread8[^(c.Hid^c.Vis)]<<(2*k+1)
+					v := uvis[k]
+					u |= spread8[v]<<(2*k) | spread8[^(c.Hid^v)]<<(2*k+1)
 				}
 				for ; m != 0; m &= m - 1 {
 					j := bits.TrailingZeros8(m)

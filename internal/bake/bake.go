@@ -78,13 +78,13 @@ func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outp
 	w, h := int64(width), int64(height)
 	cells := w * h
 	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
-	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
-	trees := int64(horizon.Lanes + horizon.Unions)      // a block's trees
+	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1)))  // a worst-case tree
+	trees := int64(2 * (horizon.Lanes + horizon.Unions)) // a block's trees, whole and truncated
 	// Profiles, the early-stop band (4 B per sector per 16 cells of the
-	// longer side), groups (about one 28-byte group per four quads
-	// reached), a block's trees.
+	// longer side), groups (a 44-byte group per four quads reached at
+	// most), a block's trees.
 	worker := horizon.BlockProfileBytes(width, height, p.Sectors) + 4*int64(p.Sectors)*(max(w, h)/16+1) +
-		10*cells + trees*tree
+		15*cells + trees*tree
 	g, _ := quadpvs.NewGeometry(width, height)
 	levels := int64(g.Levels())
 	quads := int64(g.QuadCount())
@@ -104,7 +104,8 @@ type blockTrees struct {
 	col, row int // the block's corner cell
 	whole    bool
 	trees    [horizon.Lanes + horizon.Unions]quadpvs.Tree
-	capped   [horizon.Lanes + horizon.Unions]capped // when whole: the trees capped for every output
+	trunc    [horizon.Lanes + horizon.Unions]quadpvs.Tree // when whole: the trees truncated at level 1, to cap from
+	capped   [horizon.Lanes + horizon.Unions]capped       // when whole: the trees capped for every output
 }
 
 // blockJob is one job of a bake: the points order[first:last], all in the
@@ -221,7 +222,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 			c := treePool.Get().(*quadpvs.Tree)
 			t.CopyTo(c)
 			f.r, f.own = finPool.Get().(*capped), true
-			if err := merged.cap(q, c, f.r); err != nil {
+			if err := merged.cap(q, c, nil, f.r); err != nil {
 				return err
 			}
 		}
@@ -307,6 +308,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 				enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
 				bt.col, bt.row = jb.col, jb.row
 				if bt.whole {
+					enc.EncodeBlockTruncated(&blk, lanes, us, &bt.trunc)
 					// Cap the block's quads here, in parallel, rather
 					// than in the writer.
 					for i := range bt.trees {
@@ -321,7 +323,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 						if x<<l >= dem.Width || y<<l >= dem.Height {
 							continue
 						}
-						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], &bt.capped[i]); err != nil {
+						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], &bt.trunc[i], &bt.capped[i]); err != nil {
 							return err
 						}
 					}
@@ -468,8 +470,10 @@ type capped struct {
 }
 
 // cap caps t, the PVS of quad index q, into r (reusing its memory); r
-// refers to t afterwards.
-func (c *capper) cap(q int, t *quadpvs.Tree, r *capped) error {
+// refers to t afterwards. trunc, when not nil, is t truncated at level 1
+// (quadpvs.Encoder.EncodeBlockTruncated): deepest-first caps below its
+// size start from it, as exactly and with fewer codes to go through.
+func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
 	n := len(c.caps)
 	if len(r.out) != n {
 		r.out, r.dst, r.after = make([]*quadpvs.Tree, n), make([]quadpvs.Tree, n), make([]int, n)
@@ -493,7 +497,17 @@ func (c *capper) cap(q int, t *quadpvs.Tree, r *capped) error {
 			}
 		}
 		if len(c.lims) > 0 {
-			if err := c.capper[k/2].CapEach(c.dsts, t, c.lims, codes); err != nil {
+			src := t
+			if k < 2 && trunc != nil {
+				ts := trunc.Len()
+				if !codes {
+					ts = trunc.Nodes()
+				}
+				if ts > c.lims[0] {
+					src = trunc
+				}
+			}
+			if err := c.capper[k/2].CapEach(c.dsts, src, c.lims, codes); err != nil {
 				return err
 			}
 		}
