@@ -5,8 +5,8 @@ import "math"
 // blockPad is the border, in cells, of the padded elevations the block walk
 // reads: a lane past its own line's end keeps reading (masked) beside the
 // lanes still inside, at most a block side plus the interpolation's second
-// cell away.
-const blockPad = 8
+// cell away, and the vector walk loads whole rows of 8 and 16 floats.
+const blockPad = 16
 
 // padded returns the model's elevations with a border of blockPad cells
 // (zero metres), row-major over Width+2·blockPad columns, built once.

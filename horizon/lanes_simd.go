@@ -62,10 +62,24 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	pw := int(lane[BlockSide])
 	y := mf
 	prof = prof[:n*Lanes]
+	// The two cells each lane interpolates between, as two vectors: along
+	// rows (mw = 1) from four 8-float rows, along columns from four rows
+	// and the fifth below them.
+	pick0 := archsimd.LoadUint32x16(&rowPick[0])
+	pick1 := archsimd.LoadUint32x16(&rowPick[1])
+	down := archsimd.LoadUint32x16(&rowDown)
 	for i := 0; i < n; i++ {
 		a := a0 + int(y>>32)*mw
-		z0 := rows4(elev, a, pw)
-		z1 := rows4(elev, a+mw, pw)
+		var z0, z1 archsimd.Float32x16
+		if mw == 1 {
+			var lo, hi archsimd.Float32x16
+			lo = lo.SetLo(archsimd.LoadFloat32x8((*[8]float32)(elev[a : a+8]))).SetHi(archsimd.LoadFloat32x8((*[8]float32)(elev[a+pw : a+pw+8])))
+			hi = hi.SetLo(archsimd.LoadFloat32x8((*[8]float32)(elev[a+2*pw : a+2*pw+8]))).SetHi(archsimd.LoadFloat32x8((*[8]float32)(elev[a+3*pw : a+3*pw+8])))
+			z0, z1 = lo.ConcatPermute(hi, pick0), lo.ConcatPermute(hi, pick1)
+		} else {
+			z0 = rows4(elev, a, pw)
+			z1 = z0.ConcatPermute(archsimd.LoadFloat32x16((*[Lanes]float32)(elev[a+4*pw:a+4*pw+Lanes])), down)
+		}
 		w := float32(uint32(y)) * 0x1p-32
 		fi := float32(i + 1)
 		t := inv * rec[i]
@@ -87,6 +101,17 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	}
 	return n
 }
+
+// rowPick[d] takes, from four 8-float rows as two vectors, the lanes'
+// cells (row y, column x+d): element 8y + x + d.
+var rowPick = [2][Lanes]uint32{
+	{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27},
+	{1, 2, 3, 4, 9, 10, 11, 12, 17, 18, 19, 20, 25, 26, 27, 28},
+}
+
+// rowDown takes the lanes' cells one row down from the lanes' own and the
+// four cells of the row below them (a second vector's first four).
+var rowDown = [Lanes]uint32{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
 
 // boundLanes16 is boundLanes in AVX-512.
 func boundLanes16(bw *BlockWorker, j *boundJob) {

@@ -308,7 +308,15 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 				enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
 				bt.col, bt.row = jb.col, jb.row
 				if bt.whole {
-					enc.EncodeBlockTruncated(&blk, lanes, us, &bt.trunc)
+					maxLen, maxNodes := 0, 0
+					for i := range bt.trees {
+						maxLen, maxNodes = max(maxLen, bt.trees[i].Len()), max(maxNodes, bt.trees[i].Nodes())
+					}
+					var trunc *[horizon.Lanes + horizon.Unions]quadpvs.Tree
+					if cp.deepestBinds(maxLen, maxNodes) {
+						enc.EncodeBlockTruncated(&blk, lanes, us, &bt.trunc)
+						trunc = &bt.trunc
+					}
 					// Cap the block's quads here, in parallel, rather
 					// than in the writer.
 					for i := range bt.trees {
@@ -323,7 +331,11 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 						if x<<l >= dem.Width || y<<l >= dem.Height {
 							continue
 						}
-						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], &bt.trunc[i], &bt.capped[i]); err != nil {
+						var tt *quadpvs.Tree
+						if trunc != nil {
+							tt = &trunc[i]
+						}
+						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], tt, &bt.capped[i]); err != nil {
 							return err
 						}
 					}
@@ -467,6 +479,22 @@ type capped struct {
 	sampled bool
 	before  int
 	after   []int
+}
+
+// deepestBinds reports whether a deepest-first cap binds a tree of size
+// codes and nodes.
+func (c *capper) deepestBinds(codes, nodes int) bool {
+	for _, i := range c.groups[0] {
+		if codes > c.limit(i) {
+			return true
+		}
+	}
+	for _, i := range c.groups[1] {
+		if nodes > c.limit(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // cap caps t, the PVS of quad index q, into r (reusing its memory); r
