@@ -22,6 +22,12 @@ const (
 	Lanes     = BlockSide * BlockSide
 )
 
+// TileSide is the side in cells of the observer tiles (level-4 quads) whose
+// blocks share one early-stop band: a BlockWorker builds a tile's band when
+// it enters the tile, so blocks visited tile by tile (Morton order) build
+// each band once, and blocks visited in no order build one each.
+const TileSide = 1 << bandShift
+
 // Unions is the number of unions a Block holds: union j < 4 is that of the
 // 2×2 group of lanes of the block's level-1 quad j (Morton order: j = 2·(row
 // bit) + column bit), union 4 that of all 16 lanes, the block's level-2

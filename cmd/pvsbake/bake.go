@@ -164,9 +164,9 @@ const maxWorkers = 1024
 // Join remove their temporary files before returning.
 var errInterrupted = errors.New("interrupted: nothing written (temporary files removed)")
 
-// calibrationPoints is how many points the projection times: about a
-// second of work on a 1025² grid.
-const calibrationPoints = 200
+// calibrationPoints is how many points the projection times: four observer
+// tiles, about a second of work on a 1025² grid at S = 1024.
+const calibrationPoints = 4 * horizon.TileSide * horizon.TileSide
 
 // formatDuration rounds d for a person: seconds below ten minutes, minutes
 // below ten hours, hours beyond.

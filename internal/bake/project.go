@@ -17,13 +17,13 @@ type Projection struct {
 	Wall     time.Duration // projected wall time of the whole bake
 }
 
-// Project times cfg's per-point work on about samples points — blocks of
-// 16 (horizon's block engine) spread evenly over the grid, one goroutine —
-// and projects the wall time of Run(cfg): per-point cost × points ÷
-// workers. Nothing is added for the merge up the hierarchy: it runs beside
-// the workers, and the bake meets blocks tile by tile, sharing early-stop
-// bounds, where spread blocks each build their own. It returns early with
-// what it has when ctx ends.
+// Project times cfg's per-point work on about samples points — whole
+// observer tiles of horizon.TileSide² points, spread evenly over the grid,
+// one after another as the bake meets them (sharing each tile's early-stop
+// band), one goroutine — and projects the wall time of Run(cfg):
+// per-point cost × points ÷ workers. Nothing is added for the merge up the
+// hierarchy: it runs beside the workers. It returns early with what it has
+// when ctx ends.
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
@@ -45,38 +45,51 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	var trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
 	var capped quadpvs.Tree
 	var capper quadpvs.Capper
-	bc, br := (dem.Width+horizon.BlockSide-1)/horizon.BlockSide, (dem.Height+horizon.BlockSide-1)/horizon.BlockSide
-	blocks := bc * br
-	nb := max(1, min((samples+horizon.Lanes-1)/horizon.Lanes, blocks))
+	const ts, per = horizon.TileSide, horizon.TileSide / horizon.BlockSide // tile side in cells, in blocks
+	tc, tr := (dem.Width+ts-1)/ts, (dem.Height+ts-1)/ts
+	tiles := tc * tr
+	nt := max(1, min((samples+ts*ts-1)/(ts*ts), tiles))
+	// One block untimed first: the workers' scratch grows to its size.
+	if err := bw.Classify(0, 0, mask, &blk); err != nil {
+		return Projection{}, err
+	}
+	enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
 	start := time.Now()
 	n := 0
-	for i := range nb {
-		if ctx.Err() != nil {
-			break
-		}
-		// A low-discrepancy spread: the i-th of nb blocks in row-major
+	for i := range nt {
+		// A low-discrepancy spread: the i-th of nt tiles in row-major
 		// order, its column scrambled by a large prime stride.
-		p := int(int64(i) * int64(blocks) / int64(nb))
-		x, y := (p%bc*7919+p/bc)%bc, p/bc
-		if err := bw.Classify(x*horizon.BlockSide, y*horizon.BlockSide, mask, &blk); err != nil {
-			return Projection{}, err
-		}
-		enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
-		for b := range horizon.Lanes {
-			if blk.Points&(1<<b) == 0 {
+		p := int(int64(i) * int64(tiles) / int64(nt))
+		tx, ty := (p%tc*7919+p/tc)%tc, p/tc
+		for j := range per * per {
+			if ctx.Err() != nil {
+				break
+			}
+			bx, by := j%per, j/per
+			x, y := (tx*per+bx)*horizon.BlockSide, (ty*per+by)*horizon.BlockSide
+			if x >= dem.Width || y >= dem.Height {
 				continue
 			}
-			for _, o := range cfg.Outputs {
-				o.Cap.Apply(&capper, g, &capped, &trees[b])
+			if err := bw.Classify(x, y, mask, &blk); err != nil {
+				return Projection{}, err
 			}
-			n++
+			enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
+			for b := range horizon.Lanes {
+				if blk.Points&(1<<b) == 0 {
+					continue
+				}
+				for _, o := range cfg.Outputs {
+					o.Cap.Apply(&capper, g, &capped, &trees[b])
+				}
+				n++
+			}
 		}
 	}
 	if n == 0 {
 		return Projection{}, ctx.Err()
 	}
-	per := time.Since(start) / time.Duration(n)
+	pp := time.Since(start) / time.Duration(n)
 	points := dem.Width * dem.Height
-	wall := time.Duration(float64(per) * float64(points) / float64(workers))
-	return Projection{Samples: n, PerPoint: per, Wall: wall}, nil
+	wall := time.Duration(float64(pp) * float64(points) / float64(workers))
+	return Projection{Samples: n, PerPoint: pp, Wall: wall}, nil
 }
