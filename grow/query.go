@@ -189,6 +189,16 @@ func overlap(p, q Quad) bool {
 	return q.X>>d == p.X && q.Y>>d == p.Y
 }
 
+// QuadsHidden reports whether quads p and q are disjoint and each one's PVS
+// (the union of its cells' per-point PVSs, capped towards visible) marks the
+// other hidden: then no cell of p sees any cell of q and none of q any of p
+// (step 1's test, §3.5, applied to any two quads). Both quads must lie on
+// the store's hierarchy (level ≤ Geometry().K, inside its grid); it does not
+// check. Safe for concurrent use.
+func (gr *Grower) QuadsHidden(p, q Quad) bool {
+	return !overlap(p, q) && gr.mutuallyHidden(p, q)
+}
+
 // mutuallyHidden: each quad's PVS marks the other hidden.
 func (gr *Grower) mutuallyHidden(p, q Quad) bool {
 	tp, tq := gr.pvs(p), gr.pvs(q)

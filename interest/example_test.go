@@ -62,3 +62,55 @@ func Example() {
 	// tick 4: 0↔1 (start), 1 frontier sets grown
 	// tick 5: no exchange, 0 frontier sets grown
 }
+
+// A coordinator keeps one Joint per match: each tick it takes every
+// player's cell, handles the players that left their sides, and the open
+// pairs exchange updates where the receiver may see the sender.
+func ExampleJoint() {
+	f, err := os.Open("../compress/testdata/small.pvs")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	store, err := compress.DecodeSize(bufio.NewReader(f), st.Size())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	gr, err := grow.New(store.Hierarchy, store.Elev, store.Nodata)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	jt, err := interest.NewJoint(gr, 3, interest.JointOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Players 0 and 1 stand still; player 2 walks east along row 1.
+	for tick := range 6 {
+		players := []interest.Player{{Col: 8, Row: 6}, {Col: 0, Row: 6}, {Col: tick + 1, Row: 1}}
+		res, err := jt.Tick(players)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("tick %d: %d exits, %d packets; player 2's side: level %d quad (%d,%d); silent:",
+			tick, res.Exits, res.Packets(), jt.Side(2).Level, jt.Side(2).X, jt.Side(2).Y)
+		for _, p := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			if jt.Silent(p[0], p[1]) {
+				fmt.Printf(" %d–%d", p[0], p[1])
+			}
+		}
+		fmt.Println()
+	}
+	// Output:
+	// tick 0: 3 exits, 7 packets; player 2's side: level 0 quad (1,1); silent: 0–1 1–2
+	// tick 1: 1 exits, 3 packets; player 2's side: level 0 quad (2,1); silent: 0–1 0–2 1–2
+	// tick 2: 1 exits, 3 packets; player 2's side: level 0 quad (3,1); silent: 0–1 1–2
+	// tick 3: 1 exits, 5 packets; player 2's side: level 1 quad (2,0); silent: 0–1
+	// tick 4: 0 exits, 3 packets; player 2's side: level 1 quad (2,0); silent: 0–1
+	// tick 5: 1 exits, 4 packets; player 2's side: level 0 quad (6,1); silent: 0–1 0–2
+}

@@ -7,6 +7,11 @@
 // when they now see each other, they exchange updates every tick until they
 // are mutually hidden again.
 //
+// Joint (joint.go) is the grouped alternative: one side per player, valid
+// against every other player at once, kept by a coordinator that handles
+// only the players leaving their sides, so its state and work grow with N
+// instead of N² frontier sets.
+//
 // The package also counts the packets of the schemes frontier sets are
 // compared with (schemes.go): naive and perfect peer-to-peer, client-server
 // with and without aggregation, and a distance-based area of interest.

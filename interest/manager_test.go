@@ -85,22 +85,25 @@ func walk(rng *rand.Rand, w, h int, ps []Player) {
 	}
 }
 
+// guaranteeWorlds are the real windows the guarantee tests walk on: both
+// terrains uncapped, and the open one capped hard (14 nodes per PVS).
+var guaranteeWorlds = []struct {
+	name  string
+	win   heightmap.Window
+	nodes int
+}{
+	{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0},
+	{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 14},
+	{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0},
+}
+
 // TestManagerGuarantee walks players over real windows and checks every
 // tick's decision: a silent pair holds a frontier that contains both players
 // and the exact viewsheds say they do not see each other either way; a
 // visible pair is not mutually hidden by the store; each replaced frontier
 // reports one lifetime; more workers decide the same.
 func TestManagerGuarantee(t *testing.T) {
-	worlds := []struct {
-		name  string
-		win   heightmap.Window
-		nodes int
-	}{
-		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0},
-		{"N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 14},
-		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0},
-	}
-	for _, wc := range worlds {
+	for _, wc := range guaranteeWorlds {
 		w := newWorld(t, wc.name, wc.win, wc.nodes)
 		for _, opt := range []Options{
 			{},

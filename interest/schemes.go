@@ -14,16 +14,18 @@ const (
 	FB  Scheme = "FB"  // frontier based (Manager): the packets of its Exchanges, none for a pair inside a valid frontier set
 	FBP Scheme = "FBP" // FB with prediction (Options.Predict)
 	AOI Scheme = "AOI" // distance-based area of interest (Hu & Liao's VON): i to j when within a radius
+	GQ  Scheme = "GQ"  // joint frontier (Joint): one side per player against all others, exits through a coordinator
 )
 
 // Schemes lists every scheme in the order results are reported.
-var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI}
+var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI, GQ}
 
 // Packets returns one tick's packets for n clients under the schemes that
 // depend only on who needs whose updates: needs(i, j) reports that client j
 // needs client i's updates (j sees or may see i; within the radius for
 // AOI). NPP ignores needs; FB and FBP are counted by a Manager
-// (Exchange.Packets) and return -1 here.
+// (Exchange.Packets), GQ by a Joint (JointTickResult.Packets), and return -1
+// here.
 func Packets(s Scheme, n int, needs func(i, j int) bool) int {
 	count := func() (pairs, receivers int) {
 		for j := range n {

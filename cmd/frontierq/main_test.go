@@ -183,7 +183,7 @@ func TestSim(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 8 || lines[0] != strings.Join(sim.Header, ",") {
+	if len(lines) != 1+len(interest.Schemes) || lines[0] != strings.Join(sim.Header, ",") {
 		t.Fatalf("csv:\n%s", out)
 	}
 	for k, l := range lines[1:] {
@@ -191,7 +191,7 @@ func TestSim(t *testing.T) {
 		if f[0] != "t" || f[1] != "5" || f[2] != string(interest.Schemes[k]) || f[3] != "120" {
 			t.Errorf("row %q", l)
 		}
-		if (f[2] == "FB" || f[2] == "FBP") && f[12] != "0" {
+		if (f[2] == "FB" || f[2] == "FBP" || f[2] == "GQ") && f[12] != "0" {
 			t.Errorf("%s missed %s", f[2], f[12])
 		}
 		if f[2] == "NPP" && f[4] != "2400" { // 5·4 packets × 120 ticks

@@ -101,5 +101,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
 		r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+	per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
+	fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d\n",
+		per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2)
 	return nil
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// SnapshotTick is the tick whose bots and frontiers Result.Snapshot
 	// keeps; < 0 keeps none.
 	SnapshotTick int
+	// JointMaxLevel bounds the joint frontier's sides (GQ,
+	// interest.JointOptions.MaxLevel); 0: its default.
+	JointMaxLevel int
 	// Progress, when set, is called after each tick of each pass.
 	Progress func(pass string, tick, ticks int)
 }
@@ -109,7 +112,9 @@ type Result struct {
 	Surprised, Early, FBLeft int64
 	// Extensions are FB's silent extensions (Config.Extend).
 	Extensions int64
-	Snapshot   *Snapshot
+	// GQ breaks the joint frontier's packets down.
+	GQ       GQCounts
+	Snapshot *Snapshot
 }
 
 // Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
@@ -189,6 +194,11 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		}
 		rows[sc] = row
 	}
+	row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], r)
+	if err != nil {
+		return nil, err
+	}
+	rows[interest.GQ] = row
 	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
 	for _, sc := range interest.Schemes {
 		row := rows[sc]
@@ -323,6 +333,59 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 		_, r.TickP99MS, r.TickMaxMS = percentiles(tickMS)
 	}
 	return row, nil
+}
+
+// runGQ runs the joint frontier (interest.Joint) over the paths, fills its
+// packets per tick and returns its row: Queries are the exits, the query
+// times the coordinator's work per tick, Missed audited as FB's.
+func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, r *Result) (*Row, error) {
+	n, T := paths.Bots, paths.Ticks
+	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel})
+	if err != nil {
+		return nil, err
+	}
+	row := &Row{Scheme: interest.GQ}
+	players := make([]interest.Player, n)
+	work := make([]float64, T)
+	for tk := range T {
+		for b := range n {
+			c := paths.Cells[tk*n+b]
+			players[b] = interest.Player{Col: int(c[0]), Row: int(c[1])}
+		}
+		res, err := jt.Tick(players)
+		if err != nil {
+			return nil, fmt.Errorf("joint frontier, tick %d: %w", tk, err)
+		}
+		packets[tk] = int64(res.Packets())
+		row.Queries += int64(res.Exits)
+		work[tk] = float64(res.Work.Nanoseconds()) / 1e6
+		r.GQ.Uplinks += int64(res.Exits)
+		r.GQ.Downlinks += int64(res.Downlinks)
+		r.GQ.Messages += int64(res.Messages)
+		r.GQ.Updates += int64(res.Updates)
+		r.GQ.Announcements += int64(res.Announcements)
+		r.GQ.Flips += int64(res.Flips)
+		r.GQ.Open += int64(res.Open)
+		r.GQ.Lookups += res.Lookups
+		for i := range n {
+			for j := range n {
+				if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
+					row.Missed++
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(string(interest.GQ), tk+1, T)
+		}
+	}
+	row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS = percentiles(work)
+	return row, nil
+}
+
+// GQCounts are the joint frontier's packets by kind, summed over the run
+// (interest.JointTickResult), its open pair-ticks and its quad-PVS lookups.
+type GQCounts struct {
+	Uplinks, Downlinks, Messages, Updates, Announcements, Flips, Open, Lookups int64
 }
 
 // snapshot keeps tick tk's bots, exchanges and bot 0's largest frontier.

@@ -44,7 +44,7 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 // TestRunCounts checks the schemes' counts against each other on an
 // uncapped store, where the store's per-point PVS is the uncompressed one:
 // CS relays exactly PPP's packets, FB and FBP miss nothing and send at
-// least PPP's, NPP is n(n−1) per tick, and an AOI radius spanning the
+// least PPP's, so does GQ (its packets the sum of its kinds), NPP is n(n−1) per tick, and an AOI radius spanning the
 // terrain is NPP. A capped store keeps FB's audit at 0.
 func TestRunCounts(t *testing.T) {
 	for _, tc := range []struct {
@@ -87,6 +87,11 @@ func TestRunCounts(t *testing.T) {
 					t.Errorf("CSA %d > CS %d", rows[interest.CSA].Packets, rows[interest.CS].Packets)
 				case rows[interest.FB].Missed != 0 || rows[interest.FBP].Missed != 0:
 					t.Errorf("FB missed %d, FBP %d", rows[interest.FB].Missed, rows[interest.FBP].Missed)
+				case rows[interest.GQ].Missed != 0:
+					t.Errorf("GQ missed %d", rows[interest.GQ].Missed)
+				case rows[interest.GQ].Packets < rows[interest.PPP].Packets || rows[interest.GQ].Queries < n ||
+					rows[interest.GQ].Packets != r.GQ.Uplinks+r.GQ.Downlinks+r.GQ.Updates+r.GQ.Announcements+r.GQ.Flips:
+					t.Errorf("GQ %d packets, %d exits; PPP %d; %+v", rows[interest.GQ].Packets, rows[interest.GQ].Queries, rows[interest.PPP].Packets, r.GQ)
 				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
 					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
 				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
@@ -99,9 +104,9 @@ func TestRunCounts(t *testing.T) {
 				case len(r.PerSecond) != len(interest.Schemes) || len(r.PerSecond[0]) != 30:
 					t.Errorf("per-second series %d×%d", len(r.PerSecond), len(r.PerSecond[0]))
 				}
-				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d; exact LOS %d/%d",
+				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d, GQ %d %+v; exact LOS %d/%d",
 					r.AOIRadiusM, rows[interest.PPP].Packets, rows[interest.CS].Packets, rows[interest.FB].Packets,
-					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, r.ExactMissed, r.ExactChecked)
+					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, rows[interest.GQ].Packets, r.GQ, r.ExactMissed, r.ExactChecked)
 			}
 		})
 	}

@@ -1,0 +1,126 @@
+package interest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"frontiersets/grow"
+	"frontiersets/heightmap"
+)
+
+// TestJointGuarantee walks players over real windows and checks every tick
+// of the joint frontier: each player is inside its side, of level at most
+// MaxLevel; a silent pair's sides are disjoint and mutually hidden and the
+// exact viewsheds say neither player sees the other; an open pair sends
+// exactly where the receiver may see the sender by the store; exits are the
+// players that left their side; the packets add up.
+func TestJointGuarantee(t *testing.T) {
+	for _, wc := range guaranteeWorlds {
+		w := newWorld(t, wc.name, wc.win, wc.nodes)
+		for _, opt := range []JointOptions{{}, {MaxLevel: 2}} {
+			t.Run(fmt.Sprintf("%s/cap%d/L%d", wc.name, wc.nodes, opt.MaxLevel), func(t *testing.T) {
+				const n, ticks = 12, 300
+				jt, err := NewJoint(w.gr, n, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				maxL := opt.MaxLevel
+				if maxL == 0 {
+					maxL = 6
+				}
+				rng := rand.New(rand.NewPCG(5, 6))
+				ps := make([]Player, n)
+				walk(rng, w.s.Width, w.s.Height, ps)
+				prev := make([]grow.Quad, n)
+				silent, exits, high := 0, 0, 0
+				for tk := range ticks {
+					walk(rng, w.s.Width, w.s.Height, ps)
+					wantExits := 0
+					for i, p := range ps {
+						if tk == 0 || !contains(prev[i], [2]int{p.Col, p.Row}) {
+							wantExits++
+						}
+					}
+					res, err := jt.Tick(ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Exits != wantExits || res.Downlinks < res.Exits || res.Downlinks > n || res.Messages < res.Downlinks {
+						t.Fatalf("tick %d: %d exits (want %d), %d downlinks, %d messages", tk, res.Exits, wantExits, res.Downlinks, res.Messages)
+					}
+					exits += res.Exits
+					updates, open := 0, 0
+					for i, p := range ps {
+						q := jt.Side(i)
+						prev[i] = q
+						if !contains(q, [2]int{p.Col, p.Row}) || q.Level > maxL {
+							t.Fatalf("tick %d: player %d at %v outside its side %+v (max level %d)", tk, i, p, q, maxL)
+						}
+						if q.Level >= 2 {
+							high++
+						}
+					}
+					for i := range n {
+						for j := i + 1; j < n; j++ {
+							a, b := ps[i], ps[j]
+							if jt.Silent(i, j) != jt.Silent(j, i) {
+								t.Fatalf("tick %d: silence of %d,%d not symmetric", tk, i, j)
+							}
+							if jt.Silent(i, j) {
+								silent++
+								if !w.gr.QuadsHidden(jt.Side(i), jt.Side(j)) || w.sees(a, b) || w.sees(b, a) || jt.Sends(i, j) || jt.Sends(j, i) {
+									t.Fatalf("tick %d: silent pair %d,%d at %v, %v: sides %+v %+v hidden %v, sees %v/%v",
+										tk, i, j, a, b, jt.Side(i), jt.Side(j), w.gr.QuadsHidden(jt.Side(i), jt.Side(j)), w.sees(a, b), w.sees(b, a))
+								}
+								continue
+							}
+							open++
+							for _, d := range [][2]int{{i, j}, {j, i}} {
+								s, r := ps[d[0]], ps[d[1]]
+								may := s.Col == r.Col && s.Row == r.Row
+								if !may {
+									may, _ = w.gr.MaySee([2]int{r.Col, r.Row}, [2]int{s.Col, s.Row})
+								}
+								if jt.Sends(d[0], d[1]) != may || (w.sees(r, s) && !may) {
+									t.Fatalf("tick %d: %d sends to %d: %v, may see %v, sees %v", tk, d[0], d[1], jt.Sends(d[0], d[1]), may, w.sees(r, s))
+								}
+								if may {
+									updates++
+								}
+							}
+						}
+					}
+					if res.Open != open || res.Updates != updates ||
+						res.Packets() != res.Exits+res.Downlinks+res.Updates+res.Announcements+res.Flips {
+						t.Fatalf("tick %d: %+v, want %d open, %d updates", tk, res, open, updates)
+					}
+				}
+				// The walk must exercise the scheme: silent pairs, exits after the
+				// first tick, sides above the cells.
+				if silent == 0 || exits <= n || high == 0 {
+					t.Errorf("%d silent pair-ticks, %d exits, %d player-ticks on sides of level ≥ 2", silent, exits, high)
+				}
+				t.Logf("%d silent pair-ticks of %d, %d exits, %d player-ticks on level ≥ 2", silent, ticks*n*(n-1)/2, exits, high)
+			})
+		}
+	}
+}
+
+func TestJointBadInput(t *testing.T) {
+	w := newWorld(t, "N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 20, Height: 18}, 0)
+	if _, err := NewJoint(w.gr, 1, JointOptions{}); err == nil {
+		t.Error("1 player accepted")
+	}
+	if _, err := NewJoint(w.gr, 3, JointOptions{MaxLevel: -1}); err == nil {
+		t.Error("max level -1 accepted")
+	}
+	jt, _ := NewJoint(w.gr, 2, JointOptions{})
+	if _, err := jt.Tick([]Player{{}}); !errors.Is(err, ErrPlayers) {
+		t.Errorf("one player of two: %v", err)
+	}
+	if _, err := jt.Tick([]Player{{}, {Col: 20}}); !errors.Is(err, grow.ErrOutside) {
+		t.Errorf("player off the grid: %v", err)
+	}
+}
