@@ -92,11 +92,15 @@ func (r *JointTickResult) Packets() int {
 	return r.Exits + r.Downlinks + r.Updates + r.Announcements + r.Flips
 }
 
+// MaxJointPlayers bounds a Joint's players: its pair state takes about
+// 1.1·players² bytes (16 MB at this bound).
+const MaxJointPlayers = 4096
+
 // NewJoint returns a Joint for players players on gr's store. Errors: players
-// outside 2…32768, MaxLevel < 0.
+// outside 2…MaxJointPlayers, MaxLevel < 0.
 func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
-	if players < 2 || players > 1<<15 {
-		return nil, fmt.Errorf("interest: %d players, want 2 to 32768", players)
+	if players < 2 || players > MaxJointPlayers {
+		return nil, fmt.Errorf("interest: %d players for a joint frontier, want 2 to %d", players, MaxJointPlayers)
 	}
 	if opt.MaxLevel < 0 {
 		return nil, fmt.Errorf("interest: joint frontier max level %d, want ≥ 0", opt.MaxLevel)
@@ -143,8 +147,9 @@ func (jt *Joint) setSilent(i, j int, v bool) {
 }
 
 // Tick takes every player's cell (the same players, in the same order, each
-// tick) and updates the sides and pairs. Errors: ErrPlayers, and
-// grow.ErrOutside for a cell off the grid.
+// tick) and updates the sides and pairs. Errors: ErrPlayers and
+// grow.ErrOutside, with nothing changed; grow.ErrNodata for a player on a
+// nodata cell, after which the Joint must not be used again.
 func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	n := jt.n
 	if len(players) != n {

@@ -113,6 +113,9 @@ func TestJointBadInput(t *testing.T) {
 	if _, err := NewJoint(w.gr, 1, JointOptions{}); err == nil {
 		t.Error("1 player accepted")
 	}
+	if _, err := NewJoint(w.gr, MaxJointPlayers+1, JointOptions{}); err == nil {
+		t.Error("too many players accepted")
+	}
 	if _, err := NewJoint(w.gr, 3, JointOptions{MaxLevel: -1}); err == nil {
 		t.Error("max level -1 accepted")
 	}
