@@ -4,15 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"frontiersets/horizon"
+	"frontiersets/internal/golden"
 	"frontiersets/quadpvs"
 )
 
@@ -117,27 +116,7 @@ func TestGoldenStore(t *testing.T) {
 			t.Errorf("store %s: the block engine's path writes other bytes than the per-point path", name)
 		}
 	}
-	path := filepath.Join("testdata", "golden.json")
-	if *updateGolden {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want map[string]string
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("store %s: hash %s, golden %s (%s/%s): this build writes other bytes", k, got[k], v, runtime.GOARCH, os.Getenv("GOAMD64"))
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "golden.json"), got, *updateGolden)
 }
 
 func btoi(b bool) int {

@@ -84,6 +84,22 @@ type Quad struct {
 	Level, X, Y int
 }
 
+// Overlaps reports whether quads q and p share a cell: since quads are
+// aligned, whether one holds the other.
+func (q Quad) Overlaps(p Quad) bool {
+	if p.Level < q.Level {
+		p, q = q, p
+	}
+	d := p.Level - q.Level
+	return q.X>>d == p.X && q.Y>>d == p.Y
+}
+
+// Parent returns the quad of level q.Level+1 that holds q.
+func (q Quad) Parent() Quad { return Quad{q.Level + 1, q.X >> 1, q.Y >> 1} }
+
+// Holds reports whether quad q holds cell (col, row).
+func (q Quad) Holds(col, row int) bool { return col>>q.Level == q.X && row>>q.Level == q.Y }
+
 // Col, Row and Size give the quad in cells: top-left cell and side.
 func (q Quad) Col() int  { return q.X << q.Level }
 func (q Quad) Row() int  { return q.Y << q.Level }

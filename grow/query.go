@@ -162,12 +162,12 @@ func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
 	for {
 		moved := false
 		if qa.Level < gr.g.K {
-			if pa := parent(qa); !overlap(pa, qb) && gr.mutuallyHidden(pa, qb) {
+			if pa := qa.Parent(); !pa.Overlaps(qb) && gr.mutuallyHidden(pa, qb) {
 				qa, moved = pa, true
 			}
 		}
 		if qb.Level < gr.g.K {
-			if pb := parent(qb); !overlap(pb, qa) && gr.mutuallyHidden(qa, pb) {
+			if pb := qb.Parent(); !pb.Overlaps(qa) && gr.mutuallyHidden(qa, pb) {
 				qb, moved = pb, true
 			}
 		}
@@ -177,18 +177,6 @@ func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
 	}
 }
 
-func parent(q Quad) Quad { return Quad{q.Level + 1, q.X >> 1, q.Y >> 1} }
-
-// overlap reports whether two aligned quads share a cell (one contains the
-// other).
-func overlap(p, q Quad) bool {
-	if p.Level < q.Level {
-		p, q = q, p
-	}
-	d := p.Level - q.Level
-	return q.X>>d == p.X && q.Y>>d == p.Y
-}
-
 // QuadsHidden reports whether quads p and q are disjoint and each one's PVS
 // (the union of its cells' per-point PVSs, capped towards visible) marks the
 // other hidden: then no cell of p sees any cell of q and none of q any of p
@@ -196,7 +184,7 @@ func overlap(p, q Quad) bool {
 // the store's hierarchy (level ≤ Geometry().K, inside its grid); it does not
 // check. Safe for concurrent use.
 func (gr *Grower) QuadsHidden(p, q Quad) bool {
-	return !overlap(p, q) && gr.mutuallyHidden(p, q)
+	return !p.Overlaps(q) && gr.mutuallyHidden(p, q)
 }
 
 // mutuallyHidden: each quad's PVS marks the other hidden.
@@ -241,7 +229,7 @@ func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
 	p.quads = append(p.quads, q)
 	n := int32(gr.cellsIn(q))
 	p.points += int(n)
-	for a := q; ; a = parent(a) {
+	for a := q; ; a = a.Parent() {
 		k := gr.index(a)
 		if p.cntGen[k] != s.gen {
 			p.cntGen[k], p.cnt[k] = s.gen, 0
@@ -256,7 +244,7 @@ func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
 // inside reports whether q lies in one of p's frontier quads (q or an
 // ancestor is a member).
 func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
-	for a := q; ; a = parent(a) {
+	for a := q; ; a = a.Parent() {
 		if p.member[gr.index(a)] == s.gen {
 			return true
 		}

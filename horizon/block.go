@@ -78,7 +78,7 @@ type BlockGroup struct {
 // order of the Mixed codes at the depth above in every pyramid. Lane b's
 // predictive quadtree is therefore its root code, then for each depth the
 // four codes of every group whose Lanes has bit b (quadpvs.Encoder's
-// EncodeBlock writes it). A lane whose observer lies outside the terrain
+// EncodeBlockTrees writes it). A lane whose observer lies outside the terrain
 // (not in Points) or stands on a nodata cell has an all-Hidden pyramid.
 type Block struct {
 	Col, Row int

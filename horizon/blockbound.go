@@ -1,7 +1,5 @@
 package horizon
 
-import "math"
-
 // bound decides quad (l,x,y), l ≥ 2, for the lanes of act from bounds
 // shared by the block's observers: the offsets from any observer of the
 // block to any cell of the quad form one rectangle, whose nearest and
@@ -25,42 +23,12 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 	if dc0 <= 0 && 0 <= dc1 && dr0 <= 0 && 0 <= dr1 {
 		return 0, 0 // holds the block's observers
 	}
-	nc, nr := clampZero(dc0, dc1), clampZero(dr0, dr1)
-	if abs(nc) > m.rc || abs(nr) > m.rr {
+	rc, ok := m.rectBound(dc0, dc1, dr0, dr1)
+	if !ok {
 		return act, 0 // wholly beyond MaxDistance
 	}
-	on := abs(nr)*(m.rc+1) + abs(nc)
-	dNear := m.offD[on]
-	if dNear > m.lim {
-		return act, 0
-	}
-	fc, fr := farther(dc0, dc1), farther(dr0, dr1)
-	far := abs(fc) <= m.rc && abs(fr) <= m.rr
-	var dFar, invFar float32
-	of := 0
-	if far {
-		of = abs(fr)*(m.rc+1) + abs(fc)
-		dFar, invFar = m.offD[of], m.offInv[of]
-		far = dFar <= m.lim
-	}
-	if !far {
-		dFar, invFar = m.lim, m.invLim // some cells beyond MaxDistance: never wholly visible
-	}
 	S := m.p.Sectors
-	uLo, uHi := float32(math.Inf(1)), float32(math.Inf(-1))
-	wrap := dc0 <= 0 && 0 <= dc1 && dr1 < 0 // straddles the north ray, azimuth 0
-	for _, o := range [4][2]int{{dc0, dr0}, {dc1, dr0}, {dc0, dr1}, {dc1, dr1}} {
-		var u float32
-		if abs(o[0]) <= m.rc && abs(o[1]) <= m.rr {
-			_, u = m.offset(o[0], o[1])
-		} else {
-			u = m.azU(o[0], o[1])
-		}
-		if wrap && u > float32(S)/2 {
-			u -= float32(S)
-		}
-		uLo, uHi = min(uLo, u), max(uHi, u)
-	}
+	uLo, uHi := rc.uLo, rc.uHi
 	// The sectors that bracket some cell: a cell at azimuth u has brackets
 	// k0 = int(u + S − ½) (computed so, in float32, a monotone function of
 	// u) and k0+1, in the tables that repeat past S. The table's azimuths
@@ -73,21 +41,14 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 		kLo, kHi = S, 2*S-1
 	}
 	qi := y*int(m.cols[l]) + x
-	var drpNear, drpFar float32
-	if m.offDrp != nil {
-		drpNear = m.offDrp[on] // the least drop
-		if far {
-			drpFar = m.offDrp[of] // the most
-		}
-	}
-	if !far && act == 0 {
+	if !rc.far && act == 0 {
 		return 0, 0
 	}
 	bw.Stats.Sectors += kHi - kLo + 1
 	bj := &bw.bj
-	*bj = boundJob{kLo: kLo, kHi: kHi, dNear: dNear, dFar: dFar, invNear: m.offInv[on], invFar: invFar,
-		zmax: m.zmax[l][qi], zmin: m.zmin[l][qi], drpNear: drpNear, drpFar: drpFar, hid: act}
-	if far {
+	*bj = boundJob{kLo: kLo, kHi: kHi, dNear: rc.dNear, dFar: rc.dFar, invNear: rc.invNear, invFar: rc.invFar,
+		zmax: m.zmax[l][qi], zmin: m.zmin[l][qi], drpNear: rc.drpNear, drpFar: rc.drpFar, hid: act}
+	if rc.far {
 		bj.vis = act
 	}
 	kernels.bound(bw, bj)

@@ -11,10 +11,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"frontiersets/heightmap"
+	"frontiersets/internal/golden"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/crops and testdata/golden.json from the real DEMs and this build")
@@ -233,28 +233,5 @@ func sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:12]) }
 // -update.
 func checkGolden(t *testing.T, name string, got map[string]string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGolden {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want map[string]string
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: hash %s, golden %s (%s/%s): this build computes other bits", k, got[k], v, runtime.GOARCH, os.Getenv("GOAMD64"))
-		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("%d hashes, golden %d: run -update", len(got), len(want))
-	}
+	golden.Check(t, filepath.Join("testdata", name), got, *updateGolden)
 }

@@ -227,60 +227,23 @@ func (w *Worker) bound(l, x, y int) uint8 {
 	if c0 <= w.col && w.col <= c1 && r0 <= w.row && w.row <= r1 {
 		return QuadMixed // holds the observer
 	}
-	// Offsets of the nearest cell and the four corners.
-	dc0, dc1, dr0, dr1 := c0-w.col, c1-w.col, r0-w.row, r1-w.row
-	nc, nr := clampZero(dc0, dc1), clampZero(dr0, dr1)
-	if abs(nc) > m.rc || abs(nr) > m.rr {
+	rc, ok := m.rectBound(c0-w.col, c1-w.col, r0-w.row, r1-w.row)
+	if !ok {
 		return QuadHidden // wholly beyond MaxDistance
 	}
-	on := abs(nr)*(m.rc+1) + abs(nc)
-	dNear := m.offD[on]
-	if dNear > m.lim {
-		return QuadHidden
-	}
-	fc, fr := farther(dc0, dc1), farther(dr0, dr1)
-	far := abs(fc) <= m.rc && abs(fr) <= m.rr
-	var dFar, invFar float32
-	of := 0
-	if far {
-		of = abs(fr)*(m.rc+1) + abs(fc)
-		dFar, invFar = m.offD[of], m.offInv[of]
-		far = dFar <= m.lim
-	}
-	if !far {
-		dFar, invFar = m.lim, m.invLim // some cells beyond MaxDistance: never wholly visible
-	}
+	dNear, dFar, far := rc.dNear, rc.dFar, rc.far
 	// Sector range covering every cell's bracketing midlines, padded by one.
 	S := m.p.Sectors
-	uLo, uHi := float32(math.Inf(1)), float32(math.Inf(-1))
-	wrap := dc0 <= 0 && 0 <= dc1 && dr1 < 0 // straddles the north ray, azimuth 0
-	for _, o := range [4][2]int{{dc0, dr0}, {dc1, dr0}, {dc0, dr1}, {dc1, dr1}} {
-		var u float32
-		if abs(o[0]) <= m.rc && abs(o[1]) <= m.rr {
-			_, u = m.offset(o[0], o[1])
-		} else {
-			u = m.azU(o[0], o[1])
-		}
-		if wrap && u > float32(S)/2 {
-			u -= float32(S)
-		}
-		uLo, uHi = min(uLo, u), max(uHi, u)
-	}
+	uLo, uHi := rc.uLo, rc.uHi
 	kLo := int(math.Floor(float64(uLo)-0.5)) - 1
 	kHi := int(math.Floor(float64(uHi)+0.5)) + 1
 	if kHi-kLo+1 >= S {
 		kLo, kHi = 0, S-1
 	}
 	qi := y*int(m.cols[l]) + x
-	zHi := m.zmax[l][qi] + w.tau
-	zLo := m.zmin[l][qi] + w.tau
-	if m.offDrp != nil {
-		zHi -= m.offDrp[on] // the least drop
-		if far {
-			zLo -= m.offDrp[of] // the most
-		}
-	}
-	invNear := m.offInv[on]
+	zHi := m.zmax[l][qi] + w.tau - rc.drpNear // the least drop
+	zLo := m.zmin[l][qi] + w.tau - rc.drpFar  // the most
+	invNear, invFar := rc.invNear, rc.invFar
 	// Highest slope of a target: at the nearest cell when above the eye.
 	sHi := zHi * invFar
 	if zHi >= 0 {
@@ -315,6 +278,70 @@ func (w *Worker) bound(l, x, y int) uint8 {
 		return QuadHidden
 	}
 	return QuadVisible
+}
+
+// rectBound bounds the cells at a rectangle of offsets (cells) from an observer
+// — or from any observer of a block to any cell of a quad: the nearest
+// cell's distance (metres, from the offset table, as the per-cell test reads
+// it), its inverse and its Earth-curvature drop (the least); the farthest's,
+// and its drop (the most), when every cell lies within MaxDistance (far),
+// else MaxDistance and no drop (such a rectangle is never wholly visible);
+// and the lowest and highest azimuth of its corners in sector units (the
+// north ray's straddlers unwrapped below 0).
+type rectBound struct {
+	dNear, invNear, drpNear float32
+	dFar, invFar, drpFar    float32
+	far                     bool
+	uLo, uHi                float32
+}
+
+// rectBound returns the bounds of the cells at offsets dc0…dc1 × dr0…dr1 (the
+// rectangle must not hold offset (0,0)), and false when every cell lies
+// beyond MaxDistance.
+func (m *Model) rectBound(dc0, dc1, dr0, dr1 int) (rc rectBound, ok bool) {
+	nc, nr := clampZero(dc0, dc1), clampZero(dr0, dr1)
+	if abs(nc) > m.rc || abs(nr) > m.rr {
+		return rc, false
+	}
+	on := abs(nr)*(m.rc+1) + abs(nc)
+	rc.dNear = m.offD[on]
+	if rc.dNear > m.lim {
+		return rc, false
+	}
+	rc.invNear = m.offInv[on]
+	fc, fr := farther(dc0, dc1), farther(dr0, dr1)
+	rc.far = abs(fc) <= m.rc && abs(fr) <= m.rr
+	of := 0
+	if rc.far {
+		of = abs(fr)*(m.rc+1) + abs(fc)
+		rc.dFar, rc.invFar = m.offD[of], m.offInv[of]
+		rc.far = rc.dFar <= m.lim
+	}
+	if !rc.far {
+		rc.dFar, rc.invFar = m.lim, m.invLim
+	}
+	if m.offDrp != nil {
+		rc.drpNear = m.offDrp[on]
+		if rc.far {
+			rc.drpFar = m.offDrp[of]
+		}
+	}
+	S := m.p.Sectors
+	rc.uLo, rc.uHi = float32(math.Inf(1)), float32(math.Inf(-1))
+	wrap := dc0 <= 0 && 0 <= dc1 && dr1 < 0 // straddles the north ray, azimuth 0
+	for _, o := range [4][2]int{{dc0, dr0}, {dc1, dr0}, {dc0, dr1}, {dc1, dr1}} {
+		var u float32
+		if abs(o[0]) <= m.rc && abs(o[1]) <= m.rr {
+			_, u = m.offset(o[0], o[1])
+		} else {
+			u = m.azU(o[0], o[1])
+		}
+		if wrap && u > float32(S)/2 {
+			u -= float32(S)
+		}
+		rc.uLo, rc.uHi = min(rc.uLo, u), max(rc.uHi, u)
+	}
+	return rc, true
 }
 
 // clampZero returns the value of [a,b] nearest 0.

@@ -171,7 +171,7 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	}
 	t0 := time.Now()
 	for i := range n {
-		if jt.start || !contains(jt.side[i], jt.cells[i]) {
+		if jt.start || !jt.side[i].Holds(jt.cells[i][0], jt.cells[i][1]) {
 			jt.exit(i)
 		}
 	}
@@ -281,8 +281,8 @@ func (jt *Joint) exit(i int) {
 			jt.near = append(jt.near, int32(j))
 		}
 	}
-	for q.Level+1 < jt.levels && jt.grows(i, grow.Quad{Level: q.Level + 1, X: q.X >> 1, Y: q.Y >> 1}, others) {
-		q = grow.Quad{Level: q.Level + 1, X: q.X >> 1, Y: q.Y >> 1}
+	for q.Level+1 < jt.levels && jt.grows(i, q.Parent(), others) {
+		q = q.Parent()
 	}
 	jt.side[i] = q
 	k := 0
@@ -319,7 +319,7 @@ func (jt *Joint) grows(i int, p grow.Quad, others int) bool {
 		if j == i {
 			continue
 		}
-		if contains(p, jt.cells[j]) || (j < others && overlaps(p, jt.side[j])) {
+		if p.Holds(jt.cells[j][0], jt.cells[j][1]) || (j < others && p.Overlaps(jt.side[j])) {
 			return false
 		}
 	}
@@ -336,19 +336,4 @@ func (jt *Joint) grows(i int, p grow.Quad, others int) bool {
 		}
 	}
 	return true
-}
-
-// overlaps reports whether two aligned quads share a cell (one holds the
-// other).
-func overlaps(p, q grow.Quad) bool {
-	if p.Level < q.Level {
-		p, q = q, p
-	}
-	d := p.Level - q.Level
-	return q.X>>d == p.X && q.Y>>d == p.Y
-}
-
-// contains reports whether quad q holds cell c.
-func contains(q grow.Quad, c [2]int) bool {
-	return c[0]>>q.Level == q.X && c[1]>>q.Level == q.Y
 }

@@ -39,7 +39,7 @@ func TestJointGuarantee(t *testing.T) {
 					walk(rng, w.s.Width, w.s.Height, ps)
 					wantExits := 0
 					for i, p := range ps {
-						if tk == 0 || !contains(prev[i], [2]int{p.Col, p.Row}) {
+						if tk == 0 || !prev[i].Holds(p.Col, p.Row) {
 							wantExits++
 						}
 					}
@@ -55,7 +55,7 @@ func TestJointGuarantee(t *testing.T) {
 					for i, p := range ps {
 						q := jt.Side(i)
 						prev[i] = q
-						if !contains(q, [2]int{p.Col, p.Row}) || q.Level > maxL {
+						if !q.Holds(p.Col, p.Row) || q.Level > maxL {
 							t.Fatalf("tick %d: player %d at %v outside its side %+v (max level %d)", tk, i, p, q, maxL)
 						}
 						if q.Level >= 2 {

@@ -115,56 +115,6 @@ func (e *Encoder) emit(lv horizon.Levels, dst *Tree) {
 	w.finish()
 }
 
-// EncodeBlock builds into dst (reusing its memory) the tree of lane b of a
-// block of observers (horizon.BlockWorker.Classify): the PVS of the point
-// (blk.Col + b%4, blk.Row + b/4), for b < horizon.Lanes, or the union
-// b − horizon.Lanes of the block (0…3: the level-1 quads in Morton order,
-// 4: the level-2 quad, §3.2). The Block lists its quads' classes in code
-// order, so this is one pass over its groups. The result is byte for byte
-// what EncodeLevels gives for the point's Classify pyramid (or what
-// merging and normalising the points' trees gives for a union). It is
-// independent of the Encoder's state (safe to call on any Encoder).
-func (e *Encoder) EncodeBlock(blk *horizon.Block, b int, dst *Tree) {
-	w := newWriter(dst)
-	if b < horizon.Lanes {
-		bit := uint16(1) << b
-		root := laneStatus(blk.Root.Hid, blk.Root.Vis, bit)
-		w.put(root)
-		if root == Unknown {
-			for _, gs := range blk.Groups {
-				for i := range gs {
-					g := &gs[i]
-					if g.Lanes&bit == 0 {
-						continue
-					}
-					for k := range 4 {
-						w.put(laneStatus(g.Child[k].Hid, g.Child[k].Vis, bit))
-					}
-				}
-			}
-		}
-		w.finish()
-		return
-	}
-	bit := uint8(1) << (b - horizon.Lanes)
-	root := laneStatus(uint16(blk.URoot.Hid), uint16(blk.URoot.Vis), uint16(bit))
-	w.put(root)
-	if root == Unknown {
-		for _, gs := range blk.Groups {
-			for i := range gs {
-				g := &gs[i]
-				if g.Unions&bit == 0 {
-					continue
-				}
-				for k := range 4 {
-					w.put(laneStatus(uint16(g.UChild[k].Hid), uint16(g.UChild[k].Vis), uint16(bit)))
-				}
-			}
-		}
-	}
-	w.finish()
-}
-
 // laneStatus is the code of the lane bit in classes (hid, vis): both set
 // outside the terrain.
 func laneStatus(hid, vis, bit uint16) Status {
@@ -179,9 +129,16 @@ func laneStatus(hid, vis, bit uint16) Status {
 	return v | (h^v^1)<<1
 }
 
-// EncodeBlockTrees is EncodeBlock for several trees of a block in one pass
-// over its groups: dst[b] for every lane b in lanes, dst[Lanes+j] for every
-// union j in unions (bit j); the other entries are left as they are.
+// EncodeBlockTrees builds into dst (reusing its memory) trees of a block of
+// observers (horizon.BlockWorker.Classify) in one pass over its groups:
+// dst[b], for every lane b in lanes, is the PVS of the point (blk.Col +
+// b%4, blk.Row + b/4); dst[horizon.Lanes+j], for every union j in unions
+// (bit j), that of union j of the block (0…3: the level-1 quads in Morton
+// order, 4: the level-2 quad, §3.2); the other entries are left as they
+// are. The Block lists its quads' classes in code order, so each tree is
+// byte for byte what EncodeLevels gives for the point's Classify pyramid
+// (or what merging and normalising the points' trees gives for a union).
+// It is independent of the Encoder's state (safe to call on any Encoder).
 func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree) {
 	encodeBlock(blk, lanes, unions, dst, false)
 }
@@ -197,7 +154,7 @@ func (e *Encoder) EncodeBlockTruncated(blk *horizon.Block, lanes uint16, unions 
 }
 
 func encodeBlock(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.Lanes + horizon.Unions]Tree, trunc bool) {
-	var ws [horizon.Lanes + horizon.Unions]quadWriter
+	var ws [horizon.Lanes + horizon.Unions]writer
 	rootVis, uRootVis := blk.Root.Vis, blk.URoot.Vis
 	if trunc {
 		rootVis, uRootVis = blk.TRoot, blk.UTRoot
@@ -207,9 +164,9 @@ func encodeBlock(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.L
 		if lanes&(1<<b) == 0 {
 			continue
 		}
-		ws[b].start(&dst[b])
+		ws[b] = newWriter(&dst[b])
 		root := laneStatus(blk.Root.Hid, rootVis, 1<<b)
-		ws[b].put1(root)
+		ws[b].put(root)
 		if root != Unknown {
 			open &^= 1 << b
 		}
@@ -220,9 +177,9 @@ func encodeBlock(blk *horizon.Block, lanes uint16, unions uint8, dst *[horizon.L
 			continue
 		}
 		w := &ws[horizon.Lanes+j]
-		w.start(&dst[horizon.Lanes+j])
+		*w = newWriter(&dst[horizon.Lanes+j])
 		root := laneStatus(uint16(blk.URoot.Hid), uint16(uRootVis), 1<<j)
-		w.put1(root)
+		w.put(root)
 		if root != Unknown {
 			uopen &^= 1 << j
 		}
@@ -287,52 +244,3 @@ var spread8 = func() (t [256]uint64) {
 	}
 	return t
 }()
-
-// quadWriter writes codes into a tree, one or four at a time.
-type quadWriter struct {
-	t   *Tree
-	cur uint64
-}
-
-func (w *quadWriter) start(dst *Tree) {
-	dst.codes, dst.rank, dst.n, dst.nodes = dst.codes[:0], dst.rank[:0], 0, 0
-	dst.refs, dst.h = nil, nil
-	w.t, w.cur = dst, 0
-}
-
-func (w *quadWriter) put1(s Status) {
-	t := w.t
-	w.cur |= uint64(s) << (uint(t.n&31) * 2)
-	t.n++
-	if s != Outside {
-		t.nodes++
-	}
-	if t.n&31 == 0 {
-		t.codes = append(t.codes, w.cur)
-		w.cur = 0
-	}
-}
-
-// put4 appends four codes, the first in c's low bits.
-func (w *quadWriter) put4(c uint) {
-	t := w.t
-	sh := uint(t.n&31) * 2
-	w.cur |= uint64(c) << sh
-	t.nodes += 4 - bits.OnesCount(c&(c>>1)&0x55)
-	t.n += 4
-	if sh >= 56 { // the word is full
-		t.codes = append(t.codes, w.cur)
-		w.cur = 0
-		if sh > 56 {
-			w.cur = uint64(c) >> (64 - sh)
-		}
-	}
-}
-
-func (w *quadWriter) finish() {
-	t := w.t
-	if t.n&31 != 0 {
-		t.codes = append(t.codes, w.cur)
-	}
-	t.buildRank()
-}

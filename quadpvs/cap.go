@@ -187,9 +187,8 @@ func (c *Capper) drop(u int) {
 // emit writes the current state of the collapses into dst.
 func (c *Capper) emit(dst *Tree) {
 	st, child := c.st, c.child
-	var w quadWriter
-	w.start(dst)
-	w.put1(st[0])
+	w := newWriter(dst)
+	w.put(st[0])
 	// The queue holds the Unknown nodes; each writes its four children.
 	q := c.q[:0]
 	if st[0] == Unknown {

@@ -235,7 +235,7 @@ func (b *HierarchyBuilder) climb(l, x, y int, t *Tree) error {
 const BlockPoints = 16
 
 // AddBlock takes the PVSs of a block of points that a block engine computes
-// at once (horizon.BlockWorker, quadpvs.Encoder.EncodeBlock): the cells of
+// at once (horizon.BlockWorker, quadpvs.Encoder.EncodeBlockTrees): the cells of
 // level-2 quad (x,y), which must be the next of Order(). pts[b] is the PVS
 // of cell (4x + b%4, 4y + b/4), l1[j] that of the block's level-1 quad j
 // (Morton order: j = 2·(row bit) + column bit), l2 that of the block; the

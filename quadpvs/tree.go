@@ -200,6 +200,22 @@ func (w *writer) put(s Status) {
 	}
 }
 
+// put4 appends four codes, the first in c's low bits.
+func (w *writer) put4(c uint) {
+	t := w.t
+	sh := uint(t.n&31) * 2
+	w.cur |= uint64(c) << sh
+	t.nodes += 4 - bits.OnesCount(c&(c>>1)&0x55)
+	t.n += 4
+	if sh >= 56 { // the word is full
+		t.codes = append(t.codes, w.cur)
+		w.cur = 0
+		if sh > 56 {
+			w.cur = uint64(c) >> (64 - sh)
+		}
+	}
+}
+
 // finish flushes the last word and builds the rank samples.
 func (w *writer) finish() {
 	t := w.t
