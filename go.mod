@@ -1,4 +1,4 @@
-module frontiersets
+module github.com/frontiersets/frontiersets
 
 go 1.26.8
 

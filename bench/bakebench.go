@@ -17,13 +17,13 @@ import (
 	"syscall"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // bakeCase is one bake of the bake benchmark (issue: bake game-size

@@ -23,14 +23,14 @@ import (
 	"strings"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 
 	"golang.org/x/sync/errgroup"
 )

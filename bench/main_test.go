@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // TestCombineParts runs the benchmark on small real windows once whole and

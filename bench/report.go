@@ -16,8 +16,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"frontiersets/compress"
-	"frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
 
 // caseKey names one case of the experiment.

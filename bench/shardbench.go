@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // shardRow is one process of a sharded bake benchmark: a shard, the join,

@@ -5,10 +5,10 @@ import (
 	"io"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // runShareBench measures what storing identical subtrees once saves

@@ -20,16 +20,16 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"frontiersets/bots"
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/interest"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/render"
-	"frontiersets/internal/sim"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/render"
+	"github.com/frontiersets/frontiersets/internal/sim"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // simRun is one simulation as kept in runs/*.json: enough to write the

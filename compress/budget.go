@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // QuadOverhead is the memory per quad of a loaded hierarchy besides its

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/horizon"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 func TestParseBytes(t *testing.T) {

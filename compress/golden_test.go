@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/horizon"
-	"frontiersets/internal/golden"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/golden"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden.json from this build")

@@ -10,7 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // PartMagic opens every partial bake file (one shard's share of a sharded

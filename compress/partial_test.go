@@ -10,8 +10,8 @@ import (
 	"slices"
 	"testing"
 
-	"frontiersets/horizon"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // testPart writes a partial file for a w×h grid with two outputs: every

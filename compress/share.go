@@ -3,7 +3,7 @@ package compress
 import (
 	"errors"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Recap returns h's trees each capped at cp with cp's policy (Cap.Apply),

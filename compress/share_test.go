@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // TestFitShared: at a budget below the unshared hierarchy's size, the

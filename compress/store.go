@@ -14,8 +14,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"frontiersets/horizon"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Magic opens every store; Version is the format version this package

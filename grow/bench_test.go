@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // BenchmarkGrow runs the four methods of §4.1 on a 128×128 window of the

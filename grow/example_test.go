@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
 )
 
 // A game server opens a store once, shares one Grower between its

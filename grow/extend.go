@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Extend adds cell c (col,row) to one side of the frontier set r (side 0:

@@ -26,7 +26,7 @@ import (
 	"slices"
 	"time"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Method selects how frontiers grow.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Scratch is one goroutine's working memory for queries, reused from query

@@ -3,8 +3,8 @@ package horizon
 import (
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 // benchTerrains are the thesis-sized windows of the two real terrains.

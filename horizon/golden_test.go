@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/internal/golden"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/golden"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/crops and testdata/golden.json from the real DEMs and this build")

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 var (

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap"
 )
 
 // TestEarlyStopKeepsProfiles: every profile slot a cell can read is the same

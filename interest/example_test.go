@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/interest"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // A game server keeps one Manager per match. Each tick it passes every

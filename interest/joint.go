@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"frontiersets/grow"
+	"github.com/frontiersets/frontiersets/grow"
 )
 
 // Joint is the joint frontier (scheme GQ): instead of one frontier set per

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"frontiersets/grow"
-	"frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
 )
 
 // TestJointGuarantee walks players over real windows and checks every tick

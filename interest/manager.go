@@ -30,7 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"frontiersets/grow"
+	"github.com/frontiersets/frontiersets/grow"
 )
 
 // Options configure a Manager.

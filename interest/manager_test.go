@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/internal/bake"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // world is a small real window baked into a store, with the exact per-point

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 var benchWin = heightmap.Window{Col: 700, Row: 700, Width: 316, Height: 316}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // TestEncodeBlock: on windows of both real DEMs (sizes that are not

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // Encoder turns per-point visibility bitmaps into predictive quadtrees

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // TestCap checks the §3.4 compression on random and real PVSs: the cap is

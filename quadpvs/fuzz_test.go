@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // fuzzGeometry takes a terrain size of 1…40 × 1…40 cells from two bytes.

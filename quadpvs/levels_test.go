@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // TestEncodeLevelsMatchesBitmap: deciding whole quads from bounds

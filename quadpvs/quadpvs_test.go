@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 var geometries = [][2]int{{1, 1}, {2, 2}, {5, 3}, {3, 5}, {37, 61}, {64, 64}, {100, 7}, {65, 33}}

@@ -1,6 +1,6 @@
 package quadpvs
 
-import "frontiersets/horizon"
+import "github.com/frontiersets/frontiersets/horizon"
 
 // QuadStatus returns the status of the quad of level l (side 2^l cells) at
 // column qx, row qy among that level's quads, in the tree t of geometry g:

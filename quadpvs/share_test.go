@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // realHierarchy bakes the hierarchical PVS of a small real window, each

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // emitted is one quad a builder emitted: its position and its codes.

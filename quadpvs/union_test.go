@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // checkUnion compares every quad's status in u with a count of the visible

@@ -20,13 +20,13 @@ import (
 	"io"
 	"os"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/heightmap"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/render"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/render"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--max-steps N] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis + "\n       " + serveSynopsis

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"testing"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/interest"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/sim"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/sim"
 )
 
 func runCmd(args ...string) (stdout, stderr string, code int) {

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"frontiersets/bots"
-	"frontiersets/grow"
-	"frontiersets/interest"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Bounds of a played-back simulation: it runs inside a request.

@@ -21,12 +21,12 @@ import (
 	"syscall"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/horizon"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/render"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/render"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 const serveSynopsis = "frontierq serve STORE [--addr 127.0.0.1:8080]"

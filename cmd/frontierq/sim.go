@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"frontiersets/bots"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/sim"
+	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/sim"
 )
 
 const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--extend=true] [--budget-ms 0] [--csv] [growing flags]"

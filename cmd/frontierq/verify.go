@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"frontiersets/grow"
-	"frontiersets/horizon"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 // runVerify audits a store's frontier sets against uncompressed per-point

@@ -17,11 +17,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"frontiersets/compress"
-	"frontiersets/horizon"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--cap-policy deepest|min-loss] [--workers N] [--shard i/N] [--quiet] [--progress-every 30s]"

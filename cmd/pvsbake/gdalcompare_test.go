@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/heightmap"
-	"frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 var gdalCompare = flag.Int("gdalcompare", 0, "compare `N` observers' viewsheds with gdal_viewshed and the exact reference on the HGT tile warped to UTM (needs gdal-bin; slow)")

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // demInfo is the JSON object `pvsbake info` prints.

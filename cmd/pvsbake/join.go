@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 const joinSynopsis = "pvsbake join -o OUT PARTIAL... [--quiet]"

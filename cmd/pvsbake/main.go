@@ -18,7 +18,7 @@ import (
 	"io"
 	"os"
 
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 const usage = `usage: pvsbake COMMAND [flags]

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 func runCmd(args ...string) (stdout, stderr string, code int) {

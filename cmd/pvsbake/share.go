@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"frontiersets/compress"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 const shareSynopsis = "pvsbake share STORE -o OUT --budget B [--min-codes 24] [--quiet]"

@@ -6,9 +6,9 @@ import (
 	"os"
 	"time"
 
-	"frontiersets/compress"
-	"frontiersets/internal/bake"
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // storeStat is the JSON object `pvsbake stat` prints.

@@ -5,9 +5,9 @@ import (
 	"io"
 	"math"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // synthEPSG is the CRS synthetic terrains are placed in: UTM zone 19N

@@ -7,11 +7,11 @@ import (
 	"io"
 	"strconv"
 
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/cli"
-	"frontiersets/internal/render"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/render"
 )
 
 const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--margin 0] [--png out.png] [--horizon out.csv]"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap"
 )
 
 func TestViewshedCommand(t *testing.T) {

@@ -19,12 +19,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/internal/atomicfile"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Output is one store to write: its path and the cap its PVSs get, derived

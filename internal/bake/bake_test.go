@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 func loadWindow(t testing.TB, name string, w heightmap.Window) *heightmap.Grid {

@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"time"
 
-	"frontiersets/horizon"
-	"frontiersets/internal/cli"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Projection is a bake's projected wall time, from a short calibration.

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // TestPlanShards checks the split: the shards' quad and cell ranges tile

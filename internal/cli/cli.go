@@ -12,9 +12,9 @@ import (
 	"os"
 	"strings"
 
-	"frontiersets/compress"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // UsageError is a mistake in a command's arguments; commands exit 2 on it.

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
-	"frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
 
 // Hillshade returns a grey shaded-relief image of a width×height heightmap

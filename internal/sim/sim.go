@@ -16,12 +16,12 @@ import (
 	"sync"
 	"time"
 
-	"frontiersets/bots"
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/horizon"
-	"frontiersets/interest"
-	"frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 // Config of a simulation.

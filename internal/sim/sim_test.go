@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"frontiersets/bots"
-	"frontiersets/compress"
-	"frontiersets/grow"
-	"frontiersets/heightmap"
-	"frontiersets/horizon"
-	"frontiersets/interest"
-	"frontiersets/internal/bake"
-	"frontiersets/quadpvs"
+	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap) (*compress.Store, *grow.Grower) {
