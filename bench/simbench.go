@@ -48,7 +48,7 @@ type simRun struct {
 	Predict   int           `json:"predict_ticks"`
 	Seconds   float64       `json:"wall_s"`
 	Rows      []sim.Row     `json:"rows"`
-	PerSecond [][]float64   `json:"per_second"` // by interest.Schemes
+	PerSecond [][]float64   `json:"per_second"` // by Rows
 	Lifetimes []int32       `json:"-"`
 	LifeHist  []int64       `json:"lifetime_hist_s"` // FB lifetimes in 1 s bins (last bin: longer)
 	Extra     simExtra      `json:"extra"`
@@ -377,10 +377,11 @@ func plotSeries(path string, r *simRun) error {
 	p.Y.Label.Text = "packets per tick"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	for k, sc := range interest.Schemes {
+	for k, row := range r.Rows {
 		if k >= len(r.PerSecond) {
 			break
 		}
+		sc := row.Scheme
 		pts := make(plotter.XYs, 0, len(r.PerSecond[k]))
 		for x, v := range r.PerSecond[k] {
 			pts = append(pts, plotter.XY{X: float64(x), Y: max(v, 0.1)})

@@ -97,6 +97,11 @@ func (q Quad) Overlaps(p Quad) bool {
 // Parent returns the quad of level q.Level+1 that holds q.
 func (q Quad) Parent() Quad { return Quad{q.Level + 1, q.X >> 1, q.Y >> 1} }
 
+// Morton returns the Morton code of q's top-left cell (column bits even,
+// row bits odd): the quads inside q are those whose code lies in
+// [q.Morton(), q.Morton()+4^q.Level) and whose level is at most q's.
+func (q Quad) Morton() uint64 { return mortonCode(q.Col(), q.Row()) }
+
 // Holds reports whether quad q holds cell (col, row).
 func (q Quad) Holds(col, row int) bool { return col>>q.Level == q.X && row>>q.Level == q.Y }
 

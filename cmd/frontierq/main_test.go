@@ -202,7 +202,12 @@ func TestSim(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "FBP") || !strings.Contains(out, "exact line of sight") {
 		t.Errorf("table (exit %d):\n%s", code, out)
 	}
+	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1", "--schemes", "gq,CS")
+	if code != 0 || strings.Contains(out, "\nFB ") || strings.Contains(out, "FB: whole tick") || !strings.Contains(out, "\nCS ") || !strings.Contains(out, "\nGQ ") || !strings.Contains(out, "GQ per tick") {
+		t.Errorf("--schemes gq,CS (exit %d):\n%s", code, out)
+	}
 	for _, args := range [][]string{
+		{"sim", store, "--schemes", "CS,XX"},
 		{"sim", store, "--bots", "1"},
 		{"sim", store, "--minutes", "-1"},
 		{"sim", store, "--predict", "0"},

@@ -6,15 +6,17 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/sim"
 )
 
-const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--extend=true] [--budget-ms 0] [--csv] [growing flags]"
+const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--extend=true] [--budget-ms 0] [--schemes LIST] [--csv] [growing flags]"
 
 // runSim moves bots over a store's terrain and prints, per interest
 // management scheme, the packets sent (Steed & Angus Table 2), the frontier
@@ -39,6 +41,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	extend := fs.Bool("extend", true, "FB and FBP extend one side of a frontier silently when its player steps out into a cell hidden from the other side (false: Steed & Angus's rule, regrow on every exit)")
 	budget := fs.Float64("budget-ms", 0, "bound each tick's frontier work to `ms` (thesis §5.2: amortised over ticks; pairs waiting exchange updates meanwhile); 0: none")
 	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
+	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +59,16 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
 	case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
 		return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
+	}
+	var only []interest.Scheme
+	if *schemes != "" {
+		for _, name := range strings.Split(*schemes, ",") {
+			sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(name)))
+			if !slices.Contains(interest.Schemes, sc) {
+				return cli.Usagef("--schemes: no scheme %q; want a list of %s", name, schemeNames())
+			}
+			only = append(only, sc)
+		}
 	}
 	ticks := int(math.Round(*minutes * 60 * *hz))
 	// Who-sees-whom is kept per tick for the audit: ticks·bots² bits.
@@ -78,7 +91,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *slope > 0 {
 		bo.MaxSlope = *slope
 	}
-	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1})
+	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -99,10 +112,28 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
 			row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
 	}
-	fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
-		r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+	ran := func(sc interest.Scheme) bool {
+		return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
+	}
+	if ran(interest.FB) {
+		fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
+			r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+	}
+	if !ran(interest.GQ) {
+		return nil
+	}
 	per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
-	fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d\n",
-		per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2)
+	fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups per exit\n",
+		per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2,
+		float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)))
 	return nil
+}
+
+// schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".
+func schemeNames() string {
+	names := make([]string, len(interest.Schemes))
+	for k, sc := range interest.Schemes {
+		names[k] = string(sc)
+	}
+	return strings.Join(names, ", ")
 }

@@ -7,6 +7,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -23,6 +24,9 @@ import (
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/losref"
 )
+
+// ErrScheme reports a scheme name Run does not know.
+var ErrScheme = errors.New("sim: unknown scheme")
 
 // Config of a simulation.
 type Config struct {
@@ -42,8 +46,12 @@ type Config struct {
 	// queries always run on one goroutine, so their times are one core's.
 	Workers int
 	// SnapshotTick is the tick whose bots and frontiers Result.Snapshot
-	// keeps; < 0 keeps none.
+	// keeps (FB's run: none when Schemes leaves FB out); < 0 keeps none.
 	SnapshotTick int
+	// Schemes are the schemes to count, in any order; nil or empty: every
+	// one (interest.Schemes). Leaving out FB and FBP, whose frontier work
+	// grows as the number of pairs, makes runs with many bots affordable.
+	Schemes []interest.Scheme
 	// JointMaxLevel bounds the joint frontier's sides (GQ,
 	// interest.JointOptions.MaxLevel); 0: its default.
 	JointMaxLevel int
@@ -92,7 +100,7 @@ type Snapshot struct {
 type Result struct {
 	Bots, Ticks int
 	Rows        []Row
-	// PerSecond[s][k] is scheme Schemes[s]'s mean packets per tick in
+	// PerSecond[s][k] is scheme Rows[s]'s mean packets per tick in
 	// second k of the run.
 	PerSecond [][]float64
 	Lifetimes []int32 // FB's replaced frontiers' lifetimes, ticks
@@ -113,16 +121,30 @@ type Result struct {
 	// Extensions are FB's silent extensions (Config.Extend).
 	Extensions int64
 	// GQ breaks the joint frontier's packets down.
-	GQ       GQCounts
+	GQ GQCounts
+	// Snapshot is FB's at Config.SnapshotTick, or nil.
 	Snapshot *Snapshot
 }
 
 // Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
-// the options, the bots and the manager.
+// the options (ErrScheme for a scheme not in interest.Schemes), the bots and
+// the manager.
 func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 	if cfg.Predict < 1 || cfg.AOIRadiusM < 0 || cfg.ExactEvery < 0 || cfg.Workers < 0 {
 		return nil, fmt.Errorf("sim: predict %d ticks, AOI radius %g m, exact every %d, %d workers: want ≥ 1, ≥ 0, ≥ 0, ≥ 0",
 			cfg.Predict, cfg.AOIRadiusM, cfg.ExactEvery, cfg.Workers)
+	}
+	want := map[interest.Scheme]bool{}
+	for _, sc := range cfg.Schemes {
+		if !slices.Contains(interest.Schemes, sc) {
+			return nil, fmt.Errorf("%w: %q", ErrScheme, sc)
+		}
+		want[sc] = true
+	}
+	if len(want) == 0 {
+		for _, sc := range interest.Schemes {
+			want[sc] = true
+		}
 	}
 	t := bots.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Nodata: s.Nodata, Dx: s.DxM, Dy: s.DyM}
 	paths, err := bots.Run(t, cfg.Bots)
@@ -188,19 +210,27 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		if pred > 0 {
 			sc = interest.FBP
 		}
+		if !want[sc] {
+			continue
+		}
 		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], r)
 		if err != nil {
 			return nil, err
 		}
 		rows[sc] = row
 	}
-	row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], r)
-	if err != nil {
-		return nil, err
+	if want[interest.GQ] {
+		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], r)
+		if err != nil {
+			return nil, err
+		}
+		rows[interest.GQ] = row
 	}
-	rows[interest.GQ] = row
 	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
 	for _, sc := range interest.Schemes {
+		if !want[sc] {
+			continue
+		}
 		row := rows[sc]
 		if row == nil {
 			row = &Row{Scheme: sc, Missed: missed[sc]}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -109,5 +110,35 @@ func TestRunCounts(t *testing.T) {
 					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, rows[interest.GQ].Packets, r.GQ, r.ExactMissed, r.ExactChecked)
 			}
 		})
+	}
+}
+
+// TestRunSchemes: Config.Schemes counts only the schemes asked for, in
+// interest.Schemes' order with their per-second series, GQ still audited;
+// an unknown scheme is ErrScheme.
+func TestRunSchemes(t *testing.T) {
+	s, gr := bakeWindow(t, "../../data/demo-hills.tif", heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}, compress.Cap{Codes: 1 << 30})
+	bo := bots.Defaults(s.DxM, s.DyM)
+	bo.Bots, bo.Ticks = 6, 100
+	r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: 50, Schemes: []interest.Scheme{interest.GQ, interest.CS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 2 || r.Rows[0].Scheme != interest.CS || r.Rows[1].Scheme != interest.GQ || len(r.PerSecond) != 2 ||
+		r.Rows[1].Packets == 0 || r.Rows[1].Missed != 0 || r.Snapshot != nil || r.ExactChecked != 0 {
+		t.Errorf("rows %+v, %d series, snapshot %v, exact checks %d", r.Rows, len(r.PerSecond), r.Snapshot != nil, r.ExactChecked)
+	}
+	all, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := map[interest.Scheme]int64{interest.CS: r.Rows[0].Packets, interest.GQ: r.Rows[1].Packets}
+	for _, row := range all.Rows {
+		if want, ok := alone[row.Scheme]; ok && row.Packets != want {
+			t.Errorf("%s: %d packets alone, %d among all", row.Scheme, want, row.Packets)
+		}
+	}
+	if _, err := Run(s, gr, Config{Bots: bo, Predict: 3, Schemes: []interest.Scheme{"XX"}}); !errors.Is(err, ErrScheme) {
+		t.Errorf("unknown scheme: %v", err)
 	}
 }
