@@ -191,7 +191,7 @@ func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow
 	workers := runtime.GOMAXPROCS(0)
 	row := bakeRow{bakeCase: c, Points: g.Width * g.Height, Workers: workers,
 		Estimate: bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, workers, outputs)}
-	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress-every", "20s"}
+	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress", "20s"}
 	if c.Window != "" {
 		args = append(args, "--window", c.Window)
 	}

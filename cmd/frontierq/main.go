@@ -14,11 +14,13 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
 	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
@@ -29,24 +31,15 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-const synopsis = "frontierq STORE --a col,row --b col,row [--method hierarchical|simple] [--merge lossless|lossy] [--grow-larger] [--queue fifo|ground] [--neighbours 4|8] [--max-steps N] [--json] [--png out.png] [--mask out.tif]\n       frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1]\n       " + simSynopsis + "\n       " + serveSynopsis
-
 func main() {
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
 // run executes one frontierq command; errors are returned for main to print.
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "verify" {
-		return runVerify(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "sim" {
-		return runSim(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "serve" {
-		return runServe(args[1:], stdout, stderr)
-	}
-	return runQuery(args, stdout, stderr)
+	root := queryCmd(stdout, stderr)
+	root.AddCommand(verifyCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr))
+	return cli.Execute(root, args, stdout, stderr)
 }
 
 // growFlags are the options of grow.Options.
@@ -56,7 +49,7 @@ type growFlags struct {
 	neighbours, maxSteps int
 }
 
-func (f *growFlags) register(fs *flag.FlagSet) {
+func (f *growFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.method, "method", "hierarchical", "growing `method`: hierarchical (§3.5) or simple (point by point, §4.1)")
 	fs.StringVar(&f.merge, "merge", "lossless", "PVS `merge`: lossless or lossy (§3.3)")
 	fs.StringVar(&f.queue, "queue", "fifo", "queue `order`: fifo or ground (lowest ground first)")
@@ -135,8 +128,17 @@ func toJSON(f *grow.Frontier) frontierJSON {
 	return out
 }
 
-func runQuery(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("frontierq", synopsis, stderr)
+// queryCmd is the root command, `frontierq STORE --a … --b …`: one
+// frontier-set query (§3.5), printed, drawn or written as a mask.
+func queryCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := cli.NewRoot("frontierq", "Answer frontier-set queries on a baked PVS store",
+		"frontierq answers, for two players' cells on a store baked by pvsbake, a frontier\n"+
+			"set (thesis §3.5): two regions, one around each player, such that no point of\n"+
+			"one sees any point of the other. While both players stay inside, their peers\n"+
+			"need not exchange updates.")
+	c.Use = "frontierq STORE --a col,row --b col,row"
+	c.Args = cli.Args("STORE")
+	fs := c.Flags()
 	var gf growFlags
 	gf.register(fs)
 	aFlag := fs.String("a", "", "player A's cell `col,row` on the store's grid")
@@ -144,86 +146,84 @@ func runQuery(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	pngOut := fs.String("png", "", "draw the terrain's hillshade with both frontiers (A blue, B red) to this PNG `path`")
 	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path`: 1 for A's frontier, 2 for B's, 0 elsewhere")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || *aFlag == "" || *bFlag == "" {
-		fs.Usage()
-		return cli.Usagef("frontierq takes one STORE and needs --a and --b")
-	}
-	opt, err := gf.options()
-	if err != nil {
-		return err
-	}
-	ac, ar, err := cli.ParseCell("a", *aFlag)
-	if err != nil {
-		return err
-	}
-	bc, br, err := cli.ParseCell("b", *bFlag)
-	if err != nil {
-		return err
-	}
-	s, gr, err := openGrower(pos[0])
-	if err != nil {
-		return err
-	}
-	var res grow.Result
-	if err := gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *aFlag == "" || *bFlag == "" {
+			return cli.Usagef("frontierq needs --a and --b, the two players' cells")
+		}
+		opt, err := gf.options()
+		if err != nil {
 			return err
 		}
-	} else if res.MutuallyVisible {
-		fmt.Fprintf(stdout, "A (%d,%d) and B (%d,%d) see each other: no frontier set (%.3f ms)\n", ac, ar, bc, br, float64(res.Elapsed.Microseconds())/1000)
-	} else {
-		stopped := ""
-		if res.Truncated {
-			stopped = fmt.Sprintf(" (stopped after %d steps)", res.Steps)
-		}
-		fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms%s\n",
-			ac, ar, bc, br, opt.Method, opt.Merge, res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads), res.A.Points+res.B.Points,
-			float64(res.Elapsed.Microseconds())/1000, stopped)
-	}
-	if *maskOut != "" {
-		mask := make([]byte, s.Width*s.Height)
-		paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
-		ref := heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
-		if err := heightmap.WriteMask(*maskOut, ref, s.Width, s.Height, mask); err != nil {
+		ac, ar, err := cli.ParseCell("a", *aFlag)
+		if err != nil {
 			return err
 		}
-	}
-	if *pngOut != "" {
-		img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
-		blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
-		paint(&res, s.Width, func(i int, v byte) {
-			c := blue
-			if v == 2 {
-				c = red
+		bc, br, err := cli.ParseCell("b", *bFlag)
+		if err != nil {
+			return err
+		}
+		s, gr, err := openGrower(pos[0])
+		if err != nil {
+			return err
+		}
+		var res grow.Result
+		if err := gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
+				return err
 			}
-			render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
-		})
-		big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
-		render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
-		render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
-		items := []render.LegendItem{
-			{Swatch: blue, Label: fmt.Sprintf("A (%d,%d) and its frontier: %d cells", ac, ar, res.A.Points)},
-			{Swatch: red, Label: fmt.Sprintf("B (%d,%d) and its frontier: %d cells", bc, br, res.B.Points)},
+		} else if res.MutuallyVisible {
+			fmt.Fprintf(stdout, "A (%d,%d) and B (%d,%d) see each other: no frontier set (%.3f ms)\n", ac, ar, bc, br, float64(res.Elapsed.Microseconds())/1000)
+		} else {
+			stopped := ""
+			if res.Truncated {
+				stopped = fmt.Sprintf(" (stopped after %d steps)", res.Steps)
+			}
+			fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms%s\n",
+				ac, ar, bc, br, opt.Method, opt.Merge, res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads), res.A.Points+res.B.Points,
+				float64(res.Elapsed.Microseconds())/1000, stopped)
 		}
-		if res.MutuallyVisible {
-			items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
-				{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
+		if *maskOut != "" {
+			mask := make([]byte, s.Width*s.Height)
+			paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
+			ref := heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
+			if err := heightmap.WriteMask(*maskOut, ref, s.Width, s.Height, mask); err != nil {
+				return err
+			}
 		}
-		items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g x %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
-		img = render.WithLegend(big, items, s.DxM/sx)
-		if err := render.WritePNG(*pngOut, img); err != nil {
-			return fmt.Errorf("write %s: %w", *pngOut, err)
+		if *pngOut != "" {
+			img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
+			blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
+			paint(&res, s.Width, func(i int, v byte) {
+				c := blue
+				if v == 2 {
+					c = red
+				}
+				render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
+			})
+			big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
+			render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
+			render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
+			items := []render.LegendItem{
+				{Swatch: blue, Label: fmt.Sprintf("A (%d,%d) and its frontier: %d cells", ac, ar, res.A.Points)},
+				{Swatch: red, Label: fmt.Sprintf("B (%d,%d) and its frontier: %d cells", bc, br, res.B.Points)},
+			}
+			if res.MutuallyVisible {
+				items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
+					{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
+			}
+			items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g x %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
+			img = render.WithLegend(big, items, s.DxM/sx)
+			if err := render.WritePNG(*pngOut, img); err != nil {
+				return fmt.Errorf("write %s: %w", *pngOut, err)
+			}
 		}
+		return nil
 	}
-	return nil
+	return c
 }
 
 // paint calls set(i, 1) for every cell of A's frontier and set(i, 2) for

@@ -129,13 +129,36 @@ func TestQueryErrors(t *testing.T) {
 		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},
 		{"not a store", []string{notStore, "--a", "1,1", "--b", "2,2"}, 1, "not a PVS store"},
 		{"verify without dem", []string{"verify", store}, 2, "--dem"},
+		{"mistyped command", []string{"verfy", store, "--dem", "d.tif"}, 2, "did you mean 'frontierq verify'?"},
+		{"mistyped flag", []string{store, "--a", "1,1", "--b", "2,2", "--jsn"}, 2, "did you mean --json?"},
+		{"bool with a value", []string{"sim", store, "--extend", "false"}, 2, "--extend takes no separate value: write --extend=false"},
+		{"bad number", []string{"sim", store, "--bots", "lots"}, 2, `--bots "lots": want an integer`},
+		{"sim without store", []string{"sim"}, 2, "sim takes one STORE, got none"},
+		{"two stores", []string{"serve", store, store}, 2, "serve takes one STORE, got 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := runCmd(tc.args...)
 			if code != tc.code || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d (want %d): %s", code, tc.code, errOut)
 			}
+			if n := strings.Count(errOut, "\n"); tc.code == 2 && n != 1 {
+				t.Errorf("usage error in %d lines:\n%s", n, errOut)
+			}
 		})
+	}
+}
+
+// TestHelpAndVersion: help in every form exits 0 on stdout, for the query
+// and every command; --version names the program.
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"verify", "--help"}, {"sim", "-h"}, {"help", "serve"}, {"completion", "--help"}} {
+		out, errOut, code := runCmd(args...)
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+	if out, _, code := runCmd("--version"); code != 0 || !strings.HasPrefix(out, "frontierq ") {
+		t.Errorf("--version: exit %d: %q", code, out)
 	}
 }
 

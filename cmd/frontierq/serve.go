@@ -21,6 +21,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
@@ -28,8 +31,6 @@ import (
 	"github.com/frontiersets/frontiersets/internal/render"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
-
-const serveSynopsis = "frontierq serve STORE [--addr 127.0.0.1:8080]"
 
 //go:embed web
 var webFiles embed.FS
@@ -46,32 +47,28 @@ const (
 // runServe serves the viewer of one store: the page (embedded, nothing
 // fetched from elsewhere) and its API. It binds loopback unless --addr
 // says otherwise, and stops on SIGINT or SIGTERM.
-func runServe(args []string, stdout, stderr io.Writer) error {
-	fset := cli.NewFlagSet("serve", serveSynopsis, stderr)
+func serveCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "serve STORE", Short: "Serve the browser viewer of a store and its JSON API", Args: cli.Args("STORE")}
+	fset := c.Flags()
 	addr := fset.String("addr", "127.0.0.1:8080", "listen `address` (host:port; a host other than loopback exposes the store to the network)")
-	pos, err := cli.Parse(fset, args)
-	if err != nil {
-		return err
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if _, _, err := net.SplitHostPort(*addr); err != nil {
+			return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8080", *addr)
+		}
+		v, err := newViewer(pos[0])
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("serve %s: %w", pos[0], err)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		fmt.Fprintf(stdout, "serving %s at http://%s/ (Ctrl-C stops)\n", pos[0], ln.Addr())
+		return v.serve(ctx, ln)
 	}
-	if len(pos) != 1 {
-		fset.Usage()
-		return cli.Usagef("serve takes one STORE")
-	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8080", *addr)
-	}
-	v, err := newViewer(pos[0])
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("serve %s: %w", pos[0], err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	fmt.Fprintf(stdout, "serving %s at http://%s/ (Ctrl-C stops)\n", pos[0], ln.Addr())
-	return v.serve(ctx, ln)
+	return c
 }
 
 // viewer holds one store and answers the page's requests; safe for
@@ -222,7 +219,7 @@ func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 // for the same cells and options.
 func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	q := r.URL.Query()
-	fset := cli.NewFlagSet("frontier", synopsis, io.Discard)
+	fset := pflag.NewFlagSet("frontier", pflag.ContinueOnError)
 	var gf growFlags
 	gf.register(fset)
 	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps"} {

@@ -10,19 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/sim"
 )
 
-const simSynopsis = "frontierq sim STORE [--bots 16] [--minutes 5] [--hz 10] [--speed M/S] [--max-slope R] [--respawn PER_MIN] [--seed 1] [--predict 5] [--aoi-radius M] [--exact-every 1000] [--extend=true] [--budget-ms 0] [--schemes LIST] [--csv] [growing flags]"
-
 // runSim moves bots over a store's terrain and prints, per interest
 // management scheme, the packets sent (Steed & Angus Table 2), the frontier
 // work and lifetimes, and the audit (internal/sim).
-func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("sim", simSynopsis, stderr)
+func simCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "sim STORE", Short: "Move bots over a store's terrain and count each interest-management scheme's packets", Args: cli.Args("STORE")}
+	fs := c.Flags()
 	var gf growFlags
 	gf.register(fs)
 	m := fs.Lookup("merge") // lossy by default here: a server's choice (§4: faster, same guarantee)
@@ -42,91 +43,86 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	budget := fs.Float64("budget-ms", 0, "bound each tick's frontier work to `ms` (thesis §5.2: amortised over ticks; pairs waiting exchange updates meanwhile); 0: none")
 	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
 	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return cli.Usagef("sim takes one STORE")
-	}
-	switch {
-	case *nBots < 2 || *nBots > 1024:
-		return cli.Usagef("--bots %d: want 2 to 1024", *nBots)
-	case !(*minutes > 0) || !(*hz > 0) || *minutes*60**hz > 1e6:
-		return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
-	case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
-		return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
-	case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
-		return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
-	}
-	var only []interest.Scheme
-	if *schemes != "" {
-		for _, name := range strings.Split(*schemes, ",") {
-			sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(name)))
-			if !slices.Contains(interest.Schemes, sc) {
-				return cli.Usagef("--schemes: no scheme %q; want a list of %s", name, schemeNames())
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		switch {
+		case *nBots < 2 || *nBots > 1024:
+			return cli.Usagef("--bots %d: want 2 to 1024", *nBots)
+		case !(*minutes > 0) || !(*hz > 0) || *minutes*60**hz > 1e6:
+			return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
+		case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
+			return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
+		case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
+			return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
+		}
+		var only []interest.Scheme
+		if *schemes != "" {
+			for _, name := range strings.Split(*schemes, ",") {
+				sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(name)))
+				if !slices.Contains(interest.Schemes, sc) {
+					return cli.Usagef("--schemes: no scheme %q; want a list of %s", name, schemeNames())
+				}
+				only = append(only, sc)
 			}
-			only = append(only, sc)
 		}
-	}
-	ticks := int(math.Round(*minutes * 60 * *hz))
-	// Who-sees-whom is kept per tick for the audit: ticks·bots² bits.
-	if need := float64(ticks) * float64(*nBots) * float64(*nBots) / 8; need > 4<<30 {
-		return cli.Usagef("%d bots for %d ticks keep %.1f GiB of visibility: fewer bots or minutes", *nBots, ticks, need/(1<<30))
-	}
-	opt, err := gf.options()
-	if err != nil {
-		return err
-	}
-	s, gr, err := openGrower(pos[0])
-	if err != nil {
-		return err
-	}
-	bo := bots.Defaults(s.DxM, s.DyM)
-	bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed = *nBots, ticks, 1 / *hz, *respawn, *seed
-	if *speed > 0 {
-		bo.SpeedMS = *speed
-	}
-	if *slope > 0 {
-		bo.MaxSlope = *slope
-	}
-	r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only})
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	terrain := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
-	if *asCSV {
-		w := csv.NewWriter(stdout)
-		_ = w.Write(sim.Header)
+		ticks := int(math.Round(*minutes * 60 * *hz))
+		// Who-sees-whom is kept per tick for the audit: ticks·bots² bits.
+		if need := float64(ticks) * float64(*nBots) * float64(*nBots) / 8; need > 4<<30 {
+			return cli.Usagef("%d bots for %d ticks keep %.1f GiB of visibility: fewer bots or minutes", *nBots, ticks, need/(1<<30))
+		}
+		opt, err := gf.options()
+		if err != nil {
+			return err
+		}
+		s, gr, err := openGrower(pos[0])
+		if err != nil {
+			return err
+		}
+		bo := bots.Defaults(s.DxM, s.DyM)
+		bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed = *nBots, ticks, 1 / *hz, *respawn, *seed
+		if *speed > 0 {
+			bo.SpeedMS = *speed
+		}
+		if *slope > 0 {
+			bo.MaxSlope = *slope
+		}
+		r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only})
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		terrain := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+		if *asCSV {
+			w := csv.NewWriter(stdout)
+			_ = w.Write(sim.Header)
+			for _, row := range r.Rows {
+				_ = w.Write(row.Record(terrain, r.Bots))
+			}
+			w.Flush()
+			return w.Error()
+		}
+		fmt.Fprintf(stdout, "%s: %d bots, %d ticks at %g Hz, %.1f m/s, %d standable cells, %d respawns; %s/%s, FBP looks %d ticks ahead; AOI radius %.1f m\n",
+			terrain, r.Bots, r.Ticks, *hz, bo.SpeedMS, r.Standable, r.Respawns, opt.Method, opt.Merge, *predict, r.AOIRadiusM)
+		fmt.Fprintf(stdout, "%-6s %12s %10s %10s %8s %9s %9s %9s %10s %8s\n", "scheme", "packets", "per tick", "per client", "queries", "work p50", "work p99", "work max", "lifetime", "missed")
 		for _, row := range r.Rows {
-			_ = w.Write(row.Record(terrain, r.Bots))
+			fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
+				row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
 		}
-		w.Flush()
-		return w.Error()
-	}
-	fmt.Fprintf(stdout, "%s: %d bots, %d ticks at %g Hz, %.1f m/s, %d standable cells, %d respawns; %s/%s, FBP looks %d ticks ahead; AOI radius %.1f m\n",
-		terrain, r.Bots, r.Ticks, *hz, bo.SpeedMS, r.Standable, r.Respawns, opt.Method, opt.Merge, *predict, r.AOIRadiusM)
-	fmt.Fprintf(stdout, "%-6s %12s %10s %10s %8s %9s %9s %9s %10s %8s\n", "scheme", "packets", "per tick", "per client", "queries", "work p50", "work p99", "work max", "lifetime", "missed")
-	for _, row := range r.Rows {
-		fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
-			row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
-	}
-	ran := func(sc interest.Scheme) bool {
-		return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
-	}
-	if ran(interest.FB) {
-		fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
-			r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
-	}
-	if !ran(interest.GQ) {
+		ran := func(sc interest.Scheme) bool {
+			return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
+		}
+		if ran(interest.FB) {
+			fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
+				r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
+		}
+		if !ran(interest.GQ) {
+			return nil
+		}
+		per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
+		fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups per exit\n",
+			per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2,
+			float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)))
 		return nil
 	}
-	per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
-	fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups per exit\n",
-		per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2,
-		float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)))
-	return nil
+	return c
 }
 
 // schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".

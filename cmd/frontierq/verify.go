@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/frontiersets/frontiersets/grow"
@@ -23,8 +24,9 @@ import (
 // to every point of the other frontier and back, which the store's sector
 // model only approximates: a store baked with a margin (--margin) should
 // pass it.
-func runVerify(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("verify", "frontierq verify STORE --dem DEM [--pairs 100] [--sample 64] [--seed 1] [--exact] [growing flags]", stderr)
+func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "verify STORE --dem DEM", Short: "Audit a store's frontier sets against per-point PVSs recomputed from its DEM", Args: cli.Args("STORE")}
+	fs := c.Flags()
 	var gf growFlags
 	gf.register(fs)
 	var dem cli.DEMFlags
@@ -34,131 +36,129 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	sample := fs.Int("sample", 64, "frontier `points` per side whose PVS is recomputed (0: every point)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || *demPath == "" {
-		fs.Usage()
-		return cli.Usagef("verify takes one STORE and --dem DEM")
-	}
-	if *pairs < 1 || *pairs > maxPairs || *sample < 0 || *sample > maxSample {
-		return cli.Usagef("--pairs %d, --sample %d: want 1 to %d pairs and 0 to %d points", *pairs, *sample, maxPairs, maxSample)
-	}
-	opt, err := gf.options()
-	if err != nil {
-		return err
-	}
-	s, gr, err := openGrower(pos[0])
-	if err != nil {
-		return err
-	}
-	// The DEM with the store's window; other loading flags as given.
-	w := s.Window
-	if w[0] < 0 || w[1] < 0 || w[2] != s.Width || w[3] != s.Height {
-		return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
-			pos[0], w, s.Width, s.Height)
-	}
-	if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
-		return err
-	}
-	g, err := dem.LoadDEM("frontierq", *demPath, stderr)
-	if err != nil {
-		return err
-	}
-	if g.Width != s.Width || g.Height != s.Height {
-		return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
-	}
-	model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
-	if err != nil {
-		return err
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
-	type job struct{ a, b [2]int }
-	var jobs []job
-	for tries := 0; len(jobs) < *pairs && tries < 1000*(*pairs); tries++ {
-		a := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
-		b := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
-		if vis, err := gr.MutuallyVisible(a, b); err != nil || vis {
-			continue // identical or nodata points, or mutually visible
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *demPath == "" {
+			return cli.Usagef("verify needs --dem DEM, the DEM the store was baked from")
 		}
-		jobs = append(jobs, job{a, b})
-	}
-	if len(jobs) < *pairs {
-		return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
-	}
-	var mu sync.Mutex
-	checked, violations, points := 0, 0, 0
-	var eg errgroup.Group
-	next := make(chan int, len(jobs))
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	for range runtime.GOMAXPROCS(0) {
-		eg.Go(func() error {
-			wk := model.NewWorker()
-			var sc grow.Scratch
-			var res grow.Result
-			bm := horizon.NewBitmap(s.Width, s.Height)
-			rng := rand.New(rand.NewPCG(*seed, 7))
-			lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
-			hp := s.Params.Horizon()
-			for i := range next {
-				j := jobs[i]
-				if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
-					return err
-				}
-				c, v := 0, 0
-				for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
-					other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
-					for _, p := range samplePoints(f, *sample, rng) {
-						c++
-						if *exact {
-							// p sees q, or q sees p: the exact line of sight between
-							// an eye and a target's top, both ways.
+		if *pairs < 1 || *pairs > maxPairs || *sample < 0 || *sample > maxSample {
+			return cli.Usagef("--pairs %d, --sample %d: want 1 to %d pairs and 0 to %d points", *pairs, *sample, maxPairs, maxSample)
+		}
+		opt, err := gf.options()
+		if err != nil {
+			return err
+		}
+		s, gr, err := openGrower(pos[0])
+		if err != nil {
+			return err
+		}
+		// The DEM with the store's window; other loading flags as given.
+		w := s.Window
+		if w[0] < 0 || w[1] < 0 || w[2] != s.Width || w[3] != s.Height {
+			return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
+				pos[0], w, s.Width, s.Height)
+		}
+		if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
+			return err
+		}
+		g, err := dem.LoadDEM("frontierq", *demPath, stderr)
+		if err != nil {
+			return err
+		}
+		if g.Width != s.Width || g.Height != s.Height {
+			return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
+		}
+		model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
+		if err != nil {
+			return err
+		}
+		rng := rand.New(rand.NewPCG(*seed, 0x5eed))
+		type job struct{ a, b [2]int }
+		var jobs []job
+		for tries := 0; len(jobs) < *pairs && tries < 1000*(*pairs); tries++ {
+			a := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
+			b := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
+			if vis, err := gr.MutuallyVisible(a, b); err != nil || vis {
+				continue // identical or nodata points, or mutually visible
+			}
+			jobs = append(jobs, job{a, b})
+		}
+		if len(jobs) < *pairs {
+			return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
+		}
+		var mu sync.Mutex
+		checked, violations, points := 0, 0, 0
+		var eg errgroup.Group
+		next := make(chan int, len(jobs))
+		for i := range jobs {
+			next <- i
+		}
+		close(next)
+		for range runtime.GOMAXPROCS(0) {
+			eg.Go(func() error {
+				wk := model.NewWorker()
+				var sc grow.Scratch
+				var res grow.Result
+				bm := horizon.NewBitmap(s.Width, s.Height)
+				rng := rand.New(rand.NewPCG(*seed, 7))
+				lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
+				hp := s.Params.Horizon()
+				for i := range next {
+					j := jobs[i]
+					if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
+						return err
+					}
+					c, v := 0, 0
+					for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
+						other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
+						for _, p := range samplePoints(f, *sample, rng) {
+							c++
+							if *exact {
+								// p sees q, or q sees p: the exact line of sight between
+								// an eye and a target's top, both ways.
+								for _, q := range other {
+									if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
+										losref.Visible(lg, q[0], q[1], p[0], p[1], hp.ObserverHeight, hp.TargetHeight) {
+										v++
+									}
+								}
+								continue
+							}
+							var err error
+							if bm, err = wk.Viewshed(p[0], p[1], bm); err != nil {
+								return err
+							}
+							// p sees a point of the other frontier: A→B or B→A.
 							for _, q := range other {
-								if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
-									losref.Visible(lg, q[0], q[1], p[0], p[1], hp.ObserverHeight, hp.TargetHeight) {
+								if bm.Visible(q[0], q[1]) {
 									v++
 								}
 							}
-							continue
-						}
-						var err error
-						if bm, err = wk.Viewshed(p[0], p[1], bm); err != nil {
-							return err
-						}
-						// p sees a point of the other frontier: A→B or B→A.
-						for _, q := range other {
-							if bm.Visible(q[0], q[1]) {
-								v++
-							}
 						}
 					}
+					mu.Lock()
+					checked += c
+					violations += v
+					points += res.A.Points + res.B.Points
+					mu.Unlock()
 				}
-				mu.Lock()
-				checked += c
-				violations += v
-				points += res.A.Points + res.B.Points
-				mu.Unlock()
-			}
-			return nil
-		})
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return err
+		}
+		how := "PVS recomputed"
+		if *exact {
+			how = "exact line of sight"
+		}
+		fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (%s, both directions), violations %d\n",
+			len(jobs), points, checked, how, violations)
+		if violations > 0 {
+			return fmt.Errorf("%d violations of the frontier guarantee", violations)
+		}
+		return nil
 	}
-	if err := eg.Wait(); err != nil {
-		return err
-	}
-	how := "PVS recomputed"
-	if *exact {
-		how = "exact line of sight"
-	}
-	fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (%s, both directions), violations %d\n",
-		len(jobs), points, checked, how, violations)
-	if violations > 0 {
-		return fmt.Errorf("%d violations of the frontier guarantee", violations)
-	}
-	return nil
+	return c
 }
 
 // samplePoints returns n random cells of f (all of them when n is 0 or

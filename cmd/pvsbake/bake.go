@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -24,137 +25,136 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-const bakeSynopsis = "pvsbake bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…]) [--window col,row,w,h] [--sectors 1024] [--observer-height 1.8] [--target-height 1.8] [--max-distance M] [--margin 0] [--cap-policy deepest|min-loss] [--workers N] [--shard i/N] [--quiet] [--progress-every 30s]"
-
-// runBake bakes a DEM into one store per budget (§3.1–3.4).
-func runBake(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("bake", bakeSynopsis, stderr)
+// bakeCmd is `pvsbake bake`, which bakes a DEM into one store per budget (§3.1–3.4).
+func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…])", Short: "Bake every cell's PVS into a store capped to a memory budget", Args: cli.Args("DEM")}
+	fs := c.Flags()
 	var dem cli.DEMFlags
 	var vis cli.VisFlags
 	dem.Register(fs)
 	vis.Register(fs)
-	out := fs.String("o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
-	budgets := fs.String("budget", "", "memory budget of the store, e.g. 100MB, 0.5GiB, or a `list` 0.1GB,0.25GB,0.5GB,1GB")
+	out := fs.StringP("output", "o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
+	budgets := fs.String("budget", "", "memory `budget` of the store, e.g. 100MB, 0.5GiB, or a list 0.1GB,0.25GB,0.5GB,1GB")
 	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
-	policy := fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first: `deepest` (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
-	workers := fs.Int("workers", 0, "goroutines computing viewsheds (default GOMAXPROCS)")
-	quiet := fs.Bool("quiet", false, "no progress bar or progress lines")
-	every := fs.Duration("progress-every", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
+	policy := fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first (`policy`): deepest (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
+	workers := fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
+	quiet := fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
+	every := fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
+	fs.DurationVar(every, "progress-every", 30*time.Second, "")
+	_ = fs.MarkDeprecated("progress-every", "use --progress")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || *out == "" || (*budgets == "") == (*nodes == "") {
-		fs.Usage()
-		return cli.Usagef("bake takes one DEM, -o OUT, and either --budget or --nodes")
-	}
-	if *workers < 0 || *workers > maxWorkers {
-		return cli.Usagef("--workers %d: want 1 to %d (0: one per core)", *workers, maxWorkers)
-	}
-	if *every < 0 {
-		return cli.Usagef("--progress-every %s: want a duration ≥ 0", *every)
-	}
-	if *policy != "deepest" && *policy != "min-loss" {
-		return cli.Usagef("--cap-policy %q: want deepest or min-loss", *policy)
-	}
-	shard, err := parseShard(*shardFlag)
-	if err != nil {
-		return err
-	}
-	p, err := vis.Checked() // before any heavy work
-	if err != nil {
-		return err
-	}
-	if err := checkOutput(*out); err != nil {
-		return err
-	}
-	nw := *workers
-	if nw == 0 {
-		nw = runtime.GOMAXPROCS(0)
-	}
-	nOut := len(strings.Split(*budgets+*nodes, ","))
-	dem.Need = func(w, h int, dx, dy float64) int64 { return bake.Estimate(w, h, p, dx, dy, nw, nOut) }
-	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
-	if err != nil {
-		return err
-	}
-	geo, err := quadpvs.NewGeometry(g.Width, g.Height)
-	if err != nil {
-		return err
-	}
-	outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss")
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	total := g.Width * g.Height
-	cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
-	share := 1.0 // of the points this process bakes
-	var plan bake.Plan
-	if shard.Count > 0 {
-		if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
-			return cli.Usagef("--shard %s: %v", *shardFlag, err)
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *out == "" || (*budgets == "") == (*nodes == "") {
+			return cli.Usagef("bake needs -o OUT and either --budget or --nodes")
 		}
-		shard.Path = *out
-		cfg.Shard = shard
-		total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
-		share = float64(total) / float64(g.Width*g.Height)
-	}
-	if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
-		fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
-			total, pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
-	} else if ctx.Err() == nil {
-		return err
-	}
-	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-	}
-	start := time.Now()
-	lines := bar == nil && !*quiet && *every > 0
-	next := start.Add(*every)
-	cfg.Progress = func(done, total int) {
-		if bar != nil {
-			bar.Set(done)
+		if *workers < 0 || *workers > maxWorkers {
+			return cli.Usagef("--workers %d: want 1 to %d (0: one per core)", *workers, maxWorkers)
 		}
-		if lines && done < total && done&255 == 0 {
-			if now := time.Now(); now.After(next) {
-				next = now.Add(*every)
-				el := now.Sub(start)
-				left := time.Duration(float64(el) * float64(total-done) / float64(done))
-				fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
-					100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
+		if *every < 0 {
+			return cli.Usagef("--progress %s: want a duration ≥ 0", *every)
+		}
+		if *policy != "deepest" && *policy != "min-loss" {
+			return cli.Usagef("--cap-policy %q: want deepest or min-loss", *policy)
+		}
+		shard, err := parseShard(*shardFlag)
+		if err != nil {
+			return err
+		}
+		p, err := vis.Checked() // before any heavy work
+		if err != nil {
+			return err
+		}
+		if err := checkOutput(*out); err != nil {
+			return err
+		}
+		nw := *workers
+		if nw == 0 {
+			nw = runtime.GOMAXPROCS(0)
+		}
+		nOut := len(strings.Split(*budgets+*nodes, ","))
+		dem.Need = func(w, h int, dx, dy float64) int64 { return bake.Estimate(w, h, p, dx, dy, nw, nOut) }
+		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+		if err != nil {
+			return err
+		}
+		geo, err := quadpvs.NewGeometry(g.Width, g.Height)
+		if err != nil {
+			return err
+		}
+		outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss")
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		total := g.Width * g.Height
+		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+		share := 1.0 // of the points this process bakes
+		var plan bake.Plan
+		if shard.Count > 0 {
+			if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
+				return cli.Usagef("--shard %s: %v", *shardFlag, err)
+			}
+			shard.Path = *out
+			cfg.Shard = shard
+			total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
+			share = float64(total) / float64(g.Width*g.Height)
+		}
+		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
+			fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
+				total, pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
+		} else if ctx.Err() == nil {
+			return err
+		}
+		var bar *progressbar.ProgressBar
+		if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
+				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+		}
+		start := time.Now()
+		lines := bar == nil && !*quiet && *every > 0
+		next := start.Add(*every)
+		cfg.Progress = func(done, total int) {
+			if bar != nil {
+				bar.Set(done)
+			}
+			if lines && done < total && done&255 == 0 {
+				if now := time.Now(); now.After(next) {
+					next = now.Add(*every)
+					el := now.Sub(start)
+					left := time.Duration(float64(el) * float64(total-done) / float64(done))
+					fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
+						100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
+				}
 			}
 		}
-	}
-	stats, err := bake.Run(ctx, cfg)
-	if bar != nil {
-		bar.Finish()
-	}
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	if err != nil {
-		return err
-	}
-	el := time.Since(start)
-	if shard.Count > 0 {
-		i := shard.Index
-		fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
-			*out, i, shard.Count, total, plan.Points[i], plan.First[i], plan.First[i+1], plan.Quads, plan.Level, el.Seconds(), nw)
+		stats, err := bake.Run(ctx, cfg)
+		if bar != nil {
+			bar.Finish()
+		}
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if err != nil {
+			return err
+		}
+		el := time.Since(start)
+		if shard.Count > 0 {
+			i := shard.Index
+			fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
+				*out, i, shard.Count, total, plan.Points[i], plan.First[i], plan.First[i+1], plan.Quads, plan.Level, el.Seconds(), nw)
+			return nil
+		}
+		for i, o := range outputs {
+			st := stats[i]
+			fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
+				o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
+		}
+		fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
 		return nil
 	}
-	for i, o := range outputs {
-		st := stats[i]
-		fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
-			o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
-	}
-	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
-	return nil
+	return c
 }
 
 // maxWorkers bounds --workers.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
@@ -14,7 +16,7 @@ type demInfo struct {
 	Driver  string  `json:"driver"`
 	Width   int     `json:"width"`  // cells
 	Height  int     `json:"height"` // cells
-	Window  string  `json:"window"` // col,row,width,height in the source raster
+	Window  [4]int  `json:"window"` // col, row, width, height in the source raster, cells (as in pvsbake stat)
 	DxM     float64 `json:"dx_m"`   // metres between columns
 	DyM     float64 `json:"dy_m"`   // metres between rows
 	Spacing string  `json:"spacing"`
@@ -25,31 +27,27 @@ type demInfo struct {
 	ZScale  float64 `json:"z_scale"`
 }
 
-func runInfo(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("info", "pvsbake info DEM [--window col,row,w,h] [--cell-size M] [--z-scale F]", stderr)
+func infoCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "info DEM", Short: "Print a DEM's size, cell spacing (metres), CRS, height range and nodata count as JSON", Args: cli.Args("DEM")}
+	fs := c.Flags()
 	var dem cli.DEMFlags
 	dem.Register(fs)
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+		if err != nil {
+			return err
+		}
+		lo, hi := g.MinMax()
+		out := demInfo{
+			Path: pos[0], Driver: g.Driver, Width: g.Width, Height: g.Height, Window: [4]int{g.Window.Col, g.Window.Row, g.Window.Width, g.Window.Height},
+			DxM: round(g.Dx, 6), DyM: round(g.Dy, 6), Spacing: string(g.Spacing), CRS: g.CRSName,
+			MinM: round(lo, 3), MaxM: round(hi, 3), Nodata: g.NodataCount, ZScale: g.ZScale,
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return cli.Usagef("info takes one DEM, got %d arguments", len(pos))
-	}
-	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
-	if err != nil {
-		return err
-	}
-	lo, hi := g.MinMax()
-	out := demInfo{
-		Path: pos[0], Driver: g.Driver, Width: g.Width, Height: g.Height, Window: g.Window.String(),
-		DxM: round(g.Dx, 6), DyM: round(g.Dy, 6), Spacing: string(g.Spacing), CRS: g.CRSName,
-		MinM: round(lo, 3), MaxM: round(hi, 3), Nodata: g.NodataCount, ZScale: g.ZScale,
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return c
 }
 
 // round rounds v to d decimals, for readable JSON.

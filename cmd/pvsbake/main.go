@@ -8,33 +8,20 @@
 //	pvsbake stat STORE                          describe a store as JSON
 //	pvsbake viewshed DEM --at col,row -o out.tif  one observer's visibility
 //	pvsbake synth --kind hills|urban -o OUT.tif  write a synthetic terrain
+//	pvsbake completion bash|zsh|fish|powershell  a shell completion script
 //
-// Run `pvsbake COMMAND -h` for each command's flags. Exit status: 0 on
-// success, 1 on failure, 2 on a usage error.
+// Run `pvsbake COMMAND --help` for each command's flags. Exit status: 0 on
+// success (help and --version included), 1 on failure, 2 on a usage error.
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/internal/cli"
 )
-
-const usage = `usage: pvsbake COMMAND [flags]
-
-commands:
-  info DEM      print a DEM's size, cell spacing (metres), CRS, height range, nodata count as JSON
-  bake DEM      bake every point's PVS into a store capped to a memory budget
-                (--shard i/N: one shard's share, into a partial file)
-  join PART...  write the stores of a sharded bake from all its partial files
-  share STORE   re-cap a store to a smaller budget, storing repeated subtrees once
-                (bake at a larger budget first: sharing buys back part of the cap)
-  stat STORE    print a store's size, nodes, budget and parameters as JSON
-  viewshed DEM  write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)
-  synth         write a deterministic synthetic terrain (hills or urban) as a GeoTIFF
-
-Run 'pvsbake COMMAND -h' for a command's flags.`
 
 func main() {
 	os.Exit(cli.Report("pvsbake", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
@@ -42,29 +29,19 @@ func main() {
 
 // run executes one pvsbake command; errors are returned for main to print.
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
-		return cli.Usagef("no command given")
-	}
-	switch args[0] {
-	case "info":
-		return runInfo(args[1:], stdout, stderr)
-	case "bake":
-		return runBake(args[1:], stdout, stderr)
-	case "join":
-		return runJoin(args[1:], stdout, stderr)
-	case "share":
-		return runShare(args[1:], stdout, stderr)
-	case "stat":
-		return runStat(args[1:], stdout, stderr)
-	case "viewshed":
-		return runViewshed(args[1:], stdout, stderr)
-	case "synth":
-		return runSynth(args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(stdout, usage)
-		return nil
-	}
-	fmt.Fprintln(stderr, usage)
-	return cli.Usagef("unknown command %q", args[0])
+	return cli.Execute(newRoot(stdout, stderr), args, stdout, stderr)
+}
+
+// newRoot builds the command tree; output goes to stdout and stderr.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := cli.NewRoot("pvsbake", "Bake a DEM into a store of potentially visible sets (PVS)",
+		"pvsbake bakes a DEM into a store of potentially visible sets: for every cell,\n"+
+			"which cells a player standing there may see, as a predictive quadtree per quad\n"+
+			"of a hierarchy, capped to a memory budget (thesis §3.1–3.4). frontierq answers\n"+
+			"frontier-set queries on the store.")
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = cli.UnknownCommand
+	root.AddCommand(infoCmd(stdout, stderr), bakeCmd(stdout, stderr), joinCmd(stdout, stderr), shareCmd(stdout, stderr),
+		statCmd(stdout, stderr), viewshedCmd(stdout, stderr), synthCmd(stdout, stderr))
+	return root
 }

@@ -75,6 +75,19 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"missing file", []string{"info", filepath.Join(dir, "none.tif")}, 1, "none.tif: no such file"},
 		{"not a raster", []string{"info", notRaster}, 1, "x.txt: not a raster"},
 		{"window outside", []string{"info", "../../data/demo-hills.tif", "--window", "200,200,100,100"}, 1, "window outside"},
+		// The mistakes of the usability audit: one line each, naming the
+		// mistake and the help to read.
+		{"bool with a value", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--quiet", "true"}, 2, "--quiet takes no separate value"},
+		{"mistyped command", []string{"bkae", "d.tif"}, 2, "did you mean 'pvsbake bake'?"},
+		{"mistyped flag", []string{"bake", "d.tif", "-o", "x", "--budgte", "1MB"}, 2, "did you mean --budget?"},
+		{"bad integer", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "-j", "many"}, 2, `--workers "many": want an integer`},
+		{"bad duration", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--progress", "often"}, 2, "want a duration"},
+		{"budget and nodes", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--nodes", "9"}, 2, "either --budget or --nodes"},
+		{"two DEMs", []string{"bake", "a.tif", "b.tif", "-o", "x", "--budget", "1MB"}, 2, `bake takes one DEM, got 2: "a.tif" "b.tif"`},
+		{"join without parts", []string{"join", "-o", "x"}, 2, "join takes one or more PART"},
+		{"share without -o", []string{"share", "s.pvs", "--budget", "1MB"}, 2, "share needs -o OUT"},
+		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs --at"},
+		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,10 +95,40 @@ func TestErrorsAndExitCodes(t *testing.T) {
 			if code != tc.code || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d (want %d), stderr:\n%s", code, tc.code, errOut)
 			}
+			if n := strings.Count(errOut, "\n"); tc.code == 2 && n != 1 {
+				t.Errorf("usage error in %d lines:\n%s", n, errOut)
+			}
 			if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
 				t.Errorf("stack trace on stderr:\n%s", errOut)
 			}
 		})
+	}
+}
+
+// TestHelpAndVersion: help in every form exits 0 on stdout, for the
+// program and every command; --version names the program.
+func TestHelpAndVersion(t *testing.T) {
+	cmds := []string{"info", "bake", "join", "share", "stat", "viewshed", "synth", "completion"}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		out, errOut, code := runCmd(args...)
+		if code != 0 || errOut != "" || !strings.Contains(out, "Available Commands") {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		for _, c := range cmds {
+			out, errOut, code := runCmd(append([]string{c}, args...)...)
+			if args[0] == "help" {
+				out, errOut, code = runCmd("help", c)
+			}
+			if code != 0 || errOut != "" || !strings.Contains(out, "Usage:") {
+				t.Errorf("%s %v: exit %d\n%s\n%s", c, args, code, out, errOut)
+			}
+		}
+	}
+	if out, _, code := runCmd("--version"); code != 0 || !strings.HasPrefix(out, "pvsbake ") {
+		t.Errorf("--version: exit %d: %q", code, out)
+	}
+	if out, _, code := runCmd("completion", "bash"); code != 0 || !strings.Contains(out, "__start_pvsbake") {
+		t.Errorf("completion bash: exit %d", code)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
@@ -12,67 +14,64 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-const shareSynopsis = "pvsbake share STORE -o OUT --budget B [--min-codes 24] [--quiet]"
-
-// runShare re-caps a store to a budget with shared subtrees counted
+// shareCmd is `pvsbake share`, which re-caps a store to a budget with shared subtrees counted
 // (compress.FitShared, thesis §5.2): the store should come from a bake at
 // a larger budget, whose trees hold what the larger cap that sharing pays
 // for keeps.
-func runShare(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("share", shareSynopsis, stderr)
-	out := fs.String("o", "", "output store `path`")
+func shareCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "share STORE -o OUT --budget B", Short: "Re-cap a store to a smaller budget, storing repeated subtrees once", Args: cli.Args("STORE")}
+	fs := c.Flags()
+	out := fs.StringP("output", "o", "", "output store `path`")
 	budgetArg := fs.String("budget", "", "memory budget of the shared store, e.g. 100MB or 0.1GiB, in the input's accounting (its cap's kind)")
 	minCodes := fs.Int("min-codes", 24, "consider subtrees of at least this many `codes` for sharing (≥ 5)")
-	quiet := fs.Bool("quiet", false, "do not report each trial cap")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || *out == "" || *budgetArg == "" || *minCodes < 5 {
-		fs.Usage()
-		return cli.Usagef("share takes one store, -o, --budget and --min-codes ≥ 5")
-	}
-	budget, err := compress.ParseBytes(*budgetArg)
-	if err != nil {
-		return cli.Usagef("--budget: %v", err)
-	}
-	s, err := bake.OpenStore(pos[0])
-	if err != nil {
-		return err
-	}
-	if s.Header.Shared > 0 {
-		return fmt.Errorf("%s already has shared subtrees: share a store straight from pvsbake bake", pos[0])
-	}
-	progress := func(c compress.Cap, size int64, fits bool) {
-		if !*quiet {
-			fmt.Fprintf(stderr, "share: cap %s: %s shared, %s\n", capString(c), compress.FormatBytes(size), map[bool]string{true: "fits", false: "over the budget"}[fits])
+	quiet := fs.BoolP("quiet", "q", false, "do not report each trial cap")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *out == "" || *budgetArg == "" || *minCodes < 5 {
+			return cli.Usagef("share needs -o OUT, --budget B and --min-codes ≥ 5")
 		}
+		budget, err := compress.ParseBytes(*budgetArg)
+		if err != nil {
+			return cli.Usagef("--budget: %v", err)
+		}
+		s, err := bake.OpenStore(pos[0])
+		if err != nil {
+			return err
+		}
+		if s.Header.Shared > 0 {
+			return fmt.Errorf("%s already has shared subtrees: share a store straight from pvsbake bake", pos[0])
+		}
+		progress := func(c compress.Cap, size int64, fits bool) {
+			if !*quiet {
+				fmt.Fprintf(stderr, "share: cap %s: %s shared, %s\n", capString(c), compress.FormatBytes(size), map[bool]string{true: "fits", false: "over the budget"}[fits])
+			}
+		}
+		h, c, st, err := compress.FitShared(s.Hierarchy, s.Cap, budget, quadpvs.ShareOptions{MinCodes: *minCodes}, progress)
+		if errors.Is(err, compress.ErrBudget) {
+			return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
+		}
+		if err != nil {
+			return err
+		}
+		if h.Shared == 0 {
+			fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
+		}
+		unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
+		stats := sharedStats(s, h, c)
+		hd := s.Header
+		hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
+		if err := writeStore(*out, hd, h, s, stats); err != nil {
+			return err
+		}
+		before := st.BytesFlat // the same trees unshared, in the cap's accounting
+		if c.Nodes > 0 {
+			before = compress.ThesisBytesPerNode * stats.NodesTotal
+		}
+		fmt.Fprintf(stdout, "%s: cap %s (the budget alone allows %s), %d shared subtrees, %d references, %s in memory (%s unshared), hidden kept %.2f%% (input %.2f%%)\n",
+			*out, capString(c), capString(unshared), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
+			compress.FormatBytes(before), 100*stats.HiddenKept, 100*s.HiddenKept)
+		return nil
 	}
-	h, c, st, err := compress.FitShared(s.Hierarchy, s.Cap, budget, quadpvs.ShareOptions{MinCodes: *minCodes}, progress)
-	if errors.Is(err, compress.ErrBudget) {
-		return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
-	}
-	if err != nil {
-		return err
-	}
-	if h.Shared == 0 {
-		fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
-	}
-	unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
-	stats := sharedStats(s, h, c)
-	hd := s.Header
-	hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
-	if err := writeStore(*out, hd, h, s, stats); err != nil {
-		return err
-	}
-	before := st.BytesFlat // the same trees unshared, in the cap's accounting
-	if c.Nodes > 0 {
-		before = compress.ThesisBytesPerNode * stats.NodesTotal
-	}
-	fmt.Fprintf(stdout, "%s: cap %s (the budget alone allows %s), %d shared subtrees, %d references, %s in memory (%s unshared), hidden kept %.2f%% (input %.2f%%)\n",
-		*out, capString(c), capString(unshared), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
-		compress.FormatBytes(before), 100*stats.HiddenKept, 100*s.HiddenKept)
-	return nil
+	return c
 }
 
 func capString(c compress.Cap) string {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -13,6 +15,7 @@ import (
 
 // storeStat is the JSON object `pvsbake stat` prints.
 type storeStat struct {
+	Path        string             `json:"path"` // the store file, as given
 	Points      int                `json:"points"`
 	Quads       int                `json:"quads"`
 	NodesTotal  int64              `json:"nodes_total"`
@@ -30,43 +33,38 @@ type storeStat struct {
 	DxM         float64            `json:"dx_m"`
 	DyM         float64            `json:"dy_m"`
 	CRS         string             `json:"crs"`
-	Source      string             `json:"source"`
+	Source      string             `json:"source"` // the DEM it was baked from
 	Window      [4]int             `json:"window"`
 	Params      compress.VisParams `json:"params"`
 	LoadSeconds float64            `json:"load_seconds"`
 	LoadMBps    float64            `json:"load_mb_per_s"`
 }
 
-func runStat(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("stat", "pvsbake stat STORE", stderr)
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
+func statCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		start := time.Now()
+		s, err := bake.OpenStore(pos[0])
+		if err != nil {
+			return err
+		}
+		el := time.Since(start).Seconds()
+		fi, err := os.Stat(pos[0])
+		if err != nil {
+			return err
+		}
+		out := storeStat{
+			Points: s.Width * s.Height, Quads: s.Hierarchy.Quads(), NodesTotal: s.NodesTotal, NodesMax: s.NodesMax,
+			NodesMean: round(float64(s.NodesTotal)/float64(s.Hierarchy.Quads()), 2),
+			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
+			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
+			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
+			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
+			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return cli.Usagef("stat takes one store")
-	}
-	start := time.Now()
-	s, err := bake.OpenStore(pos[0])
-	if err != nil {
-		return err
-	}
-	el := time.Since(start).Seconds()
-	fi, err := os.Stat(pos[0])
-	if err != nil {
-		return err
-	}
-	out := storeStat{
-		Points: s.Width * s.Height, Quads: s.Hierarchy.Quads(), NodesTotal: s.NodesTotal, NodesMax: s.NodesMax,
-		NodesMean: round(float64(s.NodesTotal)/float64(s.Hierarchy.Quads()), 2),
-		Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
-		Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
-		HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
-		Source: s.Source, Window: s.Window, Params: s.Params,
-		LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return c
 }

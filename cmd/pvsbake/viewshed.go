@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/spf13/cobra"
+
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
@@ -14,89 +16,86 @@ import (
 	"github.com/frontiersets/frontiersets/internal/render"
 )
 
-const viewshedSynopsis = "pvsbake viewshed DEM --at col,row -o out.tif [--window col,row,w,h] [--observer-height 1.8] [--target-height 1.8] [--sectors 1024] [--max-distance M] [--margin 0] [--png out.png] [--horizon out.csv]"
-
-// runViewshed writes one observer's visibility (§3.1) as a byte GeoTIFF on
+// viewshedCmd is `pvsbake viewshed`, which writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
 // --at is in cells of the loaded grid (of the window when one is given).
-func runViewshed(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("viewshed", viewshedSynopsis, stderr)
+func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "viewshed DEM --at col,row -o OUT.tif", Short: "Write one observer's visibility as a byte GeoTIFF (255 visible, 0 hidden)", Args: cli.Args("DEM")}
+	fs := c.Flags()
 	var dem cli.DEMFlags
 	var vis cli.VisFlags
 	dem.Register(fs)
 	vis.Register(fs)
 	at := fs.String("at", "", "observer's cell `col,row` (in the window when --window is given)")
-	out := fs.String("o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
+	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
 	hzOut := fs.String("horizon", "", "also write the per-sector horizon (azimuth_rad, elevation_rad, distance_m) to this CSV `path`")
-	pos, err := cli.Parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || *at == "" || *out == "" {
-		fs.Usage()
-		return cli.Usagef("viewshed takes one DEM and needs --at col,row and -o out.tif")
-	}
-	col, row, err := cli.ParseCell("at", *at)
-	if err != nil {
-		return err
-	}
-	p, err := vis.Checked()
-	if err != nil {
-		return err
-	}
-	dem.Need = func(w, h int, dx, dy float64) int64 {
-		return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
-	}
-	g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
-	if err != nil {
-		return err
-	}
-	if err := cli.CheckStandable("observer", g, col, row); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	m, err := horizon.New(cli.Terrain(g), p)
-	if err != nil {
-		return err
-	}
-	wk := m.NewWorker()
-	bm, err := wk.Viewshed(col, row, horizon.Bitmap{})
-	if err != nil {
-		return err
-	}
-	mask := make([]byte, g.Width*g.Height)
-	for r := range g.Height {
-		for c := range g.Width {
-			if bm.Visible(c, r) {
-				mask[r*g.Width+c] = 255
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *at == "" || *out == "" {
+			return cli.Usagef("viewshed needs --at col,row and -o OUT.tif")
+		}
+		col, row, err := cli.ParseCell("at", *at)
+		if err != nil {
+			return err
+		}
+		p, err := vis.Checked()
+		if err != nil {
+			return err
+		}
+		dem.Need = func(w, h int, dx, dy float64) int64 {
+			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
+		}
+		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+		if err != nil {
+			return err
+		}
+		if err := cli.CheckStandable("observer", g, col, row); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		m, err := horizon.New(cli.Terrain(g), p)
+		if err != nil {
+			return err
+		}
+		wk := m.NewWorker()
+		bm, err := wk.Viewshed(col, row, horizon.Bitmap{})
+		if err != nil {
+			return err
+		}
+		mask := make([]byte, g.Width*g.Height)
+		for r := range g.Height {
+			for c := range g.Width {
+				if bm.Visible(c, r) {
+					mask[r*g.Width+c] = 255
+				}
 			}
 		}
-	}
-	if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask); err != nil {
-		return err
-	}
-	n := bm.CountVisible()
-	fmt.Fprintf(stdout, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
-	if *hzOut != "" {
-		if err := writeHorizon(*hzOut, wk.Horizon(nil)); err != nil {
-			return fmt.Errorf("write %s: %w", *hzOut, err)
+		if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", *hzOut)
-	}
-	if *pngOut != "" {
-		img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
-		for i, v := range mask {
-			if v == 0 {
-				render.Tint(img, i%g.Width, i/g.Width, color.RGBA{30, 60, 200, 255}, 0.45)
+		n := bm.CountVisible()
+		fmt.Fprintf(stdout, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
+		if *hzOut != "" {
+			if err := writeHorizon(*hzOut, wk.Horizon(nil)); err != nil {
+				return fmt.Errorf("write %s: %w", *hzOut, err)
 			}
+			fmt.Fprintf(stdout, "wrote %s\n", *hzOut)
 		}
-		render.Marker(img, col, row, 3, color.RGBA{220, 30, 30, 255})
-		if err := render.WritePNG(*pngOut, img); err != nil {
-			return fmt.Errorf("write %s: %w", *pngOut, err)
+		if *pngOut != "" {
+			img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
+			for i, v := range mask {
+				if v == 0 {
+					render.Tint(img, i%g.Width, i/g.Width, color.RGBA{30, 60, 200, 255}, 0.45)
+				}
+			}
+			render.Marker(img, col, row, 3, color.RGBA{220, 30, 30, 255})
+			if err := render.WritePNG(*pngOut, img); err != nil {
+				return fmt.Errorf("write %s: %w", *pngOut, err)
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", *pngOut)
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", *pngOut)
+		return nil
 	}
-	return nil
+	return c
 }
 
 // writeHorizon writes one CSV row per sector, atomically: azimuth clockwise

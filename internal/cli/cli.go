@@ -12,18 +12,22 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // UsageError is a mistake in a command's arguments; commands exit 2 on it.
-type UsageError struct{ Msg string }
+// Cmd, when set, is the command whose help lists the right forms
+// ("pvsbake bake").
+type UsageError struct{ Msg, Cmd string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
 // Usagef returns a *UsageError.
-func Usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
 // ExitCode maps run's error to a process exit code: 0 for nil, 2 for usage
 // errors (including -h), 1 for anything else.
@@ -38,10 +42,16 @@ func ExitCode(err error) int {
 	return 1
 }
 
-// Report prints err for the user as "prog: message" (nothing for -h, whose
-// usage text the flag set printed already) and returns the exit code.
+// Report prints err for the user on one line, "prog: message" (a usage
+// error ends with the help to read; nothing for -h, whose usage text the
+// flag set printed already), and returns the exit code.
 func Report(prog string, err error, stderr io.Writer) int {
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
+	var u *UsageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &u) && u.Cmd != "":
+		fmt.Fprintf(stderr, "%s: %v (see '%s --help')\n", prog, err, u.Cmd)
+	default:
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	}
 	return ExitCode(err)
@@ -69,7 +79,7 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, &UsageError{err.Error()}
+			return nil, &UsageError{Msg: err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -108,7 +118,7 @@ func LoadBytes(width, height int, _, _ float64) int64 {
 
 // Register adds --window, --cell-size, --z-scale, --raw-size and
 // --raw-big-endian to fs.
-func (d *DEMFlags) Register(fs *flag.FlagSet) {
+func (d *DEMFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.window, "window", "", "read only `col,row,width,height` cells of the DEM")
 	fs.Float64Var(&d.cellSize, "cell-size", 0, "cell size in `metres` (for rasters without a CRS: RAW, plain PNG; overrides the CRS)")
 	fs.Float64Var(&d.zScale, "z-scale", 0, "metres per height `unit` (default 1, or 0.3048 when the band says feet)")
@@ -123,7 +133,7 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 	if d.window != "" {
 		w, err := heightmap.ParseWindow(d.window)
 		if err != nil {
-			return o, &UsageError{"--window: " + err.Error()}
+			return o, &UsageError{Msg: "--window: " + err.Error()}
 		}
 		o.Window = w
 	}
@@ -242,9 +252,9 @@ type VisFlags struct {
 // Register adds --sectors, --observer-height, --target-height,
 // --max-distance, --curvature, --refraction and --margin to fs, with the
 // defaults of horizon.DefaultParams.
-func (v *VisFlags) Register(fs *flag.FlagSet) {
+func (v *VisFlags) Register(fs *pflag.FlagSet) {
 	d := horizon.DefaultParams()
-	fs.IntVar(&v.p.Sectors, "sectors", d.Sectors, "number of azimuth `sectors` S")
+	fs.IntVar(&v.p.Sectors, "sectors", d.Sectors, "number of azimuth sectors `S`")
 	fs.Float64Var(&v.p.ObserverHeight, "observer-height", d.ObserverHeight, "observer's eye above the ground, `metres`")
 	fs.Float64Var(&v.p.TargetHeight, "target-height", d.TargetHeight, "target's top above the ground (player height τ), `metres`")
 	fs.Float64Var(&v.p.MaxDistance, "max-distance", 0, "hide cells farther than this many `metres` (0: no limit)")

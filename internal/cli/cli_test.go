@@ -6,15 +6,16 @@ import (
 	"io"
 	"math"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestParseAndExitCodes(t *testing.T) {
-	fs := NewFlagSet("x", "x ARG", io.Discard)
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	var d DEMFlags
 	d.Register(fs)
-	pos, err := Parse(fs, []string{"dem.tif", "--window", "1,2,3,4", "--cell-size", "2", "--raw-size", "8x4"})
-	if err != nil || len(pos) != 1 || pos[0] != "dem.tif" {
-		t.Fatalf("%v %v", pos, err)
+	if err := fs.Parse([]string{"dem.tif", "--window", "1,2,3,4", "--cell-size", "2", "--raw-size", "8x4"}); err != nil || fs.NArg() != 1 || fs.Arg(0) != "dem.tif" {
+		t.Fatalf("%v %v", fs.Args(), err)
 	}
 	o, err := d.Options()
 	if err != nil || o.Window.Width != 3 || o.CellSize != 2 || o.RawWidth != 8 || o.RawHeight != 4 {
