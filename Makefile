@@ -1,5 +1,5 @@
 # The project's two commands: `make test` and `make demo`.
-# Both first install what a fresh Debian machine lacks (libgdal-dev, pkg-config).
+# Both first install what a fresh Debian machine lacks (libgdal-dev, gdal-bin, pkg-config).
 
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -13,10 +13,10 @@ export GOEXPERIMENT
 .PHONY: test demo deps browser data bench bench-quick serve portable
 
 deps:
-	@pkg-config --exists gdal 2>/dev/null || { \
-		echo "installing libgdal-dev and pkg-config"; \
+	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
+		echo "installing libgdal-dev, gdal-bin and pkg-config"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libgdal-dev pkg-config >/dev/null; }
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libgdal-dev gdal-bin pkg-config >/dev/null; }
 
 # Chromium drives the viewer's browser test (frontierq serve); without it
 # that test skips (and a failed install says so rather than stopping).

@@ -113,6 +113,125 @@ static int pvs_viewshed(GDALDatasetH dem, double x, double y, double oh, double 
 	GDALClose(vs);
 	return ok;
 }
+
+// pvs_transform converts one point between lon/lat on WGS 84 and the CRS
+// given as WKT, both in GIS order (x = lon or easting). It returns 0 when
+// either CRS cannot be parsed or the point cannot be transformed.
+static int pvs_transform(const char *wkt, int to_lonlat, double *x, double *y) {
+	OGRSpatialReferenceH crs = OSRNewSpatialReference(NULL);
+	OGRSpatialReferenceH wgs = OSRNewSpatialReference(NULL);
+	int ok = OSRImportFromWkt(crs, (char **)&wkt) == OGRERR_NONE && OSRImportFromEPSG(wgs, 4326) == OGRERR_NONE;
+	OGRCoordinateTransformationH ct = NULL;
+	if (ok) {
+		OSRSetAxisMappingStrategy(crs, OAMS_TRADITIONAL_GIS_ORDER);
+		OSRSetAxisMappingStrategy(wgs, OAMS_TRADITIONAL_GIS_ORDER);
+		ct = to_lonlat ? OCTNewCoordinateTransformation(crs, wgs) : OCTNewCoordinateTransformation(wgs, crs);
+		ok = ct != NULL && OCTTransform(ct, 1, x, y, NULL);
+	}
+	if (ct != NULL) OCTDestroyCoordinateTransformation(ct);
+	OSRDestroySpatialReference(crs);
+	OSRDestroySpatialReference(wgs);
+	return ok;
+}
+
+// pvs_mem_byte makes an in-memory byte dataset of w×h cells on the
+// geotransform gt (NULL: none) and CRS wkt ("" : none).
+static GDALDatasetH pvs_mem_byte(int w, int h, unsigned char *data, double *gt, const char *wkt) {
+	GDALDriverH drv = GDALGetDriverByName("MEM");
+	if (drv == NULL) return NULL;
+	GDALDatasetH ds = GDALCreate(drv, "", w, h, 1, GDT_Byte, NULL);
+	if (ds == NULL) return NULL;
+	if (gt != NULL) GDALSetGeoTransform(ds, gt);
+	if (wkt[0] != 0) GDALSetProjection(ds, wkt);
+	if (GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Write, 0, 0, w, h, data, w, h, GDT_Byte, 0, 0) != CE_None) {
+		GDALClose(ds);
+		return NULL;
+	}
+	return ds;
+}
+
+// pvs_polygonize traces the regions of equal non-zero value of src's band
+// (GDALPolygonize, 4-connected, the band as its own mask) and writes them
+// as polygons with the fields value (int) and side (labels[value]) to a new
+// vector file path of the given driver, in src's CRS. It returns the number
+// of polygons, or -1 on failure (GDAL's error set).
+static int pvs_polygonize(GDALDatasetH src, const char *path, const char *driver, char **labels) {
+	GDALDriverH mdrv = GDALGetDriverByName("Memory");
+	if (mdrv == NULL) mdrv = GDALGetDriverByName("MEM");
+	GDALDriverH odrv = GDALGetDriverByName(driver);
+	if (mdrv == NULL || odrv == NULL) {
+		CPLError(CE_Failure, CPLE_AppDefined, "GDAL has no %s vector driver", odrv == NULL ? driver : "Memory");
+		return -1;
+	}
+	const char *wkt = GDALGetProjectionRef(src);
+	OGRSpatialReferenceH srs = NULL;
+	if (wkt != NULL && wkt[0] != 0) {
+		srs = OSRNewSpatialReference(NULL);
+		if (OSRImportFromWkt(srs, (char **)&wkt) != OGRERR_NONE) {
+			OSRDestroySpatialReference(srs);
+			srs = NULL;
+		} else if (OSRGetAuthorityCode(srs, NULL) == NULL) {
+			// A CRS without its code (a GeoTIFF's "unnamed" LCC): use the
+			// EPSG entry it matches, as pvs_srs names it, so that formats
+			// that store only a code (GeoJSON) keep it.
+			int nm = 0;
+			int *conf = NULL;
+			OGRSpatialReferenceH *m = OSRFindMatches(srs, NULL, &nm, &conf);
+			if (m != NULL && nm > 0 && conf[0] >= 70) {
+				OSRDestroySpatialReference(srs);
+				srs = OSRClone(m[0]);
+			}
+			if (m != NULL) OSRFreeSRSArray(m);
+			CPLFree(conf);
+		}
+	}
+	if (srs != NULL) {
+		OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
+		if (EQUAL(driver, "GeoJSON") && OSRGetAuthorityCode(srs, NULL) == NULL) {
+			CPLError(CE_Failure, CPLE_AppDefined, "GeoJSON can only name a CRS by its EPSG code and this one has none; write a .gpkg instead");
+			OSRDestroySpatialReference(srs);
+			return -1;
+		}
+	}
+	int n = -1;
+	GDALDatasetH mem = GDALCreate(mdrv, "", 0, 0, 0, GDT_Unknown, NULL);
+	GDALDatasetH out = GDALCreate(odrv, path, 0, 0, 0, GDT_Unknown, NULL);
+	OGRLayerH ml = NULL, ol = NULL;
+	if (mem != NULL) ml = GDALDatasetCreateLayer(mem, "regions", srs, wkbPolygon, NULL);
+	if (out != NULL) ol = GDALDatasetCreateLayer(out, "frontiers", srs, wkbPolygon, NULL);
+	if (ml != NULL && ol != NULL) {
+		OGRFieldDefnH fv = OGR_Fld_Create("value", OFTInteger);
+		OGRFieldDefnH fs = OGR_Fld_Create("side", OFTString);
+		int ok = OGR_L_CreateField(ml, fv, 1) == OGRERR_NONE && OGR_L_CreateField(ol, fv, 1) == OGRERR_NONE &&
+			OGR_L_CreateField(ol, fs, 1) == OGRERR_NONE;
+		OGR_Fld_Destroy(fv);
+		OGR_Fld_Destroy(fs);
+		GDALRasterBandH b = GDALGetRasterBand(src, 1);
+		if (ok && GDALPolygonize(b, b, ml, 0, NULL, NULL, NULL) == CE_None) {
+			n = 0;
+			OGR_L_ResetReading(ml);
+			OGRFeatureH f;
+			while (n >= 0 && (f = OGR_L_GetNextFeature(ml)) != NULL) {
+				int v = OGR_F_GetFieldAsInteger(f, 0);
+				OGRFeatureH g = OGR_F_Create(OGR_L_GetLayerDefn(ol));
+				OGR_F_SetFieldInteger(g, 0, v);
+				if (v >= 0 && v < 256 && labels[v] != NULL) OGR_F_SetFieldString(g, 1, labels[v]);
+				OGR_F_SetGeometry(g, OGR_F_GetGeometryRef(f));
+				if (OGR_L_CreateFeature(ol, g) != OGRERR_NONE) n = -1; else n++;
+				OGR_F_Destroy(g);
+				OGR_F_Destroy(f);
+			}
+		}
+	}
+	if (srs != NULL) OSRDestroySpatialReference(srs);
+	if (mem != NULL) GDALClose(mem);
+	if (out != NULL) {
+		CPLErrorReset();
+		GDALClose(out);
+		if (CPLGetLastErrorType() >= CE_Failure) n = -1;
+	}
+	return n;
+}
 */
 import "C"
 
@@ -282,7 +401,7 @@ func describeBands(ds C.GDALDatasetH, n int) string {
 // DEFLATE-compressed tiled GeoTIFF on the georeferencing ref. It writes to a
 // temporary file beside path and renames it, so an interrupted write never
 // leaves a partial file under path.
-func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels unsafe.Pointer, nodata *float64) (err error) {
+func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels unsafe.Pointer, nodata *float64, style *MaskStyle) (err error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -330,6 +449,19 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 	if nodata != nil {
 		C.GDALSetRasterNoDataValue(band, C.double(*nodata))
 	}
+	if style != nil && len(style.Colors) > 0 {
+		ct := C.GDALCreateColorTable(C.GPI_RGB)
+		for v := range 256 {
+			c := style.Colors[uint8(v)]
+			e := C.GDALColorEntry{c1: C.short(c.R), c2: C.short(c.G), c3: C.short(c.B), c4: C.short(c.A)}
+			C.GDALSetColorEntry(ct, C.int(v), &e)
+		}
+		ok := C.GDALSetRasterColorTable(band, ct) == C.CE_None
+		C.GDALDestroyColorTable(ct)
+		if !ok {
+			return lastError("cannot set the colour table")
+		}
+	}
 	if C.GDALRasterIO(band, C.GF_Write, 0, 0, C.int(w), C.int(h), pixels, C.int(w), C.int(h), t, 0, 0) != C.CE_None {
 		return lastError("writing the raster failed")
 	}
@@ -347,13 +479,19 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 
 // WriteMask writes width×height bytes (row-major, data[row*width+col]) as a
 // one-band byte GeoTIFF on the georeferencing ref, atomically (temporary
-// file, then rename): masks and viewsheds on a grid's own cells. Errors wrap
-// GDAL's message and name path.
-func WriteMask(path string, ref Georef, width, height int, data []byte) error {
+// file, then rename): masks and viewsheds on a grid's own cells, with the
+// colour table and nodata value of style (nil: none). Errors wrap GDAL's
+// message and name path.
+func WriteMask(path string, ref Georef, width, height int, data []byte, style *MaskStyle) error {
 	if len(data) != width*height || width <= 0 || height <= 0 {
 		return fmt.Errorf("heightmap: mask of %d bytes for a %d×%d grid", len(data), width, height)
 	}
-	if err := writeGeoTIFF(path, ref, width, height, C.GDT_Byte, unsafe.Pointer(&data[0]), nil); err != nil {
+	var nodata *float64
+	if style != nil && style.HasNodata {
+		v := float64(style.Nodata)
+		nodata = &v
+	}
+	if err := writeGeoTIFF(path, ref, width, height, C.GDT_Byte, unsafe.Pointer(&data[0]), nodata, style); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -376,7 +514,7 @@ func WriteElevation(path string, g *Grid) error {
 		v := nan()
 		nd = &v
 	}
-	if err := writeGeoTIFF(path, g.Georef, g.Width, g.Height, C.GDT_Float32, unsafe.Pointer(&data[0]), nd); err != nil {
+	if err := writeGeoTIFF(path, g.Georef, g.Width, g.Height, C.GDT_Float32, unsafe.Pointer(&data[0]), nd, nil); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -430,4 +568,64 @@ func (v *GDALViewshed) Close() {
 		C.GDALClose(v.ds)
 		v.ds = nil
 	}
+}
+
+// transformLonLat converts (x, y) between lon/lat in degrees on WGS 84 and
+// the CRS wkt (GIS order: x is lon or easting), through GDAL.
+func transformLonLat(wkt string, toLonLat bool, x, y float64) (float64, float64, error) {
+	gdalInit()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cw := C.CString(wkt)
+	defer C.free(unsafe.Pointer(cw))
+	to := C.int(0)
+	if toLonLat {
+		to = 1
+	}
+	cx, cy := C.double(x), C.double(y)
+	C.CPLErrorReset()
+	if C.pvs_transform(cw, to, &cx, &cy) == 0 {
+		return 0, 0, lastError("GDAL cannot transform between the grid's CRS and WGS 84 lon/lat")
+	}
+	return float64(cx), float64(cy), nil
+}
+
+// polygonize writes the regions of data (width×height bytes, row-major) to
+// a vector file; see WriteRegions.
+func polygonize(path, driver string, ref Georef, width, height int, data []byte, labels map[byte]string) (int, error) {
+	gdalInit()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var gt *C.double
+	var cgt [6]C.double
+	if ref.HasGeoTransform {
+		for i, v := range ref.GeoTransform {
+			cgt[i] = C.double(v)
+		}
+		gt = &cgt[0]
+	}
+	cw := C.CString(ref.CRS)
+	defer C.free(unsafe.Pointer(cw))
+	C.CPLErrorReset()
+	src := C.pvs_mem_byte(C.int(width), C.int(height), (*C.uchar)(unsafe.Pointer(&data[0])), gt, cw)
+	if src == nil {
+		return 0, lastError("GDAL cannot make an in-memory raster")
+	}
+	defer C.GDALClose(src)
+	// The labels are C strings in a C array (cgo forbids Go pointers to Go
+	// pointers in C calls); GDAL only reads them.
+	arr := (*[256]*C.char)(C.calloc(256, C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	defer C.free(unsafe.Pointer(arr))
+	for v, s := range labels {
+		arr[v] = C.CString(s)
+		defer C.free(unsafe.Pointer(arr[v]))
+	}
+	cp, cd := C.CString(path), C.CString(driver)
+	defer C.free(unsafe.Pointer(cp))
+	defer C.free(unsafe.Pointer(cd))
+	n := C.pvs_polygonize(src, cp, cd, &arr[0])
+	if n < 0 {
+		return 0, lastError("GDAL cannot write the polygons")
+	}
+	return int(n), nil
 }

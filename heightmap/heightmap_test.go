@@ -328,7 +328,7 @@ func TestWriteRoundTrip(t *testing.T) {
 		mask[i] = byte(i % 3)
 	}
 	mp := filepath.Join(dir, "mask.tif")
-	if err := WriteMask(mp, g.Georef, g.Width, g.Height, mask); err != nil {
+	if err := WriteMask(mp, g.Georef, g.Width, g.Height, mask, nil); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Load(mp, Options{})
@@ -356,7 +356,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	if e.NodataCount != 1 || !e.IsNodata(5) || e.Elev[6] != g.Elev[6] {
 		t.Errorf("elevation round trip: nodata %d, cell 6 %v vs %v", e.NodataCount, e.Elev[6], g.Elev[6])
 	}
-	if err := WriteMask(filepath.Join(dir, "missing-dir", "m.tif"), g.Georef, g.Width, g.Height, mask); err == nil {
+	if err := WriteMask(filepath.Join(dir, "missing-dir", "m.tif"), g.Georef, g.Width, g.Height, mask, nil); err == nil {
 		t.Error("writing into a missing folder succeeded")
 	}
 	if matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(matches) != 0 {

@@ -19,7 +19,7 @@ func CRSFromEPSG(code int) (string, error) {
 }
 
 // WriteMask needs GDAL: ErrNoGDAL.
-func WriteMask(path string, _ Georef, _, _ int, _ []byte) error {
+func WriteMask(path string, _ Georef, _, _ int, _ []byte, _ *MaskStyle) error {
 	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
 }
 
@@ -41,3 +41,11 @@ func (v *GDALViewshed) Viewshed(int, int, float64, float64, []byte) error { retu
 
 // Close does nothing.
 func (v *GDALViewshed) Close() {}
+
+func transformLonLat(string, bool, float64, float64) (float64, float64, error) {
+	return 0, 0, ErrNoGDAL
+}
+
+func polygonize(string, string, Georef, int, int, []byte, map[byte]string) (int, error) {
+	return 0, ErrNoGDAL
+}

@@ -104,10 +104,11 @@ func openGrower(path string) (*compress.Store, *grow.Grower, error) {
 	return s, gr, nil
 }
 
-// frontierJSON is one frontier in --json output.
+// frontierJSON is one frontier in --json output: its player's cell (with map
+// coordinates, lon/lat and elevation where the store has them), its size
+// and its quads.
 type frontierJSON struct {
-	Col    int      `json:"col"`
-	Row    int      `json:"row"`
+	cli.Location
 	Points int      `json:"points"`
 	Quads  [][3]int `json:"quads"` // [col,row,size]: top-left cell and side in cells
 }
@@ -120,16 +121,27 @@ type resultJSON struct {
 	Truncated       bool         `json:"truncated,omitempty"` // --max-steps stopped the growth
 }
 
-func toJSON(f *grow.Frontier) frontierJSON {
-	out := frontierJSON{Col: f.Col, Row: f.Row, Points: f.Points, Quads: [][3]int{}}
+// storeRef is a store's georeferencing.
+func storeRef(s *compress.Store) heightmap.Georef {
+	return heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
+}
+
+func toJSON(s *compress.Store, f *grow.Frontier) frontierJSON {
+	return frontierJSON{Location: cli.Locate(storeRef(s), s.Width, s.Elev, f.Col, f.Row), Points: f.Points, Quads: quadsJSON(f)}
+}
+
+// quadsJSON lists f's quads as [col,row,size] in cells.
+func quadsJSON(f *grow.Frontier) [][3]int {
+	out := make([][3]int, 0, len(f.Quads))
 	for _, q := range f.Quads {
-		out.Quads = append(out.Quads, [3]int{q.Col(), q.Row(), q.Size()})
+		out = append(out, [3]int{q.Col(), q.Row(), q.Size()})
 	}
 	return out
 }
 
-// queryCmd is the root command, `frontierq STORE --a … --b …`: one
-// frontier-set query (§3.5), printed, drawn or written as a mask.
+// frontierStyle colours frontierq --mask: A blue, B red, elsewhere no data.
+var frontierStyle = &heightmap.MaskStyle{Colors: map[uint8]color.RGBA{1: {30, 90, 230, 255}, 2: {220, 40, 40, 255}}, HasNodata: true}
+
 func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := cli.NewRoot("frontierq", "Answer frontier-set queries on a baked PVS store",
 		"frontierq answers, for two players' cells on a store baked by pvsbake, a frontier\n"+
@@ -141,28 +153,30 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	var gf growFlags
 	gf.register(fs)
-	aFlag := fs.String("a", "", "player A's cell `col,row` on the store's grid")
-	bFlag := fs.String("b", "", "player B's cell `col,row`")
+	var aFlag, bFlag cli.PointFlags
+	aFlag.Register(fs, "a", "player A's")
+	bFlag.Register(fs, "b", "player B's")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	pngOut := fs.String("png", "", "draw the terrain's hillshade with both frontiers (A blue, B red) to this PNG `path`")
-	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path`: 1 for A's frontier, 2 for B's, 0 elsewhere")
+	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path` on the DEM's grid: 1 for A's frontier, 2 for B's, 0 (no data) elsewhere, with a colour table")
+	geoOut := fs.String("geojson", "", "write both frontiers as polygons in the DEM's CRS to this `path` (.geojson, or .gpkg for a GeoPackage), fields value (1 A, 2 B) and side")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if *aFlag == "" || *bFlag == "" {
-			return cli.Usagef("frontierq needs --a and --b, the two players' cells")
+		if !aFlag.Given() || !bFlag.Given() {
+			return cli.Usagef("frontierq needs both players: %s, and %s", aFlag.Flags(), bFlag.Flags())
 		}
 		opt, err := gf.options()
 		if err != nil {
 			return err
 		}
-		ac, ar, err := cli.ParseCell("a", *aFlag)
-		if err != nil {
-			return err
-		}
-		bc, br, err := cli.ParseCell("b", *bFlag)
-		if err != nil {
-			return err
-		}
 		s, gr, err := openGrower(pos[0])
+		if err != nil {
+			return err
+		}
+		ac, ar, err := aFlag.Cell(storeRef(s), s.Width, s.Height)
+		if err != nil {
+			return err
+		}
+		bc, br, err := bFlag.Cell(storeRef(s), s.Width, s.Height)
 		if err != nil {
 			return err
 		}
@@ -172,7 +186,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
-			if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
+			if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(s, &res.A), toJSON(s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
 				return err
 			}
 		} else if res.MutuallyVisible {
@@ -189,9 +203,19 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *maskOut != "" {
 			mask := make([]byte, s.Width*s.Height)
 			paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
-			ref := heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
-			if err := heightmap.WriteMask(*maskOut, ref, s.Width, s.Height, mask); err != nil {
+			if err := heightmap.WriteMask(*maskOut, storeRef(s), s.Width, s.Height, mask, frontierStyle); err != nil {
 				return err
+			}
+		}
+		if *geoOut != "" {
+			mask := make([]byte, s.Width*s.Height)
+			paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
+			n, err := heightmap.WriteRegions(*geoOut, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				fmt.Fprintf(stdout, "wrote %s: %d polygons in %s\n", *geoOut, n, crsLabel(s))
 			}
 		}
 		if *pngOut != "" {
@@ -224,6 +248,17 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// crsLabel names a store's CRS for messages.
+func crsLabel(s *compress.Store) string {
+	switch {
+	case !s.HasGeoTransform:
+		return "cell coordinates (the store has no georeferencing)"
+	case s.CRSName != "":
+		return s.CRSName
+	}
+	return "the DEM's CRS"
 }
 
 // paint calls set(i, 1) for every cell of A's frontier and set(i, 2) for

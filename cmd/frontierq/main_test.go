@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	stdpng "image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -89,11 +91,20 @@ func TestQueryOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts := map[float32]int{}
-	for _, v := range m.Elev {
-		counts[v]++
+	for i, v := range m.Elev {
+		if !m.IsNodata(i) { // 0 is the mask's nodata value
+			counts[v]++
+		}
 	}
-	if counts[1] != res.A.Points || counts[2] != res.B.Points || m.Width != 48 || m.CRSName != "EPSG:32619" {
+	if counts[1] != res.A.Points || counts[2] != res.B.Points || len(counts) != 2 || m.Width != 48 || m.CRSName != "EPSG:32619" {
 		t.Errorf("mask holds %v for %d/%d points, %d wide, %s", counts, res.A.Points, res.B.Points, m.Width, m.CRSName)
+	}
+	if _, err := exec.LookPath("gdalinfo"); err == nil {
+		info, err := exec.Command("gdalinfo", mask).CombinedOutput()
+		if err != nil || !strings.Contains(string(info), "NoData Value=0") || !strings.Contains(string(info), "Color Table") ||
+			!strings.Contains(string(info), "1: 30,90,230,255") {
+			t.Errorf("gdalinfo of the mask: %v\n%s", err, info)
+		}
 	}
 	if f, err := os.Open(png); err != nil {
 		t.Errorf("png: %v", err)
@@ -122,10 +133,14 @@ func TestQueryErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no points", []string{store}, 2, "--a and --b"},
+		{"no points", []string{store}, 2, "needs both players: --a, --a-xy or --a-lonlat"},
+		{"two forms", []string{store, "--a", "1,1", "--a-xy", "300000,4930000", "--b", "2,2"}, 2, "give exactly one of --a, --a-xy or --a-lonlat"},
+		{"bad lonlat", []string{store, "--a-lonlat", "east", "--b", "2,2"}, 2, `--a-lonlat "east": want lon,lat in degrees`},
 		{"bad method", []string{store, "--a", "1,1", "--b", "2,2", "--method", "magic"}, 2, "--method"},
 		{"bad neighbours", []string{store, "--a", "1,1", "--b", "2,2", "--neighbours", "6"}, 2, "--neighbours"},
-		{"outside", []string{store, "--a", "48,1", "--b", "2,2"}, 1, "outside the grid"},
+		{"outside", []string{store, "--a", "48,1", "--b", "2,2"}, 1, "--a 48,1 is outside the 48×40 grid: want col 0 to 47, row 0 to 39"},
+		{"map point outside", []string{store, "--a-xy", "0,0", "--b", "2,2"}, 1, "is outside the grid: x 300400.000 to 300880.000, y 4928100.000 to 4928500.000"},
+		{"lonlat outside", []string{store, "--a-lonlat", "-75,44", "--b", "2,2"}, 1, "--a-lonlat -75,44 is outside the grid: want lon -71."},
 		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},
 		{"not a store", []string{notStore, "--a", "1,1", "--b", "2,2"}, 1, "not a PVS store"},
 		{"verify without dem", []string{"verify", store}, 2, "--dem"},
@@ -274,5 +289,88 @@ func TestVerifyBadInputs(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "--window") {
 			t.Errorf("%v: exit %d (want %d): %s", tc.args, code, tc.code, errOut)
 		}
+	}
+}
+
+// TestLonLatAndGeoJSON: players given as lon/lat land on the cells whose
+// centres those are; --geojson opens in GDAL (ogrinfo) with the store's CRS
+// and one polygon per 4-connected region of each frontier (counted here from
+// the --mask of the same query).
+func TestLonLatAndGeoJSON(t *testing.T) {
+	store := testStore(t)
+	a, b := findPair(t, store)
+	s, err := bake.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := storeRef(s)
+	lonlat := func(cell string) (string, [2]int) {
+		c, r, err := cli.ParseCell("x", cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y, err := ref.CellToMap(c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lon, lat, err := ref.MapToLonLat(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%.9f,%.9f", lon, lat), [2]int{c, r}
+	}
+	al, ac := lonlat(a)
+	bl, bc := lonlat(b)
+	dir := t.TempDir()
+	gj, mask := filepath.Join(dir, "f.geojson"), filepath.Join(dir, "f.tif")
+	out, errOut, code := runCmd(store, "--a-lonlat", al, "--b-lonlat", bl, "--geojson", gj, "--mask", mask, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res resultJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if [2]int{res.A.Col, res.A.Row} != ac || [2]int{res.B.Col, res.B.Row} != bc || res.A.Lon == nil || res.A.X == nil {
+		t.Fatalf("players at %v %v, want %v %v", res.A.Location, res.B.Location, ac, bc)
+	}
+	if want := fmt.Sprintf("%.9f,%.9f", *res.A.Lon, *res.A.Lat); want[:12] != al[:12] {
+		t.Errorf("A's lon/lat %s, asked %s", want, al)
+	}
+	m, err := heightmap.Load(mask, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := 0
+	seen := make([]bool, len(m.Elev))
+	for i := range m.Elev {
+		if m.IsNodata(i) || seen[i] {
+			continue
+		}
+		regions++
+		stack := []int{i}
+		seen[i] = true
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			c, r := k%m.Width, k/m.Width
+			for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+				nc, nr := c+d[0], r+d[1]
+				if n := nr*m.Width + nc; nc >= 0 && nr >= 0 && nc < m.Width && nr < m.Height && !seen[n] && !m.IsNodata(n) && m.Elev[n] == m.Elev[k] {
+					seen[n] = true
+					stack = append(stack, n)
+				}
+			}
+		}
+	}
+	if _, err := exec.LookPath("ogrinfo"); err != nil {
+		t.Skip("ogrinfo not installed (Debian's gdal-bin; make test installs it)")
+	}
+	info, err := exec.Command("ogrinfo", "-so", "-al", gj).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ogrinfo: %v\n%s", err, info)
+	}
+	if !strings.Contains(string(info), fmt.Sprintf("Feature Count: %d\n", regions)) || !strings.Contains(string(info), `ID["EPSG",32619]`) {
+		t.Errorf("ogrinfo, want %d features in EPSG:32619:\n%s", regions, info)
 	}
 }

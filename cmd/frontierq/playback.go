@@ -120,7 +120,7 @@ func (v *viewer) playback(r *http.Request) (string, []byte, error) {
 			}
 			if f != last[j] || f.A.Points+f.B.Points != size[j] {
 				last[j], size[j] = f, f.A.Points+f.B.Points
-				out.Frontiers = append(out.Frontiers, playbackFrontier{Tick: tk, J: j, A: toJSON(&f.A).Quads, B: toJSON(&f.B).Quads})
+				out.Frontiers = append(out.Frontiers, playbackFrontier{Tick: tk, J: j, A: quadsJSON(&f.A), B: quadsJSON(&f.B)})
 			}
 		}
 		out.Cells = append(out.Cells, cells)

@@ -216,13 +216,17 @@ func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 
 // frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
 // queue=&neighbours=&grow-larger=&max-steps=]: frontierq --json's object
-// for the same cells and options.
+// for the same cells and options; a-xy, a-lonlat, b-xy and b-lonlat locate
+// the players as the command's flags do.
 func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	q := r.URL.Query()
 	fset := pflag.NewFlagSet("frontier", pflag.ContinueOnError)
 	var gf growFlags
 	gf.register(fset)
-	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps"} {
+	var aFlag, bFlag cli.PointFlags
+	aFlag.Register(fset, "a", "")
+	bFlag.Register(fset, "b", "")
+	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps", "a", "a-xy", "a-lonlat", "b", "b-xy", "b-lonlat"} {
 		if q.Has(name) {
 			if err := fset.Set(name, q.Get(name)); err != nil {
 				return "", nil, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}
@@ -233,11 +237,12 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	if err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
-	ac, ar, err := cli.ParseCell("a", q.Get("a"))
+	ref := storeRef(v.s)
+	ac, ar, err := aFlag.Cell(ref, v.s.Width, v.s.Height)
 	if err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
-	bc, br, err := cli.ParseCell("b", q.Get("b"))
+	bc, br, err := bFlag.Cell(ref, v.s.Width, v.s.Height)
 	if err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
@@ -245,7 +250,7 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	if err := v.gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
-	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(&res.A), toJSON(&res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated})
+	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(v.s, &res.A), toJSON(v.s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated})
 	return "application/json", b, err
 }
 

@@ -86,7 +86,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"two DEMs", []string{"bake", "a.tif", "b.tif", "-o", "x", "--budget", "1MB"}, 2, `bake takes one DEM, got 2: "a.tif" "b.tif"`},
 		{"join without parts", []string{"join", "-o", "x"}, 2, "join takes one or more PART"},
 		{"share without -o", []string{"share", "s.pvs", "--budget", "1MB"}, 2, "share needs -o OUT"},
-		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs --at"},
+		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 	}
 	for _, tc := range tests {

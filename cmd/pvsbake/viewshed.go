@@ -16,6 +16,9 @@ import (
 	"github.com/frontiersets/frontiersets/internal/render"
 )
 
+// viewshedStyle colours the viewshed GeoTIFF: visible green, hidden grey.
+var viewshedStyle = &heightmap.MaskStyle{Colors: map[uint8]color.RGBA{0: {70, 70, 70, 255}, 255: {60, 190, 70, 255}}}
+
 // viewshedCmd is `pvsbake viewshed`, which writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
 // --at is in cells of the loaded grid (of the window when one is given).
@@ -26,17 +29,14 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 	var vis cli.VisFlags
 	dem.Register(fs)
 	vis.Register(fs)
-	at := fs.String("at", "", "observer's cell `col,row` (in the window when --window is given)")
+	var at cli.PointFlags
+	at.Register(fs, "at", "the observer's")
 	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
 	hzOut := fs.String("horizon", "", "also write the per-sector horizon (azimuth_rad, elevation_rad, distance_m) to this CSV `path`")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if *at == "" || *out == "" {
-			return cli.Usagef("viewshed needs --at col,row and -o OUT.tif")
-		}
-		col, row, err := cli.ParseCell("at", *at)
-		if err != nil {
-			return err
+		if !at.Given() || *out == "" {
+			return cli.Usagef("viewshed needs the observer (%s) and -o OUT.tif", at.Flags())
 		}
 		p, err := vis.Checked()
 		if err != nil {
@@ -46,6 +46,10 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
 		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
+		if err != nil {
+			return err
+		}
+		col, row, err := at.Cell(g.Georef, g.Width, g.Height)
 		if err != nil {
 			return err
 		}
@@ -69,7 +73,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 			}
 		}
-		if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask); err != nil {
+		if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask, viewshedStyle); err != nil {
 			return err
 		}
 		n := bm.CountVisible()
@@ -82,13 +86,21 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *pngOut != "" {
 			img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
+			hidden, eye := color.RGBA{30, 60, 200, 255}, color.RGBA{220, 30, 30, 255}
 			for i, v := range mask {
 				if v == 0 {
-					render.Tint(img, i%g.Width, i/g.Width, color.RGBA{30, 60, 200, 255}, 0.45)
+					render.Tint(img, i%g.Width, i/g.Width, hidden, 0.45)
 				}
 			}
-			render.Marker(img, col, row, 3, color.RGBA{220, 30, 30, 255})
-			if err := render.WritePNG(*pngOut, img); err != nil {
+			big, sx, sy := render.Metric(img, g.Dx, g.Dy, 2)
+			render.Marker(big, int((float64(col)+0.5)*sx), int((float64(row)+0.5)*sy), 4, eye)
+			p := m.Params()
+			items := []render.LegendItem{
+				{Swatch: eye, Label: fmt.Sprintf("observer (%d,%d), eye %.3g m above the ground", col, row, p.ObserverHeight)},
+				{Swatch: hidden, Label: fmt.Sprintf("hidden from it (target %.3g m tall): %.1f%% of cells", p.TargetHeight, 100-100*float64(n)/float64(len(mask)))},
+				{Label: fmt.Sprintf("%d sectors, cells %.3g x %.3g m", p.Sectors, g.Dx, g.Dy)},
+			}
+			if err := render.WritePNG(*pngOut, render.WithLegend(big, items, g.Dx/sx)); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)
 			}
 			fmt.Fprintf(stdout, "wrote %s\n", *pngOut)

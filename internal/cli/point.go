@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/frontiersets/frontiersets/heightmap"
+)
+
+// PointFlags locate one player or observer on a grid in one of three ways:
+// a cell (--NAME col,row), map coordinates in the grid's CRS (--NAME-xy
+// x,y, e.g. metres east and north in UTM) or longitude and latitude in
+// degrees on WGS 84 (--NAME-lonlat lon,lat, through GDAL).
+type PointFlags struct {
+	name             string
+	cell, xy, lonlat string
+	cellFlag, xyFlag string
+	lonlatFlag       string
+}
+
+// Register adds --NAME, --NAME-xy and --NAME-lonlat to fs; what names the
+// point in the help ("player A's").
+func (p *PointFlags) Register(fs *pflag.FlagSet, name, what string) {
+	p.name = name
+	p.cellFlag, p.xyFlag, p.lonlatFlag = "--"+name, "--"+name+"-xy", "--"+name+"-lonlat"
+	fs.StringVar(&p.cell, name, "", what+" cell `col,row` on the grid (0-based, from the top-left)")
+	fs.StringVar(&p.xy, name+"-xy", "", what+" map coordinates `x,y` in the grid's CRS (instead of a cell)")
+	fs.StringVar(&p.lonlat, name+"-lonlat", "", what+" `lon,lat` in degrees on WGS 84 (instead of a cell)")
+}
+
+// Given reports whether any of the point's flags was given.
+func (p *PointFlags) Given() bool { return p.cell != "" || p.xy != "" || p.lonlat != "" }
+
+// Flags names the point's flags for messages: "--a, --a-xy or --a-lonlat".
+func (p *PointFlags) Flags() string {
+	return p.cellFlag + ", " + p.xyFlag + " or " + p.lonlatFlag
+}
+
+// Cell returns the cell the flags locate on a width×height grid with
+// georeferencing ref. Errors: *UsageError for a malformed value or more
+// than one form; otherwise one line naming the flag, its value and the
+// grid's valid range (cells outside it, a grid without a geotransform for
+// --NAME-xy, without a CRS for --NAME-lonlat).
+func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int, err error) {
+	n := 0
+	for _, v := range []string{p.cell, p.xy, p.lonlat} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return 0, 0, Usagef("give exactly one of %s", p.Flags())
+	}
+	switch {
+	case p.cell != "":
+		col, row, err = ParseCell(p.name, p.cell)
+		if err != nil {
+			return 0, 0, err
+		}
+		if col < 0 || row < 0 || col >= width || row >= height {
+			return 0, 0, fmt.Errorf("%s %s is outside the %d×%d grid: want col 0 to %d, row 0 to %d", p.cellFlag, p.cell, width, height, width-1, height-1)
+		}
+		return col, row, nil
+	case p.xy != "":
+		x, y, err := parsePair(p.xyFlag, p.xy, "x,y in the grid's CRS units")
+		if err != nil {
+			return 0, 0, err
+		}
+		col, row, err = ref.MapToCell(x, y, width, height)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s %s: %w", p.xyFlag, p.xy, err)
+		}
+		return col, row, nil
+	}
+	lon, lat, err := parsePair(p.lonlatFlag, p.lonlat, "lon,lat in degrees")
+	if err != nil {
+		return 0, 0, err
+	}
+	x, y, err := ref.LonLatToMap(lon, lat)
+	if err == nil && !ref.HasGeoTransform {
+		err = heightmap.ErrNoGeoref
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %w", p.lonlatFlag, p.lonlat, err)
+	}
+	col, row, err = ref.MapToCell(x, y, width, height)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s is outside the grid: %s", p.lonlatFlag, p.lonlat, lonLatRange(ref, width, height))
+	}
+	return col, row, nil
+}
+
+// lonLatRange describes a grid's extent in lon/lat (its corners' range).
+func lonLatRange(ref heightmap.Georef, width, height int) string {
+	lo0, la0, lo1, la1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]int{{0, 0}, {width, 0}, {0, height}, {width, height}} {
+		gt := ref.GeoTransform
+		x := gt[0] + float64(c[0])*gt[1] + float64(c[1])*gt[2]
+		y := gt[3] + float64(c[0])*gt[4] + float64(c[1])*gt[5]
+		lon, lat, err := ref.MapToLonLat(x, y)
+		if err != nil {
+			return "its corners have no lon/lat"
+		}
+		lo0, lo1, la0, la1 = min(lo0, lon), max(lo1, lon), min(la0, lat), max(la1, lat)
+	}
+	return fmt.Sprintf("want lon %.5f to %.5f, lat %.5f to %.5f", lo0, lo1, la0, la1)
+}
+
+// parsePair parses "a,b" as two finite numbers.
+func parsePair(flag, s, want string) (a, b float64, err error) {
+	as, bs, ok := strings.Cut(s, ",")
+	if ok {
+		a, err = strconv.ParseFloat(strings.TrimSpace(as), 64)
+		if err == nil {
+			b, err = strconv.ParseFloat(strings.TrimSpace(bs), 64)
+		}
+	}
+	if !ok || err != nil || math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return 0, 0, Usagef("%s %q: want %s", flag, s, want)
+	}
+	return a, b, nil
+}
+
+// Location is a cell with its map coordinates, lon/lat and elevation, as
+// commands report it in JSON; the map and lon/lat fields are absent when
+// the grid has no geotransform or no CRS.
+type Location struct {
+	Col        int      `json:"col"`
+	Row        int      `json:"row"`
+	X          *float64 `json:"x,omitempty"` // cell centre, CRS units
+	Y          *float64 `json:"y,omitempty"`
+	Lon        *float64 `json:"lon,omitempty"` // degrees, WGS 84
+	Lat        *float64 `json:"lat,omitempty"`
+	ElevationM float64  `json:"elevation_m"`
+}
+
+// Locate fills a Location for cell (col, row) of a grid with georeferencing
+// ref and elevations elev (row-major, metres).
+func Locate(ref heightmap.Georef, width int, elev []float32, col, row int) Location {
+	l := Location{Col: col, Row: row, ElevationM: round3(float64(elev[row*width+col]))}
+	x, y, err := ref.CellToMap(col, row)
+	if err != nil {
+		return l
+	}
+	l.X, l.Y = ptr(round6(x)), ptr(round6(y))
+	if lon, lat, err := ref.MapToLonLat(x, y); err == nil {
+		l.Lon, l.Lat = ptr(round8(lon)), ptr(round8(lat))
+	}
+	return l
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func round3(v float64) float64 { return math.Round(v*1e3) / 1e3 }
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+func round8(v float64) float64 { return math.Round(v*1e8) / 1e8 }
