@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: test demo deps browser data bench bench-quick serve portable
+.PHONY: test demo deps browser data bench bench-quick serve portable viewer-picture
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -61,8 +61,19 @@ demo: deps
 	@echo "wrote demo-frontier.png"
 
 # The viewer on the demo store (after make demo): http://127.0.0.1:8080/
-serve: demo
-	./frontierq serve demo.pvs
+# The viewer on the demo store, baked once (delete demo.pvs to bake again):
+# make serve ADDR=127.0.0.1:9000.
+ADDR ?= 127.0.0.1:8080
+demo.pvs:
+	$(MAKE) --no-print-directory demo
+serve: deps demo.pvs
+	$(GO) build -o frontierq ./cmd/frontierq
+	./frontierq serve demo.pvs --addr $(ADDR)
+
+# The README's picture of the viewer: the browser test on the demo store.
+viewer-picture: deps browser demo.pvs
+	FRONTIERQ_STORE=$(CURDIR)/demo.pvs FRONTIERQ_PAIR=40,128,215,128 FRONTIERQ_SCREENSHOT=$(CURDIR)/docs/images/viewer.png \
+		$(GO) test -count 1 -run TestServeInBrowser ./cmd/frontierq
 
 # Regenerate the demo terrains in data/ (heightmap tests check they match).
 data: deps

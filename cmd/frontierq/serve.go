@@ -118,9 +118,13 @@ func (v *viewer) handler() http.Handler {
 	mux.HandleFunc("GET /api/frontier", v.limited(serveQueryTimeout, v.frontier))
 	mux.HandleFunc("GET /api/pvs.png", v.limited(serveQueryTimeout, v.pvs))
 	mux.HandleFunc("GET /api/sim", v.limited(servePlaybackTimeout, v.playback))
+	mux.HandleFunc("GET /api/cell", v.limited(serveQueryTimeout, v.cell))
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
+		jsonError(w, "no such API: "+r.URL.Path, http.StatusNotFound)
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.RawQuery)+len(r.URL.Path) > serveMaxURL || r.ContentLength > 0 {
-			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+			jsonError(w, "request too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -155,7 +159,7 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 		select {
 		case v.slots <- struct{}{}:
 		case <-ctx.Done():
-			http.Error(w, "busy: too many queries at once; try again", http.StatusServiceUnavailable)
+			jsonError(w, "busy: too many queries at once; try again", http.StatusServiceUnavailable)
 			return
 		}
 		type answer struct {
@@ -174,17 +178,26 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 			var bad *badRequest
 			switch {
 			case errors.As(a.err, &bad):
-				http.Error(w, a.err.Error(), http.StatusBadRequest)
+				jsonError(w, a.err.Error(), http.StatusBadRequest)
 			case a.err != nil:
-				http.Error(w, a.err.Error(), http.StatusInternalServerError)
+				jsonError(w, a.err.Error(), http.StatusInternalServerError)
 			default:
 				w.Header().Set("Content-Type", a.ct)
 				w.Write(a.body)
 			}
 		case <-ctx.Done():
-			http.Error(w, "query took longer than "+timeout.String(), http.StatusServiceUnavailable)
+			jsonError(w, "query took longer than "+timeout.String(), http.StatusServiceUnavailable)
 		}
 	}
+}
+
+// jsonError answers an API error as {"error": msg} with the status code.
+func jsonError(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(struct {
+		Error string `json:"error"`
+	}{msg})
 }
 
 // badRequest is an error in a request's parameters: the same one-line
@@ -203,6 +216,7 @@ type infoJSON struct {
 	PixelsX     float64 `json:"px_per_cell_x"` // of the hillshade
 	PixelsY     float64 `json:"px_per_cell_y"`
 	CRS         string  `json:"crs"`
+	Georef      bool    `json:"georeferenced"` // map x/y (and lon/lat with a CRS) in /api/cell
 	BudgetBytes int64   `json:"budget_bytes"`
 	HiddenKept  float64 `json:"hidden_kept"`
 	NodesMax    int     `json:"nodes_max"`
@@ -211,7 +225,25 @@ type infoJSON struct {
 func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 	s := v.s
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, v.sx, v.sy, s.CRSName, s.BudgetBytes, s.HiddenKept, s.NodesMax})
+	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, v.sx, v.sy, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax})
+}
+
+// cell answers GET /api/cell?at=COL,ROW: the cell's map coordinates,
+// lon/lat and elevation (cli.Location, as frontierq --json gives a
+// player's), for the page's readout.
+func (v *viewer) cell(r *http.Request) (string, []byte, error) {
+	fset := pflag.NewFlagSet("cell", pflag.ContinueOnError)
+	var at cli.PointFlags
+	at.Register(fset, "at", "")
+	if err := fset.Set("at", r.URL.Query().Get("at")); err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	c, rw, err := at.Cell(storeRef(v.s), v.s.Width, v.s.Height)
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	b, err := json.Marshal(cli.Locate(storeRef(v.s), v.s.Width, v.s.Elev, c, rw))
+	return "application/json", b, err
 }
 
 // frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
@@ -266,7 +298,7 @@ func (v *viewer) pvs(r *http.Request) (string, []byte, error) {
 		return "", nil, &badRequest{err.Error()}
 	}
 	if c < 0 || rw < 0 || c >= s.Width || rw >= s.Height {
-		return "", nil, &badRequest{fmt.Sprintf("--at (%d,%d) is outside the %d×%d grid", c, rw, s.Width, s.Height)}
+		return "", nil, &badRequest{fmt.Sprintf("--at %d,%d is outside the %d×%d grid: want col 0 to %d, row 0 to %d", c, rw, s.Width, s.Height, s.Width-1, s.Height-1)}
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, s.Width, s.Height))
 	green, amber, dark := color.NRGBA{40, 200, 60, 110}, color.NRGBA{240, 170, 20, 130}, color.NRGBA{0, 0, 40, 70}

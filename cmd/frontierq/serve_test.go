@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -22,6 +24,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
 // demoStore bakes a 64² window of the real-terrain demo crop (NASADEM
@@ -41,10 +44,15 @@ func demoStore(t *testing.T) string {
 	return p
 }
 
-// startViewer serves the viewer of a fresh demo store until the test ends.
+// startViewer serves the viewer of a fresh demo store until the test ends,
+// or of the store $FRONTIERQ_STORE names (the README's picture: make
+// viewer-picture).
 func startViewer(t *testing.T) (store string, v *viewer, srv *httptest.Server) {
 	t.Helper()
-	store = demoStore(t)
+	store = os.Getenv("FRONTIERQ_STORE")
+	if store == "" {
+		store = demoStore(t)
+	}
 	v, err := newViewer(store)
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +65,13 @@ func startViewer(t *testing.T) (store string, v *viewer, srv *httptest.Server) {
 // hiddenPair returns two cells of the store, far apart, that do not see
 // each other.
 func hiddenPair(t *testing.T, v *viewer) (a, b [2]int) {
+	w, h := v.s.Width, v.s.Height
+	if p := os.Getenv("FRONTIERQ_PAIR"); p != "" { // col,row,col,row
+		fmt.Sscanf(p, "%d,%d,%d,%d", &a[0], &a[1], &b[0], &b[1])
+		return a, b
+	}
 	for i := 0; i < 64*64; i++ {
-		a, b = [2]int{i % 23, 10 + i%41}, [2]int{63 - i%19, 63 - i%37}
+		a, b = [2]int{i % 23, 10 + i%41}, [2]int{w - 1 - i%19, h - 1 - i%37}
 		if vis, err := v.gr.MutuallyVisible(a, b); err == nil && !vis {
 			return a, b
 		}
@@ -141,6 +154,8 @@ func TestServeAPI(t *testing.T) {
 	_, cliErr, _ := runCmd(store, "--a", "99,3", "--b", cell(b))
 	for path, want := range map[string]int{
 		"/api/frontier?a=99,3&b=" + cell(b):  400,
+		"/api/cell?at=64,1":                  400,
+		"/api/nothing":                       404,
 		"/api/frontier?a=1,2&b=3,4&merge=no": 400,
 		"/api/frontier?a=x&b=3,4":            400,
 		"/api/pvs.png?at=64,0":               400,
@@ -152,8 +167,12 @@ func TestServeAPI(t *testing.T) {
 		if code != want {
 			t.Errorf("%s: %d (want %d): %s", path[:min(len(path), 60)], code, want, body)
 		}
-		if strings.HasPrefix(path, "/api/frontier?a=99") && strings.TrimSpace(string(body)) != strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: ") {
-			t.Errorf("400 says %q, the command line %q", body, cliErr)
+		var e struct{ Error string }
+		if strings.HasPrefix(path, "/api/") && (json.Unmarshal(body, &e) != nil || e.Error == "") {
+			t.Errorf("%s: the error is not JSON: %s", path, body)
+		}
+		if strings.HasPrefix(path, "/api/frontier?a=99") && e.Error != strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: ") {
+			t.Errorf("400 says %q, the command line %q", e.Error, cliErr)
 		}
 	}
 	for _, q := range []string{"/api/pvs.png?at=" + cell(a), "/api/pvs.png?at=" + cell(a) + "&exact=1", "/api/hillshade.png"} {
@@ -169,9 +188,23 @@ func TestServeAPI(t *testing.T) {
 	if code, _, body := get("/"); code != 200 || !strings.Contains(string(body), "app.js") {
 		t.Errorf("page: %d", code)
 	}
+	for _, asset := range []string{"/leaflet/leaflet.js", "/leaflet/leaflet.css", "/favicon.svg"} {
+		if code, _, _ := get(asset); code != 200 {
+			t.Errorf("%s: %d", asset, code)
+		}
+	}
+	// The readout's cell: frontierq --json's location of the same cell.
+	code, _, body := get("/api/cell?at=" + cell(a))
+	var loc, want cli.Location
+	if json.Unmarshal(body, &loc) != nil || code != 200 {
+		t.Fatalf("/api/cell: %d %s", code, body)
+	}
+	if want = cliJSON(t, store, a, b).A.Location; jsonOf(loc) != jsonOf(want) {
+		t.Errorf("/api/cell says %s, frontierq --json %s", jsonOf(loc), jsonOf(want))
+	}
 	// A played-back simulation: every tick's cells, pairs and packets; bot
 	// 0's frontiers name other bots; the bounds are 400s.
-	code, _, body := get("/api/sim?bots=6&seconds=3&seed=2")
+	code, _, body = get("/api/sim?bots=6&seconds=3&seed=2")
 	var pb playbackJSON
 	if code != 200 || json.Unmarshal(body, &pb) != nil {
 		t.Fatalf("sim: %d %s", code, body[:min(len(body), 200)])
@@ -256,16 +289,28 @@ func TestServeInBrowser(t *testing.T) {
 	}
 	shown := eval(`viewer.frontier`)
 	placed := eval(`[viewer.a, viewer.b]`)
-	// The canvas pixel at the centre of each side's first quad.
+	// The screen's pixel at the centre of each side's first quad.
+	var centres []struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	json.Unmarshal([]byte(eval(`[viewer.frontier.a, viewer.frontier.b].map((f) => {
+			const [c, w, s] = f.quads[0];
+			return viewer.cellToClient(c + s / 2 - 0.5, w + s / 2 - 0.5);
+		})`)), &centres)
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var overlay []int
-	json.Unmarshal([]byte(eval(`(() => {
-			const r = document.getElementById("map").getBoundingClientRect(), out = [];
-			for (const f of [viewer.frontier.a, viewer.frontier.b]) {
-				const [c, w, s] = f.quads[0], p = viewer.cellToClient(c + s / 2 - 0.5, w + s / 2 - 0.5);
-				out.push(...document.getElementById("map").getContext("2d").getImageData(p.x - r.left, p.y - r.top, 1, 1).data.slice(0, 3));
-			}
-			return out;
-		})()`)), &overlay)
+	for _, p := range centres {
+		r, g, b, _ := img.At(int(p.X), int(p.Y)).RGBA()
+		overlay = append(overlay, int(r>>8), int(g>>8), int(b>>8))
+	}
 	if want := jsonOf([][2]int{a, b}); placed != want {
 		t.Fatalf("clicks placed %s, want %s", placed, want)
 	}
@@ -280,6 +325,41 @@ func TestServeInBrowser(t *testing.T) {
 	if len(overlay) != 6 || !(overlay[2] > overlay[0]) || !(overlay[3] > overlay[5]) {
 		t.Errorf("overlay pixels %v: want A bluish, B reddish", overlay)
 	}
+	// Map furniture: zoom buttons, a scale bar in metres, the legend of
+	// what is shown, and the readout of the hovered cell, which matches
+	// frontierq --json's location of A.
+	if got := eval(`[!!document.querySelector(".leaflet-control-zoom-in"), /^[0-9]+ k?m$/.test(document.querySelector(".leaflet-control-scale-line").textContent),
+			document.querySelector(".legend").textContent.includes("A and its frontier")]`); got != "[true,true,true]" {
+		t.Errorf("zoom buttons, scale bar, legend: %s", got)
+	}
+	pa := struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}{}
+	json.Unmarshal([]byte(eval(`viewer.cellToClient(`+cell(a)+`)`)), &pa)
+	run("hover A", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pa.X+3, pa.Y+3))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.readout !== null && viewer.readout.col === `+strconv.Itoa(a[0])+` && viewer.readout.row === `+strconv.Itoa(a[1]))); err != nil {
+		t.Fatalf("no readout for A's cell: %v (%s)", err, eval(`viewer.readout`))
+	}
+	if got, want := eval(`viewer.readout`), jsonOf(cliJSON(t, store, a, b).A.Location); got != want {
+		t.Errorf("readout %s, frontierq --json %s", got, want)
+	}
+	if got := eval(`document.querySelector(".readout").textContent`); !strings.Contains(got, "lon ") || !strings.Contains(got, " m") {
+		t.Errorf("readout text %q", got)
+	}
+	// The picture: the frontier set, the readout, the furniture.
+	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := os.Getenv("FRONTIERQ_SCREENSHOT")
+	if out == "" {
+		out = filepath.Join(os.TempDir(), "frontierq-serve-test.png")
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
 	// Drag B to another cell hidden from A: the frontier follows.
 	c := b
 	for k := 1; k < 40; k++ {
@@ -314,16 +394,4 @@ func TestServeInBrowser(t *testing.T) {
 	if got := eval(`[viewer.sim.data.ticks, viewer.sim.tick, document.getElementById("simstatus").textContent.startsWith("tick 25 (2.5 s)")]`); got != "[50,25,true]" {
 		t.Errorf("playback state %s", got)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := os.Getenv("FRONTIERQ_SCREENSHOT")
-	if out == "" {
-		out = filepath.Join(os.TempDir(), "frontierq-serve-test.png")
-	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", out)
 }

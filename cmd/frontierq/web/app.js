@@ -1,83 +1,248 @@
-// The frontierq viewer: the store's hillshade at metric aspect, two
-// players placed by clicks, their frontier set from /api/frontier, and the
-// PVS of the hovered cell from /api/pvs.png. window.viewer exposes the
-// state for tests.
+// The frontierq viewer, on Leaflet (vendored in leaflet/): the store's
+// hillshade on a plain metric plane (L.CRS.Simple, one unit a metre: x east
+// of the window's left edge, y north of its top edge, so the scale bar is
+// true), two players placed by clicks, their frontier set from
+// /api/frontier, the hovered cell's PVS from /api/pvs.png, its map
+// coordinates, lon/lat and elevation from /api/cell, and a simulation's
+// playback from /api/sim. window.viewer exposes the state for tests.
 "use strict";
-const canvas = document.getElementById("map");
-const ctx = canvas.getContext("2d");
 const statusEl = document.getElementById("status");
-const hoverEl = document.getElementById("hover");
-const viewer = { info: null, frontier: null, a: null, b: null, pending: 0, error: "" };
+const viewer = { info: null, frontier: null, a: null, b: null, pending: 0, error: "", ready: false, readout: null };
 window.viewer = viewer;
-let shade = null, pvsImg = null, pvsKey = "";
-let zoom = 1, panX = 0, panY = 0; // screen = pan + zoom * image pixel
-let next = "a";
-let userMoved = false; // until the user pans or zooms, the view fits the terrain
 
-function cellToScreen(c, r) {
-  const i = viewer.info;
-  return [panX + zoom * c * i.px_per_cell_x, panY + zoom * r * i.px_per_cell_y];
-}
-function screenToCell(x, y) {
-  const i = viewer.info;
-  return [Math.floor((x - panX) / zoom / i.px_per_cell_x), Math.floor((y - panY) / zoom / i.px_per_cell_y)];
-}
-// cellToClient returns the page coordinates of cell (c,r)'s centre.
-viewer.cellToClient = function (c, r) {
-  const rect = canvas.getBoundingClientRect();
-  const [x, y] = cellToScreen(c + 0.5, r + 0.5);
-  return { x: rect.left + x, y: rect.top + y };
+const COLORS = {
+  a: "rgb(30, 90, 230)", b: "rgb(220, 40, 40)",
+  visible: "rgb(40, 200, 60)", unknown: "rgb(240, 170, 20)", hidden: "rgb(60, 60, 90)",
+  bot0: "rgb(150, 60, 200)", partner: "rgb(0, 160, 150)", bot: "rgb(30, 30, 30)",
+  sight: "rgb(255, 0, 190)", renegotiating: "rgb(250, 150, 0)",
 };
 
-function resize() {
-  canvas.width = canvas.clientWidth;
-  canvas.height = canvas.clientHeight;
-  if (userMoved) draw(); else resetView();
+const map = L.map("map", { crs: L.CRS.Simple, minZoom: -10, maxZoom: 6, zoomSnap: 0.25, zoomDelta: 0.5, wheelPxPerZoomLevel: 120, attributionControl: false });
+const renderer = L.canvas({ padding: 0.2 });
+L.control.scale({ imperial: false, maxWidth: 160, position: "bottomleft" }).addTo(map);
+
+// Cells and the plane: cell (c, r) spans x from c·dx to (c+1)·dx metres and
+// y from −r·dy down to −(r+1)·dy.
+function cellLatLng(c, r) { const i = viewer.info; return L.latLng(-r * i.dy_m, c * i.dx_m); }
+function cellCentre(c, r) { return cellLatLng(c + 0.5, r + 0.5); }
+function latLngCell(ll) { const i = viewer.info; return [Math.floor(ll.lng / i.dx_m), Math.floor(-ll.lat / i.dy_m)]; }
+function inGrid(c, r) { const i = viewer.info; return c >= 0 && r >= 0 && c < i.width && r < i.height; }
+function terrainBounds() { const i = viewer.info; return L.latLngBounds(cellLatLng(0, i.height), cellLatLng(i.width, 0)); }
+// cellToClient returns the page coordinates of cell (c,r)'s centre.
+viewer.cellToClient = function (c, r) {
+  const p = map.latLngToContainerPoint(cellCentre(c, r)), rect = map.getContainer().getBoundingClientRect();
+  return { x: rect.left + p.x, y: rect.top + p.y };
+};
+
+// Panels: a loading notice, the cursor's readout, the legend of what is shown.
+function panel(position, className) {
+  const C = L.Control.extend({ onAdd() { const d = L.DomUtil.create("div", "panel " + className); L.DomEvent.disableClickPropagation(d); return d; } });
+  const c = new C({ position });
+  c.addTo(map);
+  return c.getContainer();
 }
-function resetView() {
-  if (!shade) { draw(); return; }
-  zoom = Math.min(canvas.width / shade.width, canvas.height / shade.height);
-  panX = (canvas.width - zoom * shade.width) / 2;
-  panY = (canvas.height - zoom * shade.height) / 2;
-  draw();
+const loadingEl = panel("topright", "loading on");
+loadingEl.textContent = "loading the terrain…";
+const readoutEl = panel("bottomleft", "readout");
+readoutEl.textContent = "move over the terrain for a cell's coordinates and elevation";
+const legendEl = panel("bottomright", "legend");
+function busy(delta) {
+  viewer.pending += delta;
+  loadingEl.textContent = viewer.ready ? "working…" : "loading the terrain…";
+  loadingEl.classList.toggle("on", viewer.pending > 0 || !viewer.ready);
 }
 
-function drawQuads(f, color) {
+// Layers, each with its switch.
+const frontierLayer = L.layerGroup().addTo(map);
+const playerLayer = L.layerGroup().addTo(map);
+const simLayer = L.layerGroup().addTo(map);
+let shadeLayer = null, pvsLayer = null;
+const layers = L.control.layers(null, { "frontier set": frontierLayer, "players": playerLayer, "simulation": simLayer }, { position: "topright", collapsed: false }).addTo(map);
+map.on("overlayadd overlayremove", legend);
+
+function legend() {
+  const rows = [];
+  // Built through the DOM: the page's content security policy forbids
+  // inline style attributes.
+  const sw = (color, label, line) => {
+    const row = document.createElement("div"), box = document.createElement("span");
+    box.className = line ? "sw line" : "sw";
+    box.style.background = color;
+    row.append(box, label);
+    rows.push(row);
+  };
+  if (map.hasLayer(frontierLayer) && (viewer.a || viewer.b)) {
+    sw(COLORS.a, "A and its frontier");
+    sw(COLORS.b, "B and its frontier");
+  }
+  if (pvsLayer) {
+    const how = document.getElementById("exact").checked ? "uncompressed PVS" : "PVS as stored";
+    sw(COLORS.visible, `visible from the hovered cell (${how})`);
+    if (!document.getElementById("exact").checked) sw(COLORS.unknown, "unknown: the cap's \"maybe\"");
+    sw(COLORS.hidden, "hidden");
+  }
+  if (sim.data && map.hasLayer(simLayer)) {
+    sw(COLORS.bot0, "bot 0 and its side");
+    sw(COLORS.partner, `bot ${sim.partner} and its side`);
+    sw(COLORS.bot, "other bots");
+    sw(COLORS.sight, "pair in sight", true);
+    sw(COLORS.renegotiating, "pair renegotiating", true);
+  }
+  if (rows.length === 0) {
+    const row = document.createElement("div");
+    row.textContent = "click to place players A and B";
+    rows.push(row);
+  }
+  legendEl.replaceChildren(...rows);
+}
+
+function quads(group, list, color, opacity) {
   const i = viewer.info;
-  ctx.fillStyle = color;
-  for (const [c, r, s] of f.quads) {
-    const [x, y] = cellToScreen(c, r);
-    ctx.fillRect(x, y, zoom * s * i.px_per_cell_x, zoom * s * i.px_per_cell_y);
+  for (const [c, r, s] of list) {
+    L.rectangle(L.latLngBounds(cellLatLng(c, r + s), cellLatLng(c + s, r)),
+      { renderer, stroke: false, fillColor: color, fillOpacity: opacity, interactive: false }).addTo(group);
   }
 }
-function marker(p, color) {
-  const [x, y] = cellToScreen(p[0] + 0.5, p[1] + 0.5);
-  ctx.beginPath();
-  ctx.arc(x, y, 6, 0, 2 * Math.PI);
-  ctx.fillStyle = color;
-  ctx.fill();
-  ctx.lineWidth = 2;
-  ctx.strokeStyle = "white";
-  ctx.stroke();
+
+const markers = {};
+function placeMarker(k) {
+  const p = viewer[k];
+  if (!p) return;
+  const ll = cellCentre(p[0], p[1]);
+  if (markers[k]) { markers[k].setLatLng(ll); return; }
+  markers[k] = L.marker(ll, {
+    draggable: true, keyboard: false, title: k.toUpperCase(),
+    icon: L.divIcon({ className: "player " + k, iconSize: [14, 14] }),
+  }).addTo(playerLayer);
+  markers[k].on("mousemove", (e) => move(e.latlng)); // markers do not pass it on to the map
+  markers[k].on("dragend", (e) => {
+    const [c, r] = latLngCell(e.target.getLatLng());
+    if (inGrid(c, r)) viewer[k] = [c, r];
+    placeMarker(k);
+    query();
+  });
 }
-function draw() {
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  if (!shade) return;
-  ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(shade, panX, panY, zoom * shade.width, zoom * shade.height);
-  if (pvsImg) {
-    const i = viewer.info;
-    ctx.drawImage(pvsImg, panX, panY, zoom * i.width * i.px_per_cell_x, zoom * i.height * i.px_per_cell_y);
+
+function drawFrontier() {
+  frontierLayer.clearLayers();
+  const f = viewer.frontier;
+  if (f && !f.mutually_visible) {
+    quads(frontierLayer, f.a.quads, COLORS.a, 0.45);
+    quads(frontierLayer, f.b.quads, COLORS.b, 0.45);
   }
-  if (viewer.frontier && !viewer.frontier.mutually_visible) {
-    drawQuads(viewer.frontier.a, "rgba(30, 90, 230, 0.45)");
-    drawQuads(viewer.frontier.b, "rgba(220, 40, 40, 0.45)");
-  }
-  if (viewer.a) marker(viewer.a, "rgb(30, 90, 230)");
-  if (viewer.b) marker(viewer.b, "rgb(220, 40, 40)");
-  if (sim.data) drawSim();
+  legend();
 }
+
+function options() {
+  const q = new URLSearchParams();
+  for (const id of ["method", "merge", "queue", "neighbours"]) q.set(id, document.getElementById(id).value);
+  return q;
+}
+// apiError returns the message of an API error answer ({"error": …}).
+async function apiError(resp) {
+  const text = await resp.text();
+  try { return JSON.parse(text).error || text; } catch { return text.trim(); }
+}
+async function query() {
+  if (!viewer.a || !viewer.b) { drawFrontier(); return; }
+  const q = options();
+  q.set("a", viewer.a.join(","));
+  q.set("b", viewer.b.join(","));
+  busy(+1);
+  try {
+    const resp = await fetch("api/frontier?" + q);
+    if (!resp.ok) throw new Error(await apiError(resp));
+    const f = await resp.json();
+    viewer.frontier = f;
+    viewer.error = "";
+    statusEl.className = "";
+    const at = (p) => `(${p.col},${p.row}${p.elevation_m !== undefined ? `, ${p.elevation_m.toFixed(0)} m` : ""})`;
+    statusEl.textContent = f.mutually_visible
+      ? `A ${at(f.a)} and B ${at(f.b)} see each other: no frontier set (${f.elapsed_ms.toFixed(3)} ms)`
+      : `A ${at(f.a)}: ${f.a.points} cells in ${f.a.quads.length} quads; B ${at(f.b)}: ${f.b.points} cells in ${f.b.quads.length} quads; ${f.elapsed_ms.toFixed(3)} ms`;
+  } catch (e) {
+    viewer.frontier = null;
+    viewer.error = e.message;
+    statusEl.className = "error";
+    statusEl.textContent = e.message;
+  } finally {
+    busy(-1);
+    drawFrontier();
+  }
+}
+
+let next = "a"; // the player the next click places
+map.on("click", (e) => {
+  if (!viewer.ready) return;
+  const [c, r] = latLngCell(e.latlng);
+  if (!inGrid(c, r)) return;
+  const k = e.originalEvent.shiftKey || next === "b" ? "b" : "a";
+  viewer[k] = [c, r];
+  next = k === "a" ? "b" : "a";
+  placeMarker(k);
+  query();
+});
+
+// The readout: the cell under the cursor, from /api/cell (cached).
+const cellCache = new Map();
+let readoutTimer = 0, readoutKey = "";
+function fmt(v, digits) { return v === undefined || v === null ? "" : v.toFixed(digits); }
+function showReadout(l) {
+  viewer.readout = l;
+  const i = viewer.info;
+  let s = `cell ${l.col},${l.row}`;
+  if (l.x !== undefined) s += ` · map ${fmt(l.x, Math.abs(l.x) > 360 ? 1 : 6)}, ${fmt(l.y, Math.abs(l.y) > 360 ? 1 : 6)}${i.crs ? " (" + i.crs + ")" : ""}`;
+  if (l.lon !== undefined) s += ` · lon ${fmt(l.lon, 5)}, lat ${fmt(l.lat, 5)}`;
+  s += ` · ${fmt(l.elevation_m, 1)} m`;
+  readoutEl.textContent = s;
+}
+function readout(c, r) {
+  const key = `${c},${r}`;
+  if (key === readoutKey) return;
+  readoutKey = key;
+  if (cellCache.has(key)) { showReadout(cellCache.get(key)); return; }
+  clearTimeout(readoutTimer);
+  readoutTimer = setTimeout(async () => {
+    const resp = await fetch(`api/cell?at=${key}`);
+    if (!resp.ok) { readoutEl.textContent = await apiError(resp); return; }
+    const l = await resp.json();
+    if (cellCache.size > 4096) cellCache.clear();
+    cellCache.set(key, l);
+    if (readoutKey === key) showReadout(l);
+  }, 60);
+}
+
+// The hovered cell's PVS.
+let pvsTimer = 0, pvsKey = "";
+function hoverPVS(c, r) {
+  if (!document.getElementById("hoverpvs").checked) return;
+  clearTimeout(pvsTimer);
+  pvsTimer = setTimeout(async () => {
+    const exact = document.getElementById("exact").checked ? "1" : "0";
+    const key = `${c},${r},${exact}`;
+    if (key === pvsKey) return;
+    pvsKey = key;
+    const resp = await fetch(`api/pvs.png?at=${c},${r}&exact=${exact}`);
+    if (!resp.ok) { statusEl.textContent = await apiError(resp); return; }
+    const url = URL.createObjectURL(await resp.blob());
+    if (pvsLayer) { URL.revokeObjectURL(pvsLayer._url); pvsLayer.setUrl(url); }
+    else { pvsLayer = L.imageOverlay(url, terrainBounds(), { interactive: false }).addTo(map); legend(); }
+  }, 150);
+}
+map.on("mousemove", (e) => move(e.latlng));
+function move(latlng) {
+  if (!viewer.ready) return;
+  const [c, r] = latLngCell(latlng);
+  if (!inGrid(c, r)) { readoutKey = ""; readoutEl.textContent = "outside the terrain"; return; }
+  readout(c, r);
+  hoverPVS(c, r);
+}
+document.getElementById("exact").addEventListener("change", () => { pvsKey = ""; legend(); });
+document.getElementById("hoverpvs").addEventListener("change", (e) => {
+  if (!e.target.checked && pvsLayer) { map.removeLayer(pvsLayer); pvsLayer = null; pvsKey = ""; legend(); }
+});
+for (const id of ["method", "merge", "queue", "neighbours"]) document.getElementById(id).addEventListener("change", query);
+document.getElementById("reset").addEventListener("click", () => map.fitBounds(terrainBounds()));
 
 // Simulation playback: /api/sim runs bots under frontier-based interest
 // management on the server; the page steps through its ticks.
@@ -92,32 +257,27 @@ function simFrontier() {
   return f;
 }
 function drawSim() {
+  simLayer.clearLayers();
   const d = sim.data, t = sim.tick, cells = d.cells[t];
   const f = simFrontier();
   if (f) {
-    drawQuads({ quads: f.a }, "rgba(30, 90, 230, 0.35)");
-    drawQuads({ quads: f.b }, "rgba(220, 40, 40, 0.35)");
+    quads(simLayer, f.a, COLORS.bot0, 0.35);
+    quads(simLayer, f.b, COLORS.partner, 0.35);
   }
-  const at = (b) => cellToScreen(cells[2 * b] + 0.5, cells[2 * b + 1] + 0.5);
+  const at = (b) => cellCentre(cells[2 * b], cells[2 * b + 1]);
   const lines = (pairs, color) => {
-    ctx.strokeStyle = color;
-    ctx.lineWidth = 1.5;
     for (let k = 0; k < (pairs || []).length; k += 2) {
-      const [x0, y0] = at(pairs[k]), [x1, y1] = at(pairs[k + 1]);
-      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+      L.polyline([at(pairs[k]), at(pairs[k + 1])], { renderer, color, weight: 1.5, opacity: 0.9, interactive: false }).addTo(simLayer);
     }
   };
-  lines(d.visible[t], "rgba(220, 30, 30, 0.8)");
-  lines(d.negotiated[t], "rgba(250, 150, 0, 0.95)");
+  lines(d.visible[t], COLORS.sight);
+  lines(d.negotiated[t], COLORS.renegotiating);
   for (let b = 0; b < d.bots; b++) {
-    const [x, y] = at(b);
-    ctx.beginPath();
-    ctx.arc(x, y, b === 0 || b === sim.partner ? 6 : 4, 0, 2 * Math.PI);
-    ctx.fillStyle = b === 0 ? "rgb(30, 90, 230)" : b === sim.partner ? "rgb(220, 40, 40)" : "rgb(20, 20, 20)";
-    ctx.fill();
-    ctx.strokeStyle = "white";
-    ctx.lineWidth = 1.5;
-    ctx.stroke();
+    const main = b === 0 || b === sim.partner;
+    L.circleMarker(at(b), {
+      renderer, radius: main ? 6 : 4, color: "white", weight: 1.5, fillOpacity: 1, interactive: false,
+      fillColor: b === 0 ? COLORS.bot0 : b === sim.partner ? COLORS.partner : COLORS.bot,
+    }).addTo(simLayer);
   }
   const vis = (d.visible[t] || []).length / 2, neg = (d.negotiated[t] || []).length / 2;
   document.getElementById("simstatus").textContent =
@@ -127,7 +287,7 @@ function drawSim() {
 function setTick(t) {
   sim.tick = Math.max(0, Math.min(t, sim.data.ticks - 1));
   document.getElementById("simtick").value = sim.tick;
-  draw();
+  drawSim();
 }
 function play(now) {
   if (!sim.playing) return;
@@ -141,150 +301,57 @@ function play(now) {
 async function runSim() {
   const q = new URLSearchParams({ bots: document.getElementById("simbots").value, seconds: document.getElementById("simsecs").value });
   const st = document.getElementById("simstatus");
-  st.textContent = "running…";
-  viewer.pending++;
+  st.textContent = "running the simulation on the server…";
+  busy(+1);
   try {
     const resp = await fetch("api/sim?" + q);
-    const text = await resp.text();
-    if (!resp.ok) throw new Error(text.trim());
-    sim.data = JSON.parse(text);
+    if (!resp.ok) throw new Error(await apiError(resp));
+    sim.data = await resp.json();
     const sel = document.getElementById("simpartner");
     sel.innerHTML = "";
     for (let b = 1; b < sim.data.bots; b++) sel.add(new Option(String(b)));
+    sel.disabled = false;
     sim.partner = 1;
     const slider = document.getElementById("simtick");
     slider.max = sim.data.ticks - 1;
     slider.disabled = false;
     document.getElementById("simplay").disabled = false;
+    if (!map.hasLayer(simLayer)) simLayer.addTo(map);
     setTick(0);
+    legend();
   } catch (e) {
     st.textContent = e.message;
   } finally {
-    viewer.pending--;
+    busy(-1);
   }
 }
 document.getElementById("simrun").addEventListener("click", runSim);
 document.getElementById("simtick").addEventListener("input", (e) => setTick(Number(e.target.value)));
-document.getElementById("simpartner").addEventListener("change", (e) => { sim.partner = Number(e.target.value); draw(); });
+document.getElementById("simpartner").addEventListener("change", (e) => { sim.partner = Number(e.target.value); drawSim(); legend(); });
 document.getElementById("simplay").addEventListener("click", (e) => {
   sim.playing = !sim.playing;
   e.target.textContent = sim.playing ? "pause" : "play";
   if (sim.playing) requestAnimationFrame(play);
 });
 
-function options() {
-  const q = new URLSearchParams();
-  for (const id of ["method", "merge", "queue", "neighbours"]) q.set(id, document.getElementById(id).value);
-  return q;
-}
-async function query() {
-  if (!viewer.a || !viewer.b) { draw(); return; }
-  const q = options();
-  q.set("a", viewer.a.join(","));
-  q.set("b", viewer.b.join(","));
-  viewer.pending++;
-  try {
-    const resp = await fetch("api/frontier?" + q);
-    const text = await resp.text();
-    if (!resp.ok) throw new Error(text.trim());
-    const f = JSON.parse(text);
-    viewer.frontier = f;
-    viewer.error = "";
-    statusEl.className = "";
-    statusEl.textContent = f.mutually_visible
-      ? `A (${viewer.a}) and B (${viewer.b}) see each other: no frontier set (${f.elapsed_ms.toFixed(3)} ms)`
-      : `A (${viewer.a}): ${f.a.points} points in ${f.a.quads.length} quads; B (${viewer.b}): ${f.b.points} points in ${f.b.quads.length} quads; ${f.elapsed_ms.toFixed(3)} ms`;
-  } catch (e) {
-    viewer.frontier = null;
-    viewer.error = e.message;
-    statusEl.className = "error";
-    statusEl.textContent = e.message;
-  } finally {
-    viewer.pending--;
-    draw();
-  }
-}
-
-let hoverTimer = 0;
-function hover(c, r) {
-  const i = viewer.info;
-  if (c < 0 || r < 0 || c >= i.width || r >= i.height) { hoverEl.textContent = ""; return; }
-  hoverEl.textContent = `cell (${c},${r})`;
-  if (!document.getElementById("hoverpvs").checked) return;
-  clearTimeout(hoverTimer);
-  hoverTimer = setTimeout(async () => {
-    const exact = document.getElementById("exact").checked ? "1" : "0";
-    const key = `${c},${r},${exact}`;
-    if (key === pvsKey) return;
-    pvsKey = key;
-    const resp = await fetch(`api/pvs.png?at=${c},${r}&exact=${exact}`);
-    if (!resp.ok) { hoverEl.textContent = (await resp.text()).trim(); return; }
-    const img = new Image();
-    img.onload = () => { pvsImg = img; draw(); };
-    img.src = URL.createObjectURL(await resp.blob());
-    hoverEl.textContent = `cell (${c},${r}): its PVS ${exact === "1" ? "uncompressed" : "as stored"}`;
-  }, 150);
-}
-
-let down = null;
-// near returns "a" or "b" when (x,y) is on that player's marker.
-function near(x, y) {
-  for (const k of ["a", "b"]) {
-    if (!viewer[k]) continue;
-    const [mx, my] = cellToScreen(viewer[k][0] + 0.5, viewer[k][1] + 0.5);
-    if (Math.hypot(mx - x, my - y) <= 8) return k;
-  }
-  return null;
-}
-canvas.addEventListener("mousedown", (e) => {
-  down = { x: e.offsetX, y: e.offsetY, px: panX, py: panY, moved: false, marker: near(e.offsetX, e.offsetY) };
-});
-canvas.addEventListener("mousemove", (e) => {
-  if (down && down.marker) { // drag a player: the frontier follows on release
-    const [c, r] = screenToCell(e.offsetX, e.offsetY), i = viewer.info;
-    if (c >= 0 && r >= 0 && c < i.width && r < i.height) { viewer[down.marker] = [c, r]; down.moved = true; draw(); }
-    return;
-  }
-  if (down) {
-    const dx = e.offsetX - down.x, dy = e.offsetY - down.y;
-    if (Math.abs(dx) + Math.abs(dy) > 4) down.moved = true;
-    if (down.moved) { panX = down.px + dx; panY = down.py + dy; userMoved = true; draw(); }
-    return;
-  }
-  if (viewer.info) hover(...screenToCell(e.offsetX, e.offsetY));
-});
-canvas.addEventListener("mouseup", (e) => {
-  const d = down;
-  down = null;
-  if (d && d.marker && d.moved) { query(); return; }
-  if (!d || d.moved || !viewer.info) return;
-  const [c, r] = screenToCell(e.offsetX, e.offsetY);
-  const i = viewer.info;
-  if (c < 0 || r < 0 || c >= i.width || r >= i.height) return;
-  if (e.shiftKey || next === "b") { viewer.b = [c, r]; next = "a"; } else { viewer.a = [c, r]; next = "b"; }
-  query();
-});
-canvas.addEventListener("wheel", (e) => {
-  e.preventDefault();
-  const f = Math.exp(-e.deltaY * 0.002);
-  panX = e.offsetX - f * (e.offsetX - panX);
-  panY = e.offsetY - f * (e.offsetY - panY);
-  zoom *= f;
-  userMoved = true;
-  draw();
-}, { passive: false });
-for (const id of ["method", "merge", "queue", "neighbours"]) document.getElementById(id).addEventListener("change", query);
-document.getElementById("exact").addEventListener("change", () => { pvsKey = ""; });
-document.getElementById("hoverpvs").addEventListener("change", (e) => { if (!e.target.checked) { pvsImg = null; pvsKey = ""; draw(); } });
-document.getElementById("reset").addEventListener("click", () => { userMoved = false; resetView(); });
-new ResizeObserver(resize).observe(canvas); // the layout above it changes as text wraps
-
 (async () => {
-  viewer.info = await (await fetch("api/info")).json();
+  try {
+    const resp = await fetch("api/info");
+    if (!resp.ok) throw new Error(await apiError(resp));
+    viewer.info = await resp.json();
+  } catch (e) {
+    loadingEl.textContent = "cannot load the store: " + e.message;
+    return;
+  }
   const i = viewer.info;
   document.getElementById("store").textContent =
-    `${i.path}: ${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no CRS"}, hidden kept ${(100 * i.hidden_kept).toFixed(1)}%`;
-  shade = new Image();
-  shade.onload = () => { resize(); resetView(); viewer.ready = true; };
-  shade.src = "api/hillshade.png";
+    `${i.path.split("/").pop()}: ${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no CRS"}, hidden kept ${(100 * i.hidden_kept).toFixed(1)}%`;
+  map.fitBounds(terrainBounds());
+  map.setMaxBounds(terrainBounds().pad(0.5));
+  shadeLayer = L.imageOverlay("api/hillshade.png", terrainBounds(), { interactive: false }).addTo(map);
+  shadeLayer.bringToBack();
+  layers.addOverlay(shadeLayer, "hillshade");
+  shadeLayer.on("load", () => { viewer.ready = true; busy(0); legend(); });
+  shadeLayer.on("error", () => { loadingEl.textContent = "cannot load the hillshade"; });
+  new ResizeObserver(() => map.invalidateSize()).observe(document.getElementById("map"));
 })();
