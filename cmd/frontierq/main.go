@@ -38,7 +38,7 @@ func main() {
 // run executes one frontierq command; errors are returned for main to print.
 func run(args []string, stdout, stderr io.Writer) error {
 	root := queryCmd(stdout, stderr)
-	root.AddCommand(verifyCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr))
+	root.AddCommand(verifyCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr), pvsCmd(stdout, stderr))
 	return cli.Execute(root, args, stdout, stderr)
 }
 

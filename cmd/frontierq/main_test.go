@@ -374,3 +374,48 @@ func TestLonLatAndGeoJSON(t *testing.T) {
 		t.Errorf("ogrinfo, want %d features in EPSG:32619:\n%s", regions, info)
 	}
 }
+
+// TestJSONAndPVSExport: every reporting command prints one JSON object with
+// --json; `pvs` writes a cell's PVS as stored and recomputed, and the
+// stored one never hides a cell the recomputed one sees (the cap only turns
+// hidden into unknown, §3.4).
+func TestJSONAndPVSExport(t *testing.T) {
+	store := testStore(t)
+	dir := t.TempDir()
+	jsonOut := func(args ...string) map[string]any {
+		t.Helper()
+		out, errOut, code := runCmd(args...)
+		var m map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &m) != nil {
+			t.Fatalf("%v: exit %d, not one JSON object:\n%s\n%s", args, code, out, errOut)
+		}
+		return m
+	}
+	stored, exact := filepath.Join(dir, "s.tif"), filepath.Join(dir, "e.tif")
+	ms := jsonOut("pvs", store, "--at", "20,20", "-o", stored, "--json")
+	me := jsonOut("pvs", store, "--at", "20,20", "-o", exact, "--exact", "--json")
+	if ms["visible"].(float64)+ms["unknown"].(float64)+ms["hidden"].(float64) != 48*40 || me["unknown"].(float64) != 0 {
+		t.Errorf("counts: stored %v, exact %v", ms, me)
+	}
+	gs, err := heightmap.Load(stored, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ge, err := heightmap.Load(exact, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ge.Elev {
+		if ge.Elev[i] == 255 && gs.Elev[i] == 0 {
+			t.Fatalf("cell %d: visible when recomputed, hidden in the store", i)
+		}
+	}
+	v := jsonOut("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "3", "--sample", "4", "--json", "-q")
+	if v["pairs"].(float64) != 3 || v["violations"].(float64) != 0 {
+		t.Errorf("verify: %v", v)
+	}
+	sm := jsonOut("sim", store, "--bots", "4", "--minutes", "0.05", "--schemes", "CS,GQ", "--json", "-q")
+	if rows, ok := sm["schemes"].([]any); !ok || len(rows) != 2 || sm["ticks"].(float64) != 30 {
+		t.Errorf("sim: %v", sm)
+	}
+}

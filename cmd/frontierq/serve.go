@@ -29,7 +29,6 @@ import (
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/render"
-	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 //go:embed web
@@ -300,39 +299,19 @@ func (v *viewer) pvs(r *http.Request) (string, []byte, error) {
 	if c < 0 || rw < 0 || c >= s.Width || rw >= s.Height {
 		return "", nil, &badRequest{fmt.Sprintf("--at %d,%d is outside the %d×%d grid: want col 0 to %d, row 0 to %d", c, rw, s.Width, s.Height, s.Width-1, s.Height-1)}
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, s.Width, s.Height))
-	green, amber, dark := color.NRGBA{40, 200, 60, 110}, color.NRGBA{240, 170, 20, 130}, color.NRGBA{0, 0, 40, 70}
+	var wk *horizon.Worker
 	if r.URL.Query().Get("exact") == "1" {
-		wk := v.workers.Get().(*horizon.Worker)
+		wk = v.workers.Get().(*horizon.Worker)
 		defer v.workers.Put(wk)
-		bm, err := wk.Viewshed(c, rw, horizon.Bitmap{})
-		if err != nil {
-			return "", nil, &badRequest{err.Error()}
-		}
-		for y := range s.Height {
-			for x := range s.Width {
-				if bm.Visible(x, y) {
-					img.SetNRGBA(x, y, green)
-				} else {
-					img.SetNRGBA(x, y, dark)
-				}
-			}
-		}
-	} else {
-		g := v.s.Hierarchy.G
-		t := v.s.Hierarchy.PVS(v.s.Hierarchy.QuadIndex(0, c, rw))
-		for y := range s.Height {
-			for x := range s.Width {
-				switch t.CellStatus(g, x, y) {
-				case quadpvs.Visible:
-					img.SetNRGBA(x, y, green)
-				case quadpvs.Unknown:
-					img.SetNRGBA(x, y, amber)
-				default:
-					img.SetNRGBA(x, y, dark)
-				}
-			}
-		}
+	}
+	cells := make([]byte, s.Width*s.Height)
+	if err := pvsCells(s, wk, c, rw, cells); err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, s.Width, s.Height))
+	colors := map[byte]color.NRGBA{pvsVisible: {40, 200, 60, 110}, pvsUnknown: {240, 170, 20, 130}, pvsHidden: {0, 0, 40, 70}}
+	for i, v := range cells {
+		img.SetNRGBA(i%s.Width, i/s.Width, colors[v])
 	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {

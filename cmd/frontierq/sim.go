@@ -42,6 +42,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	extend := fs.Bool("extend", true, "FB and FBP extend one side of a frontier silently when its player steps out into a cell hidden from the other side (false: Steed & Angus's rule, regrow on every exit)")
 	budget := fs.Float64("budget-ms", 0, "bound each tick's frontier work to `ms` (thesis §5.2: amortised over ticks; pairs waiting exchange updates meanwhile); 0: none")
 	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
+	asJSON := cli.JSONFlag(fs, "the run and every scheme's row")
+	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		switch {
@@ -85,11 +87,27 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *slope > 0 {
 			bo.MaxSlope = *slope
 		}
-		r, err := sim.Run(s, gr, sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only})
+		cfg := sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only}
+		if !*quiet {
+			start := time.Now()
+			next := start.Add(10 * time.Second)
+			cfg.Progress = func(pass string, tick, ticks int) {
+				if now := time.Now(); now.After(next) {
+					next = now.Add(10 * time.Second)
+					fmt.Fprintf(stderr, "frontierq sim: %s: tick %d of %d after %s\n", pass, tick, ticks, now.Sub(start).Round(time.Second))
+				}
+			}
+		}
+		r, err := sim.Run(s, gr, cfg)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
 		terrain := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+		if *asJSON {
+			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
+				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ})
+		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
 			_ = w.Write(sim.Header)
@@ -123,6 +141,24 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// simJSON is sim --json's report.
+type simJSON struct {
+	Terrain      string       `json:"terrain"`
+	Bots         int          `json:"bots"`
+	Ticks        int          `json:"ticks"`
+	Hz           float64      `json:"hz"`
+	SpeedMS      float64      `json:"speed_m_per_s"`
+	Standable    int          `json:"standable_cells"`
+	Respawns     int          `json:"respawns"`
+	Method       string       `json:"method"`
+	Merge        string       `json:"merge"`
+	AOIRadiusM   float64      `json:"aoi_radius_m"`
+	Rows         []sim.Row    `json:"schemes"`
+	ExactChecked int64        `json:"exact_checked"` // FB's silent pair-ticks checked against exact line of sight
+	ExactMissed  int64        `json:"exact_missed"`
+	GQ           sim.GQCounts `json:"gq"`
 }
 
 // schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
@@ -35,6 +36,8 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	pairs := fs.Int("pairs", 100, "random mutually invisible `pairs` to check")
 	sample := fs.Int("sample", 64, "frontier `points` per side whose PVS is recomputed (0: every point)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
+	asJSON := cli.JSONFlag(fs, "the counts")
+	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *demPath == "" {
@@ -86,7 +89,26 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
 		}
 		var mu sync.Mutex
-		checked, violations, points := 0, 0, 0
+		checked, violations, points, done := 0, 0, 0, 0
+		if !*quiet {
+			stop := make(chan struct{})
+			defer close(stop)
+			go func(start time.Time) {
+				tick := time.NewTicker(10 * time.Second)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case now := <-tick.C:
+						mu.Lock()
+						d := done
+						mu.Unlock()
+						fmt.Fprintf(stderr, "frontierq verify: %d of %d pairs after %s\n", d, len(jobs), now.Sub(start).Round(time.Second))
+					}
+				}
+			}(time.Now())
+		}
 		var eg errgroup.Group
 		next := make(chan int, len(jobs))
 		for i := range jobs {
@@ -139,6 +161,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 					checked += c
 					violations += v
 					points += res.A.Points + res.B.Points
+					done++
 					mu.Unlock()
 				}
 				return nil
@@ -151,8 +174,15 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *exact {
 			how = "exact line of sight"
 		}
-		fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (%s, both directions), violations %d\n",
-			len(jobs), points, checked, how, violations)
+		if *asJSON {
+			if err := cli.WriteJSON(stdout, map[string]any{"pairs": len(jobs), "frontier_points": points, "points_checked": checked,
+				"check": how, "violations": violations}); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (%s, both directions), violations %d\n",
+				len(jobs), points, checked, how, violations)
+		}
 		if violations > 0 {
 			return fmt.Errorf("%d violations of the frontier guarantee", violations)
 		}

@@ -42,6 +42,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	every := fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
 	fs.DurationVar(every, "progress-every", 30*time.Second, "")
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
+	asJSON := cli.JSONFlag(fs, "what was written")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {
@@ -140,6 +141,19 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		el := time.Since(start)
+		if *asJSON {
+			rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw}
+			if shard.Count > 0 {
+				i := shard.Index
+				rep.Partial = &partialJSON{Path: *out, Shard: i, Shards: shard.Count, PointsWithData: plan.Points[i], FirstQuad: plan.First[i], EndQuad: plan.First[i+1], Level: plan.Level}
+			}
+			for i, o := range outputs {
+				if shard.Count == 0 {
+					rep.Stores = append(rep.Stores, storeJSON{Path: o.Path, Stats: stats[i]})
+				}
+			}
+			return cli.WriteJSON(stdout, rep)
+		}
 		if shard.Count > 0 {
 			i := shard.Index
 			fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
@@ -155,6 +169,33 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// bakeJSON is bake --json's report: the stores written (or the shard's
+// partial file), the points baked, the wall time.
+type bakeJSON struct {
+	Stores  []storeJSON  `json:"stores,omitempty"`
+	Partial *partialJSON `json:"partial,omitempty"`
+	Points  int          `json:"points"`
+	Seconds float64      `json:"seconds"`
+	Workers int          `json:"workers"`
+}
+
+// storeJSON is one written store and its statistics.
+type storeJSON struct {
+	Path string `json:"path"`
+	compress.Stats
+}
+
+// partialJSON is a shard's partial file: which quads of which level it holds.
+type partialJSON struct {
+	Path           string `json:"path"`
+	Shard          int    `json:"shard"`
+	Shards         int    `json:"shards"`
+	PointsWithData int    `json:"points_with_data"`
+	FirstQuad      int    `json:"first_quad"`
+	EndQuad        int    `json:"end_quad"` // one past the last
+	Level          int    `json:"level"`
 }
 
 // maxWorkers bounds --workers.

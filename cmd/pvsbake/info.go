@@ -32,6 +32,7 @@ func infoCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	var dem cli.DEMFlags
 	dem.Register(fs)
+	fs.Bool("json", true, "print JSON (always; accepted like every command's --json)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {

@@ -22,6 +22,7 @@ func joinCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "join -o OUT PART...", Short: "Write the stores of a sharded bake from all its partial files", Args: cli.MinArgs("PART")}
 	fs := c.Flags()
 	out := fs.StringP("output", "o", "", "output store `path`, as given to a single bake: with several budgets, a prefix: PREFIX-<budget>.pvs")
+	asJSON := cli.JSONFlag(fs, "the stores written")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" {
@@ -65,6 +66,13 @@ func joinCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if *asJSON {
+			rep := joinJSON{Shards: len(parts), Seconds: round(time.Since(start).Seconds(), 3)}
+			for i, p := range paths {
+				rep.Stores = append(rep.Stores, storeJSON{Path: p, Stats: stats[i]})
+			}
+			return cli.WriteJSON(stdout, rep)
+		}
 		for i, p := range paths {
 			st := stats[i]
 			fmt.Fprintf(stdout, "wrote %s: %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
@@ -74,4 +82,11 @@ func joinCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// joinJSON is join --json's report.
+type joinJSON struct {
+	Stores  []storeJSON `json:"stores"`
+	Shards  int         `json:"shards"`
+	Seconds float64     `json:"seconds"`
 }

@@ -142,3 +142,33 @@ func TestSynthWritesTerrain(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out, errOut)
 	}
 }
+
+// TestJSONReports: synth, viewshed, bake and stat print one JSON object
+// with --json, and they agree on what was written.
+func TestJSONReports(t *testing.T) {
+	dir := t.TempDir()
+	jsonOut := func(args ...string) map[string]any {
+		t.Helper()
+		out, errOut, code := runCmd(args...)
+		var m map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &m) != nil {
+			t.Fatalf("%v: exit %d, not one JSON object:\n%s\n%s", args, code, out, errOut)
+		}
+		return m
+	}
+	dem := filepath.Join(dir, "h.tif")
+	if m := jsonOut("synth", "--size", "24", "-o", dem, "--json"); m["width"].(float64) != 24 || m["path"] != dem {
+		t.Errorf("synth: %v", m)
+	}
+	vs := jsonOut("viewshed", dem, "--at", "3,4", "-o", filepath.Join(dir, "v.tif"), "--sectors", "64", "--json")
+	if obs := vs["observer"].(map[string]any); obs["col"].(float64) != 3 || obs["row"].(float64) != 4 || obs["lon"] == nil || vs["cells"].(float64) != 576 {
+		t.Errorf("viewshed: %v", vs)
+	}
+	store := filepath.Join(dir, "h.pvs")
+	b := jsonOut("bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q", "--json")
+	stores := b["stores"].([]any)
+	st := jsonOut("stat", store, "--json")
+	if len(stores) != 1 || stores[0].(map[string]any)["path"] != store || stores[0].(map[string]any)["nodes_total"] != st["nodes_total"] || b["points"].(float64) != 576 {
+		t.Errorf("bake %v, stat %v", b, st)
+	}
+}

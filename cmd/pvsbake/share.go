@@ -24,6 +24,7 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 	out := fs.StringP("output", "o", "", "output store `path`")
 	budgetArg := fs.String("budget", "", "memory budget of the shared store, e.g. 100MB or 0.1GiB, in the input's accounting (its cap's kind)")
 	minCodes := fs.Int("min-codes", 24, "consider subtrees of at least this many `codes` for sharing (≥ 5)")
+	asJSON := cli.JSONFlag(fs, "the store written")
 	quiet := fs.BoolP("quiet", "q", false, "do not report each trial cap")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || *budgetArg == "" || *minCodes < 5 {
@@ -66,12 +67,29 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 		if c.Nodes > 0 {
 			before = compress.ThesisBytesPerNode * stats.NodesTotal
 		}
+		if *asJSON {
+			return cli.WriteJSON(stdout, shareJSON{Path: *out, Cap: c, UnsharedCap: unshared, Subtrees: st.Subtrees, Refs: st.Refs,
+				MemoryBytes: c.Size(h), UnsharedBytes: before, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
+		}
 		fmt.Fprintf(stdout, "%s: cap %s (the budget alone allows %s), %d shared subtrees, %d references, %s in memory (%s unshared), hidden kept %.2f%% (input %.2f%%)\n",
 			*out, capString(c), capString(unshared), st.Subtrees, st.Refs, compress.FormatBytes(c.Size(h)),
 			compress.FormatBytes(before), 100*stats.HiddenKept, 100*s.HiddenKept)
 		return nil
 	}
 	return c
+}
+
+// shareJSON is share --json's report.
+type shareJSON struct {
+	Path            string       `json:"path"`
+	Cap             compress.Cap `json:"cap"`
+	UnsharedCap     compress.Cap `json:"unshared_cap"` // what the budget allows without sharing
+	Subtrees        int          `json:"shared_subtrees"`
+	Refs            int          `json:"references"`
+	MemoryBytes     int64        `json:"memory_bytes"`
+	UnsharedBytes   int64        `json:"unshared_bytes"`
+	HiddenKept      float64      `json:"hidden_kept"`
+	InputHiddenKept float64      `json:"input_hidden_kept"`
 }
 
 func capString(c compress.Cap) string {

@@ -42,6 +42,7 @@ type storeStat struct {
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
+	c.Flags().Bool("json", true, "print JSON (always; accepted like every command's --json)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		start := time.Now()
 		s, err := bake.OpenStore(pos[0])

@@ -24,6 +24,7 @@ func synthCmd(stdout, stderr io.Writer) *cobra.Command {
 	cell := fs.Float64("cell-size", 10, "cell size in `metres`")
 	relief := fs.Float64("relief", 300, "height range of the hills, or the tallest building, in `metres`")
 	seed := fs.Uint64("seed", 1, "random `seed`; the same seed gives the same terrain")
+	asJSON := cli.JSONFlag(fs, "what was written")
 	out := fs.StringP("output", "o", "", "output GeoTIFF `path`")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" {
@@ -54,6 +55,10 @@ func synthCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		lo, hi := g.MinMax()
+		if *asJSON {
+			return cli.WriteJSON(stdout, map[string]any{"path": *out, "kind": *kind, "width": g.Width, "height": g.Height,
+				"dx_m": *cell, "dy_m": *cell, "min_m": round(lo, 3), "max_m": round(hi, 3), "seed": *seed})
+		}
 		fmt.Fprintf(stdout, "wrote %s: %s terrain, %d×%d cells of %g m, heights %.1f–%.1f m, seed %d\n", *out, *kind, g.Width, g.Height, *cell, lo, hi, *seed)
 		return nil
 	}

@@ -33,8 +33,9 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 	at.Register(fs, "at", "the observer's")
 	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
+	asJSON := cli.JSONFlag(fs, "the observer and what it sees")
 	hzOut := fs.String("horizon", "", "also write the per-sector horizon (azimuth_rad, elevation_rad, distance_m) to this CSV `path`")
-	c.RunE = func(_ *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) (err error) {
 		if !at.Given() || *out == "" {
 			return cli.Usagef("viewshed needs the observer (%s) and -o OUT.tif", at.Flags())
 		}
@@ -77,12 +78,21 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		n := bm.CountVisible()
-		fmt.Fprintf(stdout, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
+		text := stdout // the lines --json replaces
+		if *asJSON {
+			text = io.Discard
+			defer func() {
+				if err == nil {
+					err = cli.WriteJSON(stdout, viewshedJSON{Observer: cli.Locate(g.Georef, g.Width, g.Elev, col, row), Visible: n, Cells: len(mask), Path: *out, PNG: *pngOut, Horizon: *hzOut})
+				}
+			}()
+		}
+		fmt.Fprintf(text, "observer (%d,%d) sees %d of %d cells (%.1f%%); wrote %s\n", col, row, n, len(mask), 100*float64(n)/float64(len(mask)), *out)
 		if *hzOut != "" {
 			if err := writeHorizon(*hzOut, wk.Horizon(nil)); err != nil {
 				return fmt.Errorf("write %s: %w", *hzOut, err)
 			}
-			fmt.Fprintf(stdout, "wrote %s\n", *hzOut)
+			fmt.Fprintf(text, "wrote %s\n", *hzOut)
 		}
 		if *pngOut != "" {
 			img := render.Hillshade(g.Elev, g.Width, g.Height, g.Dx, g.Dy)
@@ -103,11 +113,21 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err := render.WritePNG(*pngOut, render.WithLegend(big, items, g.Dx/sx)); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)
 			}
-			fmt.Fprintf(stdout, "wrote %s\n", *pngOut)
+			fmt.Fprintf(text, "wrote %s\n", *pngOut)
 		}
 		return nil
 	}
 	return c
+}
+
+// viewshedJSON is viewshed --json's report.
+type viewshedJSON struct {
+	Observer cli.Location `json:"observer"`
+	Visible  int          `json:"visible_cells"`
+	Cells    int          `json:"cells"`
+	Path     string       `json:"path"`
+	PNG      string       `json:"png,omitempty"`
+	Horizon  string       `json:"horizon,omitempty"`
 }
 
 // writeHorizon writes one CSV row per sector, atomically: azimuth clockwise

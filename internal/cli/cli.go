@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -300,4 +301,16 @@ func CheckStandable(what string, g *heightmap.Grid, col, row int) error {
 // Terrain returns g as the horizon package's terrain (sharing Elev).
 func Terrain(g *heightmap.Grid) horizon.Terrain {
 	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
+}
+
+// WriteJSON prints v as indented JSON, the --json output of every command.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// JSONFlag registers --json on fs with the given help.
+func JSONFlag(fs *pflag.FlagSet, what string) *bool {
+	return fs.Bool("json", false, "print "+what+" as one JSON object instead of text")
 }

@@ -61,17 +61,17 @@ type Config struct {
 
 // Row is one scheme's totals, the columns of summary.csv.
 type Row struct {
-	Scheme               interest.Scheme
-	Ticks                int
-	Packets              int64
-	PacketsPerTick       float64
-	PacketsPerClientTick float64
-	Queries              int64   // frontiers grown (FB, FBP)
-	QueryP50MS           float64 // frontier work per tick (summed query time), percentiles over ticks
-	QueryP99MS           float64
-	QueryMaxMS           float64
-	LifetimeMeanS        float64 // mean validity of the frontiers replaced during the run
-	Missed               int64   // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
+	Scheme               interest.Scheme `json:"scheme"`
+	Ticks                int             `json:"ticks"`
+	Packets              int64           `json:"packets"`
+	PacketsPerTick       float64         `json:"packets_per_tick"`
+	PacketsPerClientTick float64         `json:"packets_per_client_tick"`
+	Queries              int64           `json:"queries"`      // frontiers grown (FB, FBP)
+	QueryP50MS           float64         `json:"query_p50_ms"` // frontier work per tick (summed query time), percentiles over ticks
+	QueryP99MS           float64         `json:"query_p99_ms"`
+	QueryMaxMS           float64         `json:"query_max_ms"`
+	LifetimeMeanS        float64         `json:"lifetime_mean_s"` // mean validity of the frontiers replaced during the run
+	Missed               int64           `json:"missed"`          // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
 }
 
 // Header is summary.csv's header: Row.Record's columns.
@@ -415,7 +415,14 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 // GQCounts are the joint frontier's packets by kind, summed over the run
 // (interest.JointTickResult), its open pair-ticks and its quad-PVS lookups.
 type GQCounts struct {
-	Uplinks, Downlinks, Messages, Updates, Announcements, Flips, Open, Lookups int64
+	Uplinks       int64 `json:"uplinks"`
+	Downlinks     int64 `json:"downlinks"`
+	Messages      int64 `json:"messages"`
+	Updates       int64 `json:"updates"`
+	Announcements int64 `json:"announcements"`
+	Flips         int64 `json:"flips"`
+	Open          int64 `json:"open"`
+	Lookups       int64 `json:"lookups"`
 }
 
 // snapshot keeps tick tk's bots, exchanges and bot 0's largest frontier.
