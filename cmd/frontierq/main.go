@@ -239,7 +239,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 				items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
 					{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
 			}
-			items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g x %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
+			items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g × %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
 			img = render.WithLegend(big, items, s.DxM/sx)
 			if err := render.WritePNG(*pngOut, img); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)

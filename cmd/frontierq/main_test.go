@@ -419,3 +419,47 @@ func TestJSONAndPVSExport(t *testing.T) {
 		t.Errorf("sim: %v", sm)
 	}
 }
+
+// TestNoGeoreferencing: on a store baked from a headerless RAW heightmap
+// (no geotransform, no CRS), map x/y and lon/lat are refused in one line
+// naming the value, cells work, and --geojson is in cell coordinates.
+func TestNoGeoreferencing(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "h.r16")
+	const n = 32
+	buf := make([]byte, 2*n*n)
+	for i := range n * n {
+		v := uint16(1000 + 40*((i%n)/8) + 25*((i/n)%5))
+		buf[2*i], buf[2*i+1] = byte(v), byte(v>>8)
+	}
+	if err := os.WriteFile(raw, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dem, err := heightmap.Load(raw, heightmap.Options{CellSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 64
+	store := filepath.Join(dir, "raw.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--a-lonlat=-71,44", "--b", "30,30"}, "--a-lonlat -71,44: heightmap: the grid has no CRS"},
+		{[]string{"--a-xy", "5,5", "--b", "30,30"}, "--a-xy 5,5: heightmap: the grid has no georeferencing"},
+	} {
+		_, errOut, code := runCmd(append([]string{store}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+	}
+	gj := filepath.Join(dir, "f.geojson")
+	out, errOut, code := runCmd(store, "--a", "1,1", "--b", "30,30", "--geojson", gj)
+	if code != 0 || (!strings.Contains(out, "cell coordinates") && !strings.Contains(out, "see each other")) {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}

@@ -108,7 +108,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			items := []render.LegendItem{
 				{Swatch: eye, Label: fmt.Sprintf("observer (%d,%d), eye %.3g m above the ground", col, row, p.ObserverHeight)},
 				{Swatch: hidden, Label: fmt.Sprintf("hidden from it (target %.3g m tall): %.1f%% of cells", p.TargetHeight, 100-100*float64(n)/float64(len(mask)))},
-				{Label: fmt.Sprintf("%d sectors, cells %.3g x %.3g m", p.Sectors, g.Dx, g.Dy)},
+				{Label: fmt.Sprintf("%d sectors, cells %.3g × %.3g m", p.Sectors, g.Dx, g.Dy)},
 			}
 			if err := render.WritePNG(*pngOut, render.WithLegend(big, items, g.Dx/sx)); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)

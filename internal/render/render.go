@@ -10,9 +10,12 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"sync"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
@@ -102,24 +105,30 @@ type LegendItem struct {
 
 // WithLegend returns img with a white strip below it holding the items, one
 // line each, and a scale bar of a round length when metresPerPx > 0.
+// The legend's labels are in Go Regular (golang.org/x/image/font/gofont),
+// hinted at 13 px; basicfont if the embedded font ever fails to parse.
 func WithLegend(img *image.RGBA, items []LegendItem, metresPerPx float64) *image.RGBA {
-	face := basicfont.Face7x13
-	const line, pad = 16, 6
+	face := legendFace()
+	const line, pad = 18, 6
 	rows := len(items)
 	if metresPerPx > 0 {
 		rows++
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	out := image.NewRGBA(image.Rect(0, 0, max(w, 260), h+rows*line+2*pad))
+	width := max(w, 260)
+	for _, it := range items {
+		width = max(width, pad+20+font.MeasureString(face, it.Label).Ceil()+pad)
+	}
+	out := image.NewRGBA(image.Rect(0, 0, width, h+rows*line+2*pad))
 	draw.Draw(out, out.Rect, image.White, image.Point{}, draw.Src)
 	draw.Draw(out, image.Rect(0, 0, w, h), img, img.Rect.Min, draw.Src)
 	d := font.Drawer{Dst: out, Src: image.Black, Face: face}
 	y := h + pad
 	for _, it := range items {
 		if it.Swatch.A > 0 {
-			draw.Draw(out, image.Rect(pad, y+2, pad+12, y+14), image.NewUniform(it.Swatch), image.Point{}, draw.Src)
+			draw.Draw(out, image.Rect(pad, y+3, pad+12, y+15), image.NewUniform(it.Swatch), image.Point{}, draw.Src)
 		}
-		d.Dot = fixed.P(pad+20, y+12)
+		d.Dot = fixed.P(pad+20, y+14)
 		d.DrawString(it.Label)
 		y += line
 	}
@@ -133,8 +142,8 @@ func WithLegend(img *image.RGBA, items []LegendItem, metresPerPx float64) *image
 			}
 		}
 		n := int(math.Round(m / metresPerPx))
-		draw.Draw(out, image.Rect(pad, y+6, pad+n, y+9), image.Black, image.Point{}, draw.Src)
-		d.Dot = fixed.P(pad+n+8, y+12)
+		draw.Draw(out, image.Rect(pad, y+8, pad+n, y+11), image.Black, image.Point{}, draw.Src)
+		d.Dot = fixed.P(pad+n+8, y+14)
 		if m >= 1000 {
 			d.DrawString(fmt.Sprintf("%g km", m/1000))
 		} else {
@@ -142,4 +151,22 @@ func WithLegend(img *image.RGBA, items []LegendItem, metresPerPx float64) *image
 		}
 	}
 	return out
+}
+
+var (
+	fontOnce sync.Once
+	goFont   *opentype.Font
+)
+
+// legendFace returns Go Regular at 13 px (a new face per call: faces are
+// not safe for concurrent use; the parsed font is shared), or basicfont
+// when the embedded font fails to parse.
+func legendFace() font.Face {
+	fontOnce.Do(func() { goFont, _ = opentype.Parse(goregular.TTF) })
+	if goFont != nil {
+		if fc, err := opentype.NewFace(goFont, &opentype.FaceOptions{Size: 13, DPI: 72, Hinting: font.HintingFull}); err == nil {
+			return fc
+		}
+	}
+	return basicfont.Face7x13
 }
