@@ -432,9 +432,7 @@ func (jt *Joint) grows(i int, p grow.Quad, others int) bool {
 		jt.groups[k] = jt.groups[len(jt.groups)-1]
 		jt.groups = jt.groups[:len(jt.groups)-1]
 		k--
-		for _, j := range jt.order[gp.lo:gp.hi] {
-			jt.part = append(jt.part, j)
-		}
+		jt.part = append(jt.part, jt.order[gp.lo:gp.hi]...)
 	}
 	for _, j := range jt.part {
 		jt.res.Lookups += 2

@@ -164,8 +164,7 @@ func TestCapEach(t *testing.T) {
 		}
 	}
 	var c Capper
-	var u Tree
-	u = *encode(t, g, real[0])
+	u := *encode(t, g, real[0])
 	if err := c.CapEach([]*Tree{new(Tree), new(Tree)}, &u, []int{5, 9}, false); err == nil {
 		t.Error("caps in increasing order are accepted")
 	}
