@@ -296,19 +296,44 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 // each with a store header.
 const maxPartJSON = 16 << 20
 
+// MaxShards bounds a sharded bake's shard count, on writing and on
+// reading a partial file.
+const MaxShards = 1 << 16
+
+// ValidLabel reports whether label can name an output of a sharded bake: 1
+// to 64 of A–Z, a–z, 0–9, '.', '_', '+' and '-', not starting with '.' or
+// '-'. The join derives file names from labels, so none may hold a path
+// separator or climb out of a folder.
+func ValidLabel(label string) bool {
+	if len(label) == 0 || len(label) > 64 || label[0] == '.' || label[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(label) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // checkHeader checks what the reader itself relies on and returns the
 // grid's cell count.
 func (p *PartReader) checkHeader(at int64) (uint64, error) {
 	h := &p.Header
 	switch {
-	case h.Shards < 1 || h.Shard < 0 || h.Shard >= h.Shards:
-		return 0, &FormatError{at, fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)}
+	case h.Shards < 1 || h.Shards > MaxShards || h.Shard < 0 || h.Shard >= h.Shards:
+		return 0, &FormatError{at, fmt.Sprintf("shard %d of %d (at most %d shards)", h.Shard, h.Shards, MaxShards)}
 	case len(h.Outputs) == 0 || len(h.Outputs) > 1024:
 		return 0, &FormatError{at, fmt.Sprintf("%d outputs", len(h.Outputs))}
 	case h.First < 0 || h.First > h.Last || h.Level < 0:
 		return 0, &FormatError{at, fmt.Sprintf("quads %d to %d of level %d", h.First, h.Last, h.Level)}
 	}
+	seen := map[string]bool{}
 	for _, o := range h.Outputs {
+		if !ValidLabel(o.Label) || seen[o.Label] {
+			return 0, &FormatError{at, fmt.Sprintf("output label %.80q: want a unique name of 1 to 64 letters, digits, '.', '_', '+', '-'", o.Label)}
+		}
+		seen[o.Label] = true
 		if _, _, err := o.Store.check(-1); err != nil {
 			return 0, &FormatError{at, "header of output " + o.Label + ": " + err.Error()}
 		}

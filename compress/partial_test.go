@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/horizon"
@@ -171,4 +172,49 @@ func FuzzPartReader(f *testing.F) {
 		}
 		t.Fatal("more records than bytes")
 	})
+}
+
+// TestPartHostileHeaders: partial headers claiming absurd shard counts, or
+// output labels that would name files outside the join's folder or twice,
+// are refused when read, quickly and in one line (issue 31 §4, §5).
+func TestPartHostileHeaders(t *testing.T) {
+	hd := Header{Width: 4, Height: 4, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams())}
+	for _, tc := range []struct {
+		name   string
+		shards int
+		labels []string
+		want   string
+	}{
+		{"2^40 shards", 1 << 40, []string{"1MB"}, "at most 65536 shards"},
+		{"2^62 shards", 1 << 62, []string{"1MB"}, "at most 65536 shards"},
+		{"10^7 shards", 10_000_000, []string{"1MB"}, "at most 65536 shards"},
+		{"escaping label", 2, []string{"parts/../../ESCAPED"}, "output label"},
+		{"dot label", 2, []string{".hidden"}, "output label"},
+		{"duplicate labels", 2, []string{"1MB", "1MB"}, "output label \"1MB\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ph := PartHeader{Shard: 0, Shards: tc.shards, Level: 1, First: 0, Last: 1, Points: 16, HiddenSample: 16}
+			for _, l := range tc.labels {
+				ph.Outputs = append(ph.Outputs, PartOutput{Label: l, Store: hd})
+			}
+			var f memFile
+			wr, err := NewPartWriter(&f, ph, make([]float32, 16), make([]bool, 16))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := wr.Close(PartStats{Outputs: make([]Tally, len(tc.labels))}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = NewPartReader(bytes.NewReader(f.b), int64(len(f.b)))
+			var fe *PartError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 300 {
+				t.Errorf("got %v, want a PartError saying %q", err, tc.want)
+			}
+		})
+	}
+	for _, l := range []string{"64MB", "0.5GiB", "n267", "1MB-minloss"} {
+		if !ValidLabel(l) {
+			t.Errorf("label %q refused", l)
+		}
+	}
 }

@@ -51,8 +51,10 @@ func (w Window) String() string {
 
 // check reports ErrWindow when w does not lie inside a width×height raster.
 func (w Window) check(width, height int) error {
+	// Compared without adding, which could overflow (a window of 2^62
+	// columns from column 2^62 would wrap around to fit).
 	if w.Col < 0 || w.Row < 0 || w.Width <= 0 || w.Height <= 0 ||
-		w.Col+w.Width > width || w.Row+w.Height > height {
+		w.Width > width || w.Height > height || w.Col > width-w.Width || w.Row > height-w.Height {
 		return fmt.Errorf("%w: %s is not inside the %d×%d raster", ErrWindow, w, width, height)
 	}
 	return nil

@@ -168,6 +168,10 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}},
+			[]cli.File{{Flag: "--png", Path: *pngOut}, {Flag: "--mask", Path: *maskOut}, {Flag: "--geojson", Path: *geoOut}}); err != nil {
+			return err
+		}
 		s, gr, err := openGrower(pos[0])
 		if err != nil {
 			return err

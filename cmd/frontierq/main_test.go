@@ -149,6 +149,8 @@ func TestQueryErrors(t *testing.T) {
 		{"bool with a value", []string{"sim", store, "--extend", "false"}, 2, "--extend takes no separate value: write --extend=false"},
 		{"bad number", []string{"sim", store, "--bots", "lots"}, 2, `--bots "lots": want an integer`},
 		{"sim without store", []string{"sim"}, 2, "sim takes one STORE, got none"},
+		{"picture over the store", []string{store, "--a", "1,1", "--b", "2,2", "--png", store}, 2, "--png " + store + " is the input STORE"},
+		{"two outputs on one file", []string{store, "--a", "1,1", "--b", "2,2", "--png", notStore + ".x", "--mask", notStore + ".x"}, 2, "--png and --mask both write"},
 		{"two stores", []string{"serve", store, store}, 2, "serve takes one STORE, got 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,6 +76,9 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 		if !at.Given() || *out == "" {
 			return cli.Usagef("pvs needs the cell (%s) and -o OUT.tif", at.Flags())
 		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
+			return err
+		}
 		s, _, err := openGrower(pos[0])
 		if err != nil {
 			return err

@@ -68,6 +68,19 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := checkOutput(*out); err != nil {
 			return err
 		}
+		outs := []cli.File{{Flag: "-o", Path: *out}}
+		if labels := strings.Split(*budgets+*nodes, ","); shard.Count == 0 && len(labels) > 1 {
+			outs = outs[:0]
+			for _, l := range labels {
+				if *nodes != "" {
+					l = "n" + strings.TrimSpace(l)
+				}
+				outs = append(outs, cli.File{Flag: "-o", Path: outPath(*out, strings.TrimSpace(l), len(labels))})
+			}
+		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: pos[0]}}, outs); err != nil {
+			return err
+		}
 		nw := *workers
 		if nw == 0 {
 			nw = runtime.GOMAXPROCS(0)
@@ -238,6 +251,9 @@ func bakeOutputs(out, budgets, nodes string, quads int, minLoss bool) ([]bake.Ou
 			}
 			c.MinLoss = minLoss
 			label := strings.TrimSpace(s)
+			if !compress.ValidLabel(label) {
+				return nil, cli.Usagef("--budget %q: write each budget without spaces, e.g. 0.5GiB (it names the store file)", s)
+			}
 			outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Budget: b, Cap: c})
 		}
 		return outs, nil

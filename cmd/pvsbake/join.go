@@ -43,8 +43,16 @@ func joinCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		outs := parts[0].Header.Outputs
 		paths := make([]string, len(outs))
+		var ins, written []cli.File
+		for _, p := range parts {
+			ins = append(ins, cli.File{Flag: "PART", Path: p.Path})
+		}
 		for i, o := range outs {
 			paths[i] = outPath(*out, o.Label, len(outs))
+			written = append(written, cli.File{Flag: "-o", Path: paths[i]})
+		}
+		if err := cli.CheckOutputs(ins, written); err != nil {
+			return err
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

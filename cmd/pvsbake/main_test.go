@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"missing file", []string{"info", filepath.Join(dir, "none.tif")}, 1, "none.tif: no such file"},
 		{"not a raster", []string{"info", notRaster}, 1, "x.txt: not a raster"},
 		{"window outside", []string{"info", "../../data/demo-hills.tif", "--window", "200,200,100,100"}, 1, "window outside"},
+		{"window overflowing int", []string{"info", "../../data/demo-hills.tif", "--window", "4611686018427388604,700,4611686018427387968,64"}, 1, "window outside"},
 		// The mistakes of the usability audit: one line each, naming the
 		// mistake and the help to read.
 		{"bool with a value", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--quiet", "true"}, 2, "--quiet takes no separate value"},
@@ -170,5 +172,53 @@ func TestJSONReports(t *testing.T) {
 	st := jsonOut("stat", store, "--json")
 	if len(stores) != 1 || stores[0].(map[string]any)["path"] != store || stores[0].(map[string]any)["nodes_total"] != st["nodes_total"] || b["points"].(float64) != 576 {
 		t.Errorf("bake %v, stat %v", b, st)
+	}
+}
+
+// TestOutputsNeverOverwriteInputs: an output naming an input, directly or
+// through a link, or another output, is refused before any work, and the
+// input is left as it was (issue 31 §9).
+func TestOutputsNeverOverwriteInputs(t *testing.T) {
+	dir := t.TempDir()
+	dem := filepath.Join(dir, "d.tif")
+	if _, errOut, code := runCmd("synth", "--size", "16", "-o", dem); code != 0 {
+		t.Fatal(errOut)
+	}
+	store := filepath.Join(dir, "s.pvs")
+	if _, errOut, code := runCmd("bake", dem, "-o", store, "--nodes", "20", "--sectors", "32", "-q"); code != 0 {
+		t.Fatal(errOut)
+	}
+	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
+	for i, p := range []string{p0, p1} {
+		if _, errOut, code := runCmd("bake", dem, "-o", p, "--nodes", "20", "--sectors", "32", "-q", "--shard", fmt.Sprintf("%d/2", i)); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	link := filepath.Join(dir, "link.tif")
+	if err := os.Symlink(dem, link); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(dem)
+	beforeStore, _ := os.ReadFile(store)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", dem, "-o", dem, "--nodes", "20"}, "-o " + dem + " is the input DEM"},
+		{[]string{"bake", dem, "-o", link, "--nodes", "20"}, "is the input DEM"},
+		{[]string{"share", store, "-o", store, "--budget", "1MB"}, "is the input STORE"},
+		{[]string{"viewshed", dem, "--at", "3,3", "-o", dem}, "is the input DEM"},
+		{[]string{"viewshed", dem, "--at", "3,3", "-o", filepath.Join(dir, "v.tif"), "--png", filepath.Join(dir, "v.tif")}, "-o and --png both write"},
+		{[]string{"join", "-o", p0, p0, p1}, "is the input PART"},
+	} {
+		_, errOut, code := runCmd(tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+	}
+	after, _ := os.ReadFile(dem)
+	afterStore, _ := os.ReadFile(store)
+	if !bytes.Equal(before, after) || !bytes.Equal(beforeStore, afterStore) {
+		t.Error("an input changed")
 	}
 }

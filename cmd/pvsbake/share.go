@@ -30,6 +30,9 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *out == "" || *budgetArg == "" || *minCodes < 5 {
 			return cli.Usagef("share needs -o OUT, --budget B and --min-codes ≥ 5")
 		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
+			return err
+		}
 		budget, err := compress.ParseBytes(*budgetArg)
 		if err != nil {
 			return cli.Usagef("--budget: %v", err)

@@ -39,6 +39,10 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 		if !at.Given() || *out == "" {
 			return cli.Usagef("viewshed needs the observer (%s) and -o OUT.tif", at.Flags())
 		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: pos[0]}},
+			[]cli.File{{Flag: "-o", Path: *out}, {Flag: "--png", Path: *pngOut}, {Flag: "--horizon", Path: *hzOut}}); err != nil {
+			return err
+		}
 		p, err := vis.Checked()
 		if err != nil {
 			return err

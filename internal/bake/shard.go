@@ -16,8 +16,9 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// MaxShards bounds a bake's shard count.
-const MaxShards = 1 << 16
+// MaxShards bounds a bake's shard count (compress.MaxShards, checked again
+// when a partial file is read).
+const MaxShards = compress.MaxShards
 
 // quadsPerShard is how many quads of the split level each shard gets at
 // least on average, so that contiguous ranges can balance points to within
@@ -217,8 +218,12 @@ func CheckPartials(parts []*Partial) ([]*Partial, error) {
 		}
 	}
 	if len(missing) > 0 {
+		list := strings.Join(missing[:min(len(missing), 10)], ", ")
+		if len(missing) > 10 {
+			list += fmt.Sprintf(", … (%d in all)", len(missing))
+		}
 		return nil, fmt.Errorf("shard %s of %d (0-based) missing: bake it with --shard %s/%d and join all %d: %w",
-			strings.Join(missing, ", "), n, missing[0], n, n, ErrMismatch)
+			list, n, missing[0], n, n, ErrMismatch)
 	}
 	for i, p := range byIndex {
 		if (i == 0 && p.Header.First != 0) || (i > 0 && p.Header.First != byIndex[i-1].Header.Last) {
