@@ -350,3 +350,35 @@ func TestHostileSharedStores(t *testing.T) {
 		})
 	}
 }
+
+// TestAmplifyingReferences: a shared store whose trees expand, through
+// their references, past the cap they were shared under — or, without a
+// cap, to far more nodes than the codes stored — is refused at load (issue
+// 31 §1: a chain of subtrees each referring to the previous expanded every
+// quad to the full 4^K tree and held queries for minutes).
+func TestAmplifyingReferences(t *testing.T) {
+	good, h := sharedStore(t, 21, 14)
+	most := uint32(0)
+	for _, n := range h.NodeCount {
+		most = max(most, n)
+	}
+	m, v, secs := parseFile(t, good)
+	capped := slices.Clone(secs)
+	editHeader(capped, func(hd *Header) { hd.Cap = Cap{Codes: int(most) - 1} })
+	_, err := Decode(bytes.NewReader(assemble(m, v, capped)))
+	if err == nil || !strings.Contains(err.Error(), "nodes through its references, more than the cap's") {
+		t.Errorf("a tree past its cap: %v", err)
+	}
+	// Without a cap: node counts claiming 2^31 nodes per tree.
+	inflated := slices.Clone(secs)
+	i := find(inflated, tagQidx)
+	p := bytes.Clone(inflated[i].payload)
+	for q := 0; q+qidxEntrySize <= len(p); q += qidxEntrySize {
+		binary.LittleEndian.PutUint32(p[q+12:], 1<<31)
+	}
+	inflated[i].payload, inflated[i].raw = p, uint64(len(p))
+	_, err = Decode(bytes.NewReader(assemble(m, v, inflated)))
+	if err == nil || !strings.Contains(err.Error(), "references expand") {
+		t.Errorf("inflated node counts: %v", err)
+	}
+}

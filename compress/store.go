@@ -658,6 +658,28 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 		h.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
 	}
 	h.Codes = codes
+	if s.Shared > 0 {
+		// References could expand a few stored codes into whole 4^K trees
+		// (a chain of subtrees each referring to the previous). checkRefs
+		// verifies every tree's node count against what its references
+		// stand for; here the counts are bounded first: each by the cap
+		// the trees were shared under, or, in a store without a cap, all
+		// together by 16 times the codes stored.
+		bound, total := int64(max(s.Cap.Codes, s.Cap.Nodes)), int64(0)
+		for i, n := range h.NodeCount {
+			total += int64(n)
+			if bound > 0 && int64(n) > bound {
+				name := fmt.Sprintf("quad %d", i)
+				if i >= h.Quads() {
+					name = fmt.Sprintf("shared subtree %d", i-h.Quads())
+				}
+				return &FormatError{end, fmt.Sprintf("%s: %d nodes through its references, more than the cap's %d", name, n, bound)}
+			}
+		}
+		if stored := 32 * int64(len(codes)); bound == 0 && total > 16*stored+1<<16 {
+			return &FormatError{end, fmt.Sprintf("references expand %d stored codes to %d nodes", stored, total)}
+		}
+	}
 	if err := h.BuildRanks(); err != nil {
 		return &FormatError{end, err.Error()}
 	}
