@@ -152,6 +152,8 @@ func TestQueryErrors(t *testing.T) {
 		{"picture over the store", []string{store, "--a", "1,1", "--b", "2,2", "--png", store}, 2, "--png " + store + " is the input STORE"},
 		{"two outputs on one file", []string{store, "--a", "1,1", "--b", "2,2", "--png", notStore + ".x", "--mask", notStore + ".x"}, 2, "--png and --mask both write"},
 		{"two stores", []string{"serve", store, store}, 2, "serve takes one STORE, got 2"},
+		{"serve beyond loopback", []string{"serve", store, "--addr", ":8080"}, 2, "--addr :8080 listens on every interface, beyond this machine: add --public"},
+		{"serve on a LAN address", []string{"serve", store, "--addr", "192.168.1.5:8080"}, 2, "add --public"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := runCmd(tc.args...)

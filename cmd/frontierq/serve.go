@@ -17,12 +17,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/net/netutil"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
@@ -41,27 +43,41 @@ const (
 	servePlaybackTimeout = 60 * time.Second // a simulation to play back
 	serveMaxHeader       = 16 << 10         // bytes of request headers
 	serveMaxURL          = 2048             // bytes of a request's URL
+	serveMaxConns        = 128              // connections open at once; more wait in the kernel's backlog
 )
 
-// runServe serves the viewer of one store: the page (embedded, nothing
-// fetched from elsewhere) and its API. It binds loopback unless --addr
-// says otherwise, and stops on SIGINT or SIGTERM.
+// serveCmd is `frontierq serve`: the viewer of one store, the page
+// (embedded, nothing fetched from elsewhere) and its API. It binds loopback
+// unless --addr names another host and --public allows it; on loopback it
+// answers only requests addressed to a loopback name (no DNS rebinding). It
+// keeps at most serveMaxConns connections and stops on SIGINT or SIGTERM.
 func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "serve STORE", Short: "Serve the browser viewer of a store and its JSON API", Args: cli.Args("STORE")}
 	fset := c.Flags()
-	addr := fset.String("addr", "127.0.0.1:8080", "listen `address` (host:port; a host other than loopback exposes the store to the network)")
+	addr := fset.String("addr", "127.0.0.1:8080", "listen `address` host:port (a host other than loopback needs --public)")
+	public := fset.Bool("public", false, "allow --addr to listen beyond loopback, exposing the store and the server's CPU to the network")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if _, _, err := net.SplitHostPort(*addr); err != nil {
+		host, _, err := net.SplitHostPort(*addr)
+		if err != nil {
 			return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8080", *addr)
+		}
+		if !loopback(host) && !*public {
+			where := host
+			if where == "" {
+				where = "every interface"
+			}
+			return cli.Usagef("--addr %s listens on %s, beyond this machine: add --public to mean it, or use 127.0.0.1", *addr, where)
 		}
 		v, err := newViewer(pos[0])
 		if err != nil {
 			return err
 		}
+		v.public = *public
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			return fmt.Errorf("serve %s: %w", pos[0], err)
 		}
+		ln = netutil.LimitListener(ln, serveMaxConns)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		fmt.Fprintf(stdout, "serving %s at http://%s/ (Ctrl-C stops)\n", pos[0], ln.Addr())
@@ -74,6 +90,7 @@ func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 // concurrent use (the store, grower and model are read-only; scratch is
 // per request).
 type viewer struct {
+	public  bool // --public: any Host header; else loopback names only
 	path    string
 	s       *compress.Store
 	gr      *grow.Grower
@@ -126,10 +143,30 @@ func (v *viewer) handler() http.Handler {
 			jsonError(w, "request too large", http.StatusRequestEntityTooLarge)
 			return
 		}
+		if !v.public {
+			host, _, err := net.SplitHostPort(r.Host)
+			if err != nil {
+				host = r.Host
+			}
+			if !loopback(strings.Trim(host, "[]")) {
+				jsonError(w, fmt.Sprintf("host %q not served: this viewer answers only on loopback (frontierq serve --public to serve others)", r.Host), http.StatusMisdirectedRequest)
+				return
+			}
+		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:")
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// loopback reports whether host names this machine only: "localhost" or a
+// loopback IP address. "" (every interface) is not loopback.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // serve answers on ln until ctx ends.

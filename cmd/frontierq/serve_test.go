@@ -222,6 +222,15 @@ func TestServeAPI(t *testing.T) {
 			t.Errorf("tick %d: %d packets for %d visible and %d renegotiating pairs", k, n, len(pb.Visible[k])/2, len(pb.Negotiated[k])/2)
 		}
 	}
+	// DNS rebinding: a page of another site whose name resolves to
+	// 127.0.0.1 sends its own Host; the viewer does not answer it.
+	req, _ := http.NewRequest("GET", srv.URL+"/api/info", nil)
+	req.Host = "attacker.example:8080"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("a foreign Host: %v %v", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
 	for _, q := range []string{"/api/sim?bots=100", "/api/sim?seconds=0", "/api/sim?seed=x"} {
 		if code, _, _ := get(q); code != 400 {
 			t.Errorf("%s: %d", q, code)
