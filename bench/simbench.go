@@ -453,7 +453,10 @@ func drawSnapshot(path string, r *simRun) error {
 		}
 	}
 	// Metric aspect, at least 2 pixels per cell along the finer spacing.
-	big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
+	big, sx, sy, err := render.Metric(img, s.DxM, s.DyM, 2)
+	if err != nil {
+		return err
+	}
 	px := func(c [2]int) (int, int) { return int((float64(c[0]) + 0.5) * sx), int((float64(c[1]) + 0.5) * sy) }
 	for _, v := range sn.Visible {
 		x0, y0 := px(sn.Cells[v[0]])

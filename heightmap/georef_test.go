@@ -168,3 +168,24 @@ func TestWriteRegions(t *testing.T) {
 		t.Errorf("temporary files left: %v", m)
 	}
 }
+
+// TestLatitudeOffTheGlobe: a geographic raster reaching past 90° is refused
+// though its centre latitude is on the globe (issue 31 §2).
+func TestLatitudeOffTheGlobe(t *testing.T) {
+	wgs, err := CRSFromEPSG(4326)
+	if err != nil {
+		t.Skip(err)
+	}
+	g := &Grid{Width: 10, Height: 200, Elev: make([]float32, 2000)}
+	g.Georef = Georef{GeoTransform: [6]float64{10, 0.1, 0, 95, 0, -0.1}, HasGeoTransform: true, CRS: wgs}
+	p := filepath.Join(t.TempDir(), "pole.tif")
+	if err := WriteElevation(p, g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, Options{}); err == nil || !strings.Contains(err.Error(), "reaching latitude 95.000°, off the globe") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := Load(p, Options{Window: Window{Col: 0, Row: 60, Width: 10, Height: 100}}); err != nil {
+		t.Errorf("a window within ±90°: %v", err)
+	}
+}

@@ -141,10 +141,14 @@ func setSpacing(g *Grid, info rasterInfo, opt Options) error {
 	case !info.hasGeoTransform:
 		g.Dx, g.Dy, g.Spacing = 1, 1, SpacingAssumed
 	case info.crs != nil && info.crs.geographic:
-		lat := gt[3] + float64(g.Width)/2*gt[4] + float64(g.Height)/2*gt[5]
-		lat *= info.crs.angularUnit * 180 / math.Pi // to degrees
-		if math.Abs(lat) > 90 {
-			return fmt.Errorf("geographic raster whose centre latitude %.3f° is off the globe", lat)
+		deg0 := info.crs.angularUnit * 180 / math.Pi // CRS units to degrees
+		lat := (gt[3] + float64(g.Width)/2*gt[4] + float64(g.Height)/2*gt[5]) * deg0
+		// Every corner on the globe, not only the centre (a window across
+		// a pole would have cells of no size).
+		for _, c := range [4][2]float64{{0, 0}, {float64(g.Width), 0}, {0, float64(g.Height)}, {float64(g.Width), float64(g.Height)}} {
+			if l := (gt[3] + c[0]*gt[4] + c[1]*gt[5]) * deg0; !(math.Abs(l) <= 90) {
+				return fmt.Errorf("geographic raster reaching latitude %.3f°, off the globe; read a window within ±90° (--window)", l)
+			}
 		}
 		mx, my := metresPerDegree(lat, info.crs.semiMajor, info.crs.invFlattening)
 		deg := info.crs.angularUnit * 180 / math.Pi

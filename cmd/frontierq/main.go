@@ -232,7 +232,10 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
 			})
-			big, sx, sy := render.Metric(img, s.DxM, s.DyM, 2)
+			big, sx, sy, err := render.Metric(img, s.DxM, s.DyM, 2)
+			if err != nil {
+				return fmt.Errorf("--png %s: %w", *pngOut, err)
+			}
 			render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
 			render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
 			items := []render.LegendItem{

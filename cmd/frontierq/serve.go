@@ -112,12 +112,13 @@ func newViewer(path string) (*viewer, error) {
 	}
 	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	v.workers.New = func() any { return m.NewWorker() }
-	big, sx, sy := render.Metric(render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM), s.DxM, s.DyM, 1)
+	// One pixel per cell: the page stretches it to the cells' metric
+	// bounds, so its size is bounded by the grid's.
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, big); err != nil {
+	if err := png.Encode(&buf, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)); err != nil {
 		return nil, err
 	}
-	v.shade, v.sx, v.sy = buf.Bytes(), sx, sy
+	v.shade, v.sx, v.sy = buf.Bytes(), 1, 1
 	return v, nil
 }
 

@@ -106,7 +106,10 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 					render.Tint(img, i%g.Width, i/g.Width, hidden, 0.45)
 				}
 			}
-			big, sx, sy := render.Metric(img, g.Dx, g.Dy, 2)
+			big, sx, sy, err := render.Metric(img, g.Dx, g.Dy, 2)
+			if err != nil {
+				return fmt.Errorf("--png %s: %w", *pngOut, err)
+			}
 			render.Marker(big, int((float64(col)+0.5)*sx), int((float64(row)+0.5)*sy), 4, eye)
 			p := m.Params()
 			items := []render.LegendItem{

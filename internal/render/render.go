@@ -76,24 +76,37 @@ func WritePNG(path string, img image.Image) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
+// MaxPixels bounds Metric's pictures: 2^26 pixels, 256 MiB as RGBA.
+const MaxPixels = 1 << 26
+
 // Metric scales a picture of a grid with one pixel per cell (dx × dy metres
 // per cell) to metric aspect, nearest neighbour: at least minPx pixels per
 // cell along the finer spacing, so that a geographic grid's cells, longer
 // north–south than east–west, are drawn so. It returns the picture and the
 // pixels per cell across (sx) and down (sy): cell (c,r) covers
-// [c·sx, (c+1)·sx) × [r·sy, (r+1)·sy).
-func Metric(img *image.RGBA, dx, dy float64, minPx int) (big *image.RGBA, sx, sy float64) {
+// [c·sx, (c+1)·sx) × [r·sy, (r+1)·sy). Errors: spacings that are not
+// finite and positive, or a picture of more than MaxPixels (a grid whose
+// cells are far longer one way than the other).
+func Metric(img *image.RGBA, dx, dy float64, minPx int) (big *image.RGBA, sx, sy float64, err error) {
+	if !(dx > 0 && dy > 0) || math.IsInf(dx, 0) || math.IsInf(dy, 0) {
+		return nil, 0, 0, fmt.Errorf("render: cells of %g × %g m cannot be drawn to scale", dx, dy)
+	}
 	unit := min(dx, dy) / float64(max(minPx, 1))
 	sx, sy = dx/unit, dy/unit
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	W, H := int(math.Ceil(float64(w)*sx)), int(math.Ceil(float64(h)*sy))
+	fw, fh := math.Ceil(float64(w)*sx), math.Ceil(float64(h)*sy)
+	if fw*fh > MaxPixels {
+		return nil, 0, 0, fmt.Errorf("render: %d×%d cells of %.3g × %.3g m need a picture of %.0f×%.0f pixels, more than %d million; draw a smaller window",
+			w, h, dx, dy, fw, fh, MaxPixels>>20)
+	}
+	W, H := int(fw), int(fh)
 	big = image.NewRGBA(image.Rect(0, 0, W, H))
 	for y := range H {
 		for x := range W {
 			big.SetRGBA(x, y, img.RGBAAt(img.Rect.Min.X+min(int(float64(x)/sx), w-1), img.Rect.Min.Y+min(int(float64(y)/sy), h-1)))
 		}
 	}
-	return big, sx, sy
+	return big, sx, sy, nil
 }
 
 // LegendItem is one line of a legend: a colour swatch (none when Swatch

@@ -56,8 +56,8 @@ func TestMetricAndLegend(t *testing.T) {
 			img.SetRGBA(x, y, color.RGBA{uint8(40 * x), uint8(60 * y), 9, 255})
 		}
 	}
-	big, sx, sy := Metric(img, 66.5, 92.6, 2)
-	if sx != 2 || math.Abs(sy-2*92.6/66.5) > 1e-9 || big.Rect.Dx() != 8 || big.Rect.Dy() != int(math.Ceil(3*sy)) {
+	big, sx, sy, err := Metric(img, 66.5, 92.6, 2)
+	if err != nil || sx != 2 || math.Abs(sy-2*92.6/66.5) > 1e-9 || big.Rect.Dx() != 8 || big.Rect.Dy() != int(math.Ceil(3*sy)) {
 		t.Fatalf("scale %g × %g, %v", sx, sy, big.Rect)
 	}
 	for y := range 3 {
@@ -66,6 +66,12 @@ func TestMetricAndLegend(t *testing.T) {
 			if big.RGBAAt(px, py) != img.RGBAAt(x, y) {
 				t.Errorf("cell (%d,%d) drawn %v, want %v", x, y, big.RGBAAt(px, py), img.RGBAAt(x, y))
 			}
+		}
+	}
+	// Cells of 0.01 × 100 m: 10,000 pixels down per pixel across.
+	for _, sp := range [][2]float64{{0.01, 100}, {0, 5}, {math.NaN(), 1}, {math.Inf(1), 1}} {
+		if _, _, _, err := Metric(image.NewRGBA(image.Rect(0, 0, 1000, 1000)), sp[0], sp[1], 2); err == nil {
+			t.Errorf("cells of %g × %g m drawn", sp[0], sp[1])
 		}
 	}
 	out := WithLegend(big, []LegendItem{{Swatch: color.RGBA{255, 0, 0, 255}, Label: "A"}, {Label: "note"}}, 10)
