@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -465,5 +466,48 @@ func TestNoGeoreferencing(t *testing.T) {
 	out, errOut, code := runCmd(store, "--a", "1,1", "--b", "30,30", "--geojson", gj)
 	if code != 0 || (!strings.Contains(out, "cell coordinates") && !strings.Contains(out, "see each other")) {
 		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
+
+// TestVerifyNodataAndWrongDEM: verify applies the bake's rule for nodata
+// cells (hidden, never a player's) and so finds no violation on a
+// half-nodata terrain; given another DEM it says the DEM does not match the
+// store instead of blaming the frontiers (issue 31 §3).
+func TestVerifyNodataAndWrongDEM(t *testing.T) {
+	src, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 60, Row: 60, Width: 40, Height: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := *src
+	g.Elev = slices.Clone(src.Elev)
+	g.Nodata = make([]bool, len(g.Elev))
+	for i := range g.Elev {
+		if i%40 >= 20 { // the east half
+			g.Nodata[i] = true
+			g.NodataCount++
+		}
+	}
+	dir := t.TempDir()
+	dem := filepath.Join(dir, "half.tif")
+	if err := heightmap.WriteElevation(dem, &g); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := heightmap.Load(dem, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 128
+	store := filepath.Join(dir, "half.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: loaded, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 60}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd("verify", store, "--dem", dem, "--pairs", "20", "--sample", "0", "-q")
+	if code != 0 || !strings.Contains(out, "violations 0") {
+		t.Errorf("half-nodata terrain: exit %d: %s %s", code, out, errOut)
+	}
+	_, errOut, code = runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "-q")
+	if code != 1 || !strings.Contains(errOut, "demo-hills.tif does not match") || strings.Contains(errOut, "violation") {
+		t.Errorf("another DEM: exit %d: %s", code, errOut)
 	}
 }

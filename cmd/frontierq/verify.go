@@ -70,6 +70,15 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if g.Width != s.Width || g.Height != s.Height {
 			return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
 		}
+		// The store keeps the elevations it was baked from: a DEM that
+		// differs is not the store's, whatever the frontiers.
+		for i := range g.Elev {
+			nd := s.Nodata != nil && s.Nodata[i]
+			if g.Elev[i] != s.Elev[i] || g.IsNodata(i) != nd {
+				return fmt.Errorf("%s does not match %s: cell (%d,%d) is %g m (nodata %t) in the DEM and %g m (nodata %t) in the store; give the DEM and loading flags it was baked with",
+					*demPath, pos[0], i%g.Width, i/g.Width, g.Elev[i], g.IsNodata(i), s.Elev[i], nd)
+			}
+		}
 		model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
 		if err != nil {
 			return err
@@ -133,11 +142,17 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 					for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
 						other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
 						for _, p := range samplePoints(f, *sample, rng) {
+							if g.IsNodata(p[1]*g.Width + p[0]) {
+								continue // no player stands there; the bake hides nodata cells
+							}
 							c++
 							if *exact {
 								// p sees q, or q sees p: the exact line of sight between
 								// an eye and a target's top, both ways.
 								for _, q := range other {
+									if g.IsNodata(q[1]*g.Width + q[0]) {
+										continue
+									}
 									if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
 										losref.Visible(lg, q[0], q[1], p[0], p[1], hp.ObserverHeight, hp.TargetHeight) {
 										v++
@@ -151,7 +166,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 							}
 							// p sees a point of the other frontier: A→B or B→A.
 							for _, q := range other {
-								if bm.Visible(q[0], q[1]) {
+								if bm.Visible(q[0], q[1]) && !g.IsNodata(q[1]*g.Width+q[0]) {
 									v++
 								}
 							}
