@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -380,5 +381,35 @@ func TestAmplifyingReferences(t *testing.T) {
 	_, err = Decode(bytes.NewReader(assemble(m, v, inflated)))
 	if err == nil || !strings.Contains(err.Error(), "references expand") {
 		t.Errorf("inflated node counts: %v", err)
+	}
+}
+
+// TestHostileMetadata: headers with nonsense numbers and NaN elevations are
+// refused at load with the section's offset (issue 31 §10).
+func TestHostileMetadata(t *testing.T) {
+	good, _ := testStore(t, 13, 9, true)
+	m, v, secs := parseFile(t, good)
+	for name, edit := range map[string]func(h *Header){
+		"window −1":          func(h *Header) { h.Window = [4]int{-1, 0, h.Width, h.Height} },
+		"geotransform 1e308": func(h *Header) { h.GeoTransform[0], h.HasGeoTransform = 1e308, true },
+		"flat geotransform":  func(h *Header) { h.GeoTransform, h.HasGeoTransform = [6]float64{0, 1, 0, 0, 0, 0}, true },
+		"cap −1":             func(h *Header) { h.Cap.Codes = -1 },
+		"dy 1e308":           func(h *Header) { h.DyM = 1e308 },
+	} {
+		c := slices.Clone(secs)
+		editHeader(c, edit)
+		_, err := Decode(bytes.NewReader(assemble(m, v, c)))
+		var fe *FormatError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "header: ") {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	c := slices.Clone(secs)
+	i := find(c, tagElev)
+	p := bytes.Clone(c[i].payload)
+	binary.LittleEndian.PutUint32(p[4*5:], math.Float32bits(float32(math.NaN())))
+	c[i].payload = p
+	if _, err := Decode(bytes.NewReader(assemble(m, v, c))); err == nil || !strings.Contains(err.Error(), "cell (5,0) is NaN") {
+		t.Errorf("NaN elevation: %v", err)
 	}
 }

@@ -552,6 +552,12 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			}
 		case tagElev:
 			s.Elev = decodeElev(payload)
+			for i, e := range s.Elev {
+				if math.IsNaN(float64(e)) || math.IsInf(float64(e), 0) {
+					return nil, &FormatError{at, fmt.Sprintf("ELEV section: cell (%d,%d) is %g, want a finite elevation (nodata cells hold their filled value)",
+						i%s.Width, i/s.Width, e)}
+				}
+			}
 		case tagNdat:
 			s.Nodata = decodeNodata(payload)[:cells]
 		case tagQidx:
@@ -577,6 +583,13 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 // check validates what a reader relies on in a store header and returns
 // the grid's cell count and tree count (quads and shared subtrees); size is
 // the file's (< 0: unknown).
+// Bounds of a header's numbers: a cell of at most 1,000 km, map
+// coordinates within ±10^12 CRS units.
+const (
+	maxSpacingM = 1e6
+	maxCoord    = 1e12
+)
+
 func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if h.Encoding != Encoding {
 		return 0, 0, fmt.Errorf("tree encoding %q, this build reads %q", h.Encoding, Encoding)
@@ -588,8 +601,25 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if !(h.DxM > 0 && h.DyM > 0) || math.IsInf(h.DxM, 0) || math.IsInf(h.DyM, 0) {
 		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want positive and finite", h.DxM, h.DyM)
 	}
+	if h.DxM > maxSpacingM || h.DyM > maxSpacingM {
+		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want at most %g m", h.DxM, h.DyM, float64(maxSpacingM))
+	}
 	if err := h.Params.Horizon().Validate(); err != nil {
 		return 0, 0, err
+	}
+	for _, v := range h.GeoTransform {
+		if math.IsNaN(v) || math.Abs(v) > maxCoord {
+			return 0, 0, fmt.Errorf("geotransform %v, want finite values within ±%g", h.GeoTransform, float64(maxCoord))
+		}
+	}
+	if gt := h.GeoTransform; h.HasGeoTransform && gt[1]*gt[5]-gt[2]*gt[4] == 0 {
+		return 0, 0, fmt.Errorf("geotransform %v maps the grid to a line", gt)
+	}
+	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || w[2] != h.Width || w[3] != h.Height) {
+		return 0, 0, fmt.Errorf("window %v of the source raster for a %d×%d grid", w, h.Width, h.Height)
+	}
+	if h.Cap.Codes < 0 || h.Cap.Nodes < 0 || h.BudgetBytes < 0 || math.IsNaN(h.ZScale) || math.IsInf(h.ZScale, 0) {
+		return 0, 0, fmt.Errorf("cap %+v, budget %d bytes, z-scale %g: want counts ≥ 0 and a finite scale", h.Cap, h.BudgetBytes, h.ZScale)
 	}
 	if h.Shared < 0 || h.Shared > 1<<31 || h.Shared > 0 && (h.RefBits < 1 || h.RefBits > 31 || h.Shared > 1<<h.RefBits) {
 		return 0, 0, fmt.Errorf("%d shared subtrees named by %d bits", h.Shared, h.RefBits)
