@@ -47,8 +47,9 @@ func TestCreateRemovesStale(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a[1].pvs")
 	stale := filepath.Join(dir, ".a[1].pvs.tmp123")
+	journal := filepath.Join(dir, "..a[1].pvs.commit.tmp456") // a writer killed while writing its journal
 	other := filepath.Join(dir, ".b.pvs.tmp123")
-	for _, n := range []string{stale, other} {
+	for _, n := range []string{stale, journal, other} {
 		os.WriteFile(n, []byte("x"), 0o644)
 		age(t, n)
 	}
@@ -58,8 +59,10 @@ func TestCreateRemovesStale(t *testing.T) {
 	}
 	defer live.Abort()
 	age(t, live.Name())
-	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("stale temporary file kept: %v", err)
+	for _, n := range []string{stale, journal} {
+		if _, err := os.Stat(n); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale temporary file %s kept: %v", n, err)
+		}
 	}
 	second, err := Create(p)
 	if err != nil {
@@ -70,6 +73,34 @@ func TestCreateRemovesStale(t *testing.T) {
 		if _, err := os.Stat(n); err != nil {
 			t.Errorf("%s removed: %v", n, err)
 		}
+	}
+}
+
+// TestCommitSweeps: a killed writer's temporary file too young for Create
+// to remove (the run started within staleAfter of the kill) goes when the
+// new writer commits.
+func TestCommitSweeps(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.pvs")
+	killed := filepath.Join(dir, ".s.pvs.tmp999")
+	os.WriteFile(killed, []byte("x"), 0o644) // just now: Create keeps it
+	w, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); err != nil {
+		t.Fatalf("a young temporary file was removed at Create: %v", err)
+	}
+	age(t, killed) // the bake ran for a while
+	w.WriteString("store")
+	if err := CommitAll([]*Temp{w}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed writer's file outlived the commit: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "store" {
+		t.Errorf("committed %q", b)
 	}
 }
 

@@ -52,9 +52,19 @@ func (t *Temp) Abort() {
 const staleAfter = 5 * time.Second
 
 // removeStale removes the temporary files of path that no living writer
-// holds locked and that are older than staleAfter.
+// holds locked and that are older than staleAfter, and the temporary files
+// of its commit journal (never locked: a journal is written in one go, so
+// one older than staleAfter belongs to a writer killed while writing it,
+// whose commit never started).
 func removeStale(path string) {
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp*"))
+	dir, base := filepath.Dir(path), globEscape(filepath.Base(path))
+	journals, _ := filepath.Glob(filepath.Join(dir, ".."+base+".commit.tmp*"))
+	for _, name := range journals {
+		if st, err := os.Stat(name); err == nil && time.Since(st.ModTime()) >= staleAfter {
+			os.Remove(name)
+		}
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp*"))
 	for _, name := range m {
 		if st, err := os.Stat(name); err != nil || time.Since(st.ModTime()) < staleAfter {
 			continue // maybe a writer between creating and locking it
@@ -104,6 +114,14 @@ func CommitAll(temps []*Temp) error {
 			return fmt.Errorf("write %s: %w", temps[i].Path, err)
 		}
 	}
+	// What a writer killed shortly before this one started left (too young
+	// then for Create to tell from a writer about to lock its file) is
+	// stale by now.
+	defer func() {
+		for _, t := range temps {
+			removeStale(t.Path)
+		}
+	}()
 	if len(temps) == 1 {
 		t := temps[0]
 		err := os.Rename(t.Name(), t.Path)
