@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: test demo deps browser data bench bench-quick serve portable viewer-picture
+.PHONY: test demo deps browser data bench bench-quick serve portable viewer-picture test-slurm
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -32,6 +32,18 @@ test: deps browser
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	$(MAKE) --no-print-directory portable
+
+# The Slurm recipe on a real one-node cluster (munged, slurmctld, slurmd
+# started by the test under a temporary folder): a 4-shard array and the
+# join, stores equal to a single bake's. Installs Debian's slurm-wlm when
+# missing; the test skips, saying why, where the daemons cannot start.
+test-slurm: deps
+	@command -v slurmctld >/dev/null 2>&1 || { \
+		echo "installing slurm-wlm"; \
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slurm-wlm >/dev/null; } || \
+		echo "warning: slurm-wlm could not be installed; the real Slurm test will skip"; }
+	PVS_SLURM=1 $(GO) test -count 1 -run TestRealSlurm -v ./deploy
 
 # Same bytes on every CPU: the golden hashes of horizon's tables, profiles,
 # bitmaps and pyramids and of compress's stores, for the builds whose
