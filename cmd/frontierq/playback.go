@@ -90,6 +90,9 @@ func (v *viewer) playback(r *http.Request) (string, []byte, error) {
 	last := make([]*grow.Result, n) // bot 0's frontier with j last recorded
 	size := make([]int, n)          // and its points then
 	for tk := range paths.Ticks {
+		if err := r.Context().Err(); err != nil {
+			return "", nil, err // timed out or gone: free the slot
+		}
 		cells := make([]int32, 0, 2*n)
 		for b := range n {
 			k := tk*n + b

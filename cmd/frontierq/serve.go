@@ -187,8 +187,10 @@ func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 }
 
 // limited runs h with one of the viewer's query slots (one per core), or
-// answers 503 when none frees up in time, and 503 when h runs past timeout
-// (h's work then finishes in its slot, unseen).
+// answers 503 when none frees up in time, and 503 when h runs past timeout.
+// h's request carries the timeout's context: the simulation stops at the
+// next tick; a frontier query (bounded by the store's cap, at most tens of
+// ms on real stores) finishes in its slot, unseen.
 func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (contentType string, body []byte, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
@@ -207,7 +209,7 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 		ch := make(chan answer, 1)
 		go func() {
 			defer func() { <-v.slots }()
-			ct, body, err := h(r)
+			ct, body, err := h(r.WithContext(ctx)) // work that checks ctx stops at the timeout
 			ch <- answer{ct, body, err}
 		}()
 		select {

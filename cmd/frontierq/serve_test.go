@@ -404,3 +404,16 @@ func TestServeInBrowser(t *testing.T) {
 		t.Errorf("playback state %s", got)
 	}
 }
+
+// TestPlaybackStopsAtTimeout: a simulation whose request has timed out stops
+// at its next tick and frees its slot (issue 31 §1).
+func TestPlaybackStopsAtTimeout(t *testing.T) {
+	_, v, _ := startViewer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	req := httptest.NewRequest("GET", "/api/sim?bots=32&seconds=120", nil).WithContext(ctx)
+	start := time.Now()
+	if _, _, err := v.playback(req); err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("a cancelled simulation ran %s: %v", time.Since(start), err)
+	}
+}
