@@ -47,6 +47,7 @@ type Joint struct {
 	silent []uint64 // bit i·n+j and j·n+i: pair (i,j) silent
 	dir    []Dir    // open pair i < j at i·n+j: who may see whom (IToJ: J may see I)
 	told   []bool   // scratch: client gets a downlink this tick
+	load   []int64  // scratch: the payload bytes of each client's downlink this tick
 	moved  []bool
 	part   []int32 // scratch: the exit's partners H tested one by one
 	groups []group // scratch: the exit's partners H certified a quad at a time
@@ -68,6 +69,9 @@ type JointOptions struct {
 	// across); 0 means 6. Larger sides last longer but are hidden from fewer
 	// partners.
 	MaxLevel int
+	// Wire sizes the packets for JointTickResult.Up and Down; the zero
+	// value means DefaultWire.
+	Wire Wire
 }
 
 // JointTickResult is what one Joint.Tick decided and what it costs on the
@@ -99,6 +103,14 @@ type JointTickResult struct {
 	// quad-PVS lookups it made (two per QuadsHidden).
 	Work    time.Duration
 	Lookups int64
+	// Up[i] and Down[i] are the bytes client i sent and received this tick
+	// (JointOptions.Wire): an exit's report (a cell) and the coordinator's
+	// downlink (the new side, a cell per pair that opened or closed, one
+	// header); updates; announcements and flips (a cell each). ServerIn
+	// and ServerOut are the coordinator's. The slices are reused by the
+	// next Tick.
+	Up, Down            []int64
+	ServerIn, ServerOut int64
 }
 
 // Packets returns the tick's packets: uplinks, downlinks, updates,
@@ -123,10 +135,14 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	if opt.MaxLevel == 0 {
 		opt.MaxLevel = 6
 	}
+	if opt.Wire == (Wire{}) {
+		opt.Wire = DefaultWire()
+	}
 	n := players
 	return &Joint{gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
-		dir: make([]Dir, n*n), told: make([]bool, n), moved: make([]bool, n), isPart: make([]bool, n), start: true}, nil
+		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
+		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n)}}, nil
 }
 
 // Side returns player i's side after the last Tick.
@@ -177,8 +193,13 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 		}
 	}
 	r := &jt.res
-	*r = JointTickResult{}
+	*r = JointTickResult{Up: r.Up, Down: r.Down}
+	clear(r.Up)
+	clear(r.Down)
 	clear(jt.told)
+	clear(jt.load)
+	w := jt.opt.Wire
+	hb, ub, cb := int64(w.HeaderB), int64(w.UpdateB), int64(w.CellB)
 	for i, p := range players {
 		c := [2]int{p.Col, p.Row}
 		jt.moved[i] = jt.start || c != jt.cells[i]
@@ -194,6 +215,8 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	for i := range n {
 		if jt.told[i] {
 			r.Downlinks++
+			r.Down[i] += hb + jt.load[i]
+			r.ServerOut += hb + jt.load[i]
 		}
 	}
 	// The open pairs, peer to peer.
@@ -215,18 +238,32 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 			}
 			d := jt.dir[k]
 			r.Updates += int(d&IToJ) + int(d&JToI>>1)
+			if d&IToJ != 0 {
+				r.Up[i] += hb + ub
+				r.Down[j] += hb + ub
+			}
+			if d&JToI != 0 {
+				r.Up[j] += hb + ub
+				r.Down[i] += hb + ub
+			}
 			switch {
 			case opened:
 				// The coordinator's downlinks carried both cells.
 			case d == 0:
 				if jt.moved[i] {
 					r.Announcements++
+					r.Up[i] += hb + cb
+					r.Down[j] += hb + cb
 				}
 				if jt.moved[j] {
 					r.Announcements++
+					r.Up[j] += hb + cb
+					r.Down[i] += hb + cb
 				}
 			case d != old&Both:
 				r.Flips++
+				r.Up[i] += hb + cb
+				r.Down[j] += hb + cb
 			}
 		}
 	}
@@ -266,6 +303,10 @@ func (jt *Joint) exit(i int) {
 	r.Exits++
 	r.Messages++ // the reply with i's side
 	jt.told[i] = true
+	w := jt.opt.Wire
+	r.Up[i] += int64(w.HeaderB + w.CellB) // the report of i's cell
+	r.ServerIn += int64(w.HeaderB + w.CellB)
+	jt.load[i] += int64(w.SideB)
 	others := jt.n
 	if jt.start {
 		others = i
@@ -312,9 +353,12 @@ func (jt *Joint) exit(i int) {
 		if !now {
 			jt.dir[min(i, j)*jt.n+max(i, j)] = opening
 		}
-		// j learns that its pair with i opened (with i's cell) or closed.
+		// j learns that its pair with i opened (with i's cell) or closed;
+		// i's reply names j.
 		r.Messages++
 		jt.told[j] = true
+		jt.load[j] += int64(w.CellB)
+		jt.load[i] += int64(w.CellB)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/bots"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/sim"
@@ -49,7 +51,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		switch {
 		case *nBots < 2 || *nBots > 1024:
 			return cli.Usagef("--bots %d: want 2 to 1024", *nBots)
-		case !(*minutes > 0) || !(*hz > 0) || *minutes*60**hz > 1e6:
+		case !(*hz >= 1 && *hz <= 120):
+			return cli.Usagef("--hz %g: want 1 to 120 ticks per second (servers run at 10–60)", *hz)
+		case !(*minutes > 0) || *minutes*60**hz > 1e6:
 			return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
 		case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
 			return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
@@ -78,6 +82,14 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		s, gr, err := openGrower(pos[0])
 		if err != nil {
 			return err
+		}
+		need := simBytes(s, *nBots, ticks, only)
+		if avail := cli.AvailableMemory(); avail > 0 && need > avail/10*9 {
+			return fmt.Errorf("%d bots for %d ticks on %s need about %s of memory and %s is available: fewer bots or minutes, or --schemes without FB and FBP",
+				*nBots, ticks, pos[0], compress.FormatBytes(need), compress.FormatBytes(avail))
+		}
+		if !*quiet && *nBots >= 256 {
+			fmt.Fprintf(stderr, "frontierq sim: %d bots for %d ticks: about %s of memory with the store\n", *nBots, ticks, compress.FormatBytes(need))
 		}
 		bo := bots.Defaults(s.DxM, s.DyM)
 		bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed = *nBots, ticks, 1 / *hz, *respawn, *seed
@@ -124,6 +136,13 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
 				row.PacketsPerClientTick, row.Queries, row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS, row.LifetimeMeanS, row.Missed)
 		}
+		w := interest.DefaultWire()
+		fmt.Fprintf(stdout, "bytes (%d B headers, %d B updates, %d B cells): kbit/s per client and second\n", w.HeaderB, w.UpdateB, w.CellB)
+		fmt.Fprintf(stdout, "%-6s %12s %22s %22s %14s\n", "scheme", "MB", "up mean/p95/max", "down mean/p95/max", "server Mbit/s")
+		for _, row := range r.Rows {
+			fmt.Fprintf(stdout, "%-6s %12.2f %7.1f/%6.1f/%7.1f %7.1f/%6.1f/%7.1f %6.2f (%.2f)\n", row.Scheme, float64(row.Bytes)/1e6,
+				row.KbpsUpMean, row.KbpsUpP95, row.KbpsUpMax, row.KbpsDownMean, row.KbpsDownP95, row.KbpsDownMax, row.ServerMbps, row.ServerPeakMbps)
+		}
 		ran := func(sc interest.Scheme) bool {
 			return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
 		}
@@ -141,6 +160,28 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// simBytes estimates a simulation's peak memory in bytes on store s: the
+// loaded store (its hierarchy, 5 bytes a cell of elevations and nodata),
+// the oracle's visibility tables (horizon.TableBytes) and one viewshed
+// bitmap per bot, the audit's visibility history (a bit per tick and
+// ordered pair) and two matrices of the current tick, the bots' paths (24
+// bytes per bot-tick), the joint frontier's pair state (1.1 bytes per
+// ordered pair), and, when FB or FBP run, their frontier sets (about 2 KiB
+// per pair); half as much again for the collector's headroom (measured:
+// 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
+// 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
+// 256 MB, estimated 311 MB), plus 64 MiB for the runtime.
+func simBytes(s *compress.Store, bots, ticks int, schemes []interest.Scheme) int64 {
+	n, t, cells := int64(bots), int64(ticks), int64(s.Width)*int64(s.Height)
+	p := s.Params.Horizon()
+	need := int64(s.Hierarchy.Bytes()) + 5*cells + horizon.TableBytes(s.Width, s.Height, p.Sectors, p.MaxDistance, s.DxM, s.DyM) +
+		n*(cells/8+8) + t*n*n/8 + 2*n*n + 24*t*n + 11*n*n/10
+	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
+		need += n * (n - 1) / 2 * 2 << 10
+	}
+	return need*3/2 + 64<<20
 }
 
 // simJSON is sim --json's report.

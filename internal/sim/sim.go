@@ -55,6 +55,9 @@ type Config struct {
 	// JointMaxLevel bounds the joint frontier's sides (GQ,
 	// interest.JointOptions.MaxLevel); 0: its default.
 	JointMaxLevel int
+	// Wire sizes the packets for the byte columns; the zero value means
+	// interest.DefaultWire.
+	Wire interest.Wire
 	// Progress, when set, is called after each tick of each pass.
 	Progress func(pass string, tick, ticks int)
 }
@@ -72,18 +75,39 @@ type Row struct {
 	QueryMaxMS           float64         `json:"query_max_ms"`
 	LifetimeMeanS        float64         `json:"lifetime_mean_s"` // mean validity of the frontiers replaced during the run
 	Missed               int64           `json:"missed"`          // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
+	// Bytes on the wire (Config.Wire): every packet once, headers included;
+	// kbit/s per client and second, sent (up) and received (down); a
+	// server's or coordinator's traffic, in and out together (CS, CSA, GQ).
+	Bytes          int64   `json:"bytes"`
+	KbpsUpMean     float64 `json:"kbps_up_mean"`
+	KbpsUpP95      float64 `json:"kbps_up_p95"`
+	KbpsUpMax      float64 `json:"kbps_up_max"`
+	KbpsDownMean   float64 `json:"kbps_down_mean"`
+	KbpsDownP95    float64 `json:"kbps_down_p95"`
+	KbpsDownMax    float64 `json:"kbps_down_max"`
+	ServerMbps     float64 `json:"server_mbps"`
+	ServerPeakMbps float64 `json:"server_peak_mbps"`
+	// Hz is the tick rate; DelayMS the one-way delay modelled (0: none yet,
+	// so Late, the visible pair-ticks whose update arrives after the
+	// receiver could see the sender, is 0).
+	Hz      float64 `json:"hz"`
+	DelayMS float64 `json:"delay_ms"`
+	Late    int64   `json:"late"`
 }
 
 // Header is summary.csv's header: Row.Record's columns.
 var Header = []string{"terrain", "bots", "scheme", "ticks", "packets", "packets_per_tick", "packets_per_client_tick",
-	"queries", "query_p50_ms", "query_p99_ms", "query_max_ms", "lifetime_mean_s", "missed"}
+	"queries", "query_p50_ms", "query_p99_ms", "query_max_ms", "lifetime_mean_s", "missed",
+	"hz", "delay_ms", "bytes", "kbps_up_p95", "kbps_down_p95", "cpu_p99_ms", "late"}
 
 // Record formats r as a summary.csv row for a terrain and bot count.
 func (r Row) Record(terrain string, bots int) []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	return []string{terrain, strconv.Itoa(bots), string(r.Scheme), strconv.Itoa(r.Ticks), strconv.FormatInt(r.Packets, 10),
 		f(r.PacketsPerTick, 2), f(r.PacketsPerClientTick, 3), strconv.FormatInt(r.Queries, 10),
-		f(r.QueryP50MS, 4), f(r.QueryP99MS, 4), f(r.QueryMaxMS, 4), f(r.LifetimeMeanS, 2), strconv.FormatInt(r.Missed, 10)}
+		f(r.QueryP50MS, 4), f(r.QueryP99MS, 4), f(r.QueryMaxMS, 4), f(r.LifetimeMeanS, 2), strconv.FormatInt(r.Missed, 10),
+		f(r.Hz, 2), f(r.DelayMS, 1), strconv.FormatInt(r.Bytes, 10), f(r.KbpsUpP95, 2), f(r.KbpsDownP95, 2), f(r.QueryP99MS, 4),
+		strconv.FormatInt(r.Late, 10)}
 }
 
 // Snapshot is one tick's picture: bots, the pairs exchanging updates in FB,
@@ -167,6 +191,17 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		counts[sc] = make([]int64, T)
 	}
 	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
+	w := wire(cfg)
+	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
+	meters := map[interest.Scheme]*meter{}
+	for sc := range want {
+		meters[sc] = newMeter(n, secTicks, cfg.Bots.TickSeconds)
+	}
+	traffic := func(sc interest.Scheme, needs func(i, j int) bool) {
+		if m := meters[sc]; m != nil {
+			m.tick(interest.Traffic(sc, n, needs, w, m.up, m.down))
+		}
+	}
 	for tk := range T {
 		if err := o.advance(tk); err != nil {
 			return nil, err
@@ -175,6 +210,10 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		counts[interest.PPP][tk] = int64(interest.Packets(interest.PPP, n, o.sees))
 		counts[interest.CS][tk] = int64(interest.Packets(interest.CS, n, o.maySee))
 		counts[interest.CSA][tk] = int64(interest.Packets(interest.CSA, n, o.maySee))
+		traffic(interest.NPP, nil)
+		traffic(interest.PPP, o.sees)
+		traffic(interest.CS, o.maySee)
+		traffic(interest.CSA, o.maySee)
 		for i := range n {
 			for j := range n {
 				if i != j && o.sees(i, j) {
@@ -196,6 +235,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		r2 := r.AOIRadiusM * r.AOIRadiusM
 		near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
 		counts[interest.AOI][tk] = int64(interest.Packets(interest.AOI, n, near))
+		traffic(interest.AOI, near)
 		for i := range n {
 			for j := range n {
 				if i != j && o.seesAt(tk, i, j) && !near(i, j) {
@@ -213,20 +253,19 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		if !want[sc] {
 			continue
 		}
-		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], r)
+		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], meters[sc], r)
 		if err != nil {
 			return nil, err
 		}
 		rows[sc] = row
 	}
 	if want[interest.GQ] {
-		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], r)
+		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], meters[interest.GQ], r)
 		if err != nil {
 			return nil, err
 		}
 		rows[interest.GQ] = row
 	}
-	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
 	for _, sc := range interest.Schemes {
 		if !want[sc] {
 			continue
@@ -236,6 +275,8 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 			row = &Row{Scheme: sc, Missed: missed[sc]}
 		}
 		row.Ticks = T
+		meters[sc].fill(row, float64(T)*cfg.Bots.TickSeconds)
+		row.Hz = 1 / cfg.Bots.TickSeconds
 		for _, c := range counts[sc] {
 			row.Packets += c
 		}
@@ -258,7 +299,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 
 // runFB runs a Manager (prediction pred ticks, 0 for FB) over the paths,
 // fills packets per tick and returns its row.
-func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, r *Result) (*Row, error) {
+func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, tm *meter, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
 	sc := interest.FB
 	if pred > 0 {
@@ -304,9 +345,11 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 			}
 		}
 		clear(talk)
+		w := wire(cfg)
 		for _, e := range res.Exchanges {
 			i, j := int(e.I), int(e.J)
 			packets[tk] += int64(e.Packets())
+			e.Traffic(w, tm.up, tm.down)
 			if e.Dir&interest.IToJ != 0 { // talk[i·n+j]: i sends to j
 				talk[(i*n+j)>>6] |= 1 << ((i*n + j) & 63)
 			}
@@ -322,6 +365,7 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 				r.Early++
 			}
 		}
+		tm.tick(0, 0)
 		// Audit: whoever sees a player gets its updates; a silent pair
 		// must be hidden both ways.
 		sends := func(i, j int) bool { return talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 }
@@ -368,9 +412,9 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 // runGQ runs the joint frontier (interest.Joint) over the paths, fills its
 // packets per tick and returns its row: Queries are the exits, the query
 // times the coordinator's work per tick, Missed audited as FB's.
-func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, r *Result) (*Row, error) {
+func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
-	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel})
+	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg)})
 	if err != nil {
 		return nil, err
 	}
@@ -387,6 +431,11 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 			return nil, fmt.Errorf("joint frontier, tick %d: %w", tk, err)
 		}
 		packets[tk] = int64(res.Packets())
+		for i := range n {
+			m.up[i] += res.Up[i]
+			m.down[i] += res.Down[i]
+		}
+		m.tick(res.ServerIn, res.ServerOut)
 		row.Queries += int64(res.Exits)
 		work[tk] = float64(res.Work.Nanoseconds()) / 1e6
 		r.GQ.Uplinks += int64(res.Exits)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,5 +141,48 @@ func TestRunSchemes(t *testing.T) {
 	}
 	if _, err := Run(s, gr, Config{Bots: bo, Predict: 3, Schemes: []interest.Scheme{"XX"}}); !errors.Is(err, ErrScheme) {
 		t.Errorf("unknown scheme: %v", err)
+	}
+}
+
+// TestBytes: the byte columns follow the wire model — every packet of the
+// unaggregated schemes is a header and an update; NPP's rate per client is
+// exact; CSA's aggregation never costs more than CS; the joint frontier's
+// bytes cover its updates and reports; the columns reach summary.csv.
+func TestBytes(t *testing.T) {
+	s, gr := bakeWindow(t, "../../data/demo-hills.tif", heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}, compress.Cap{Codes: 1 << 30})
+	bo := bots.Defaults(s.DxM, s.DyM)
+	bo.Bots, bo.Ticks = 6, 100 // 10 s at 10 Hz
+	r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := interest.DefaultWire()
+	pkt := int64(w.HeaderB + w.UpdateB)
+	rows := map[interest.Scheme]Row{}
+	for _, row := range r.Rows {
+		rows[row.Scheme] = row
+		if row.Hz != 10 || row.Bytes <= 0 {
+			t.Errorf("%s: %g Hz, %d bytes", row.Scheme, row.Hz, row.Bytes)
+		}
+	}
+	for _, sc := range []interest.Scheme{interest.NPP, interest.PPP, interest.CS, interest.AOI, interest.FB, interest.FBP} {
+		if got := rows[sc].Bytes; got != rows[sc].Packets*pkt {
+			t.Errorf("%s: %d bytes for %d packets of %d B", sc, got, rows[sc].Packets, pkt)
+		}
+	}
+	// NPP: 5 packets of 48 B a tick, 10 ticks a second: 19.2 kbit/s.
+	if np := rows[interest.NPP]; math.Abs(np.KbpsUpMean-19.2) > 1e-9 || math.Abs(np.KbpsUpP95-19.2) > 1e-9 || math.Abs(np.KbpsDownMax-19.2) > 1e-9 {
+		t.Errorf("NPP: %g/%g/%g kbit/s", np.KbpsUpMean, np.KbpsUpP95, np.KbpsDownMax)
+	}
+	if cs, csa := rows[interest.CS], rows[interest.CSA]; csa.Bytes > cs.Bytes || cs.ServerMbps <= 0 || csa.ServerMbps > cs.ServerMbps {
+		t.Errorf("CS %d bytes %g Mbit/s, CSA %d bytes %g Mbit/s", cs.Bytes, cs.ServerMbps, csa.Bytes, csa.ServerMbps)
+	}
+	gq := rows[interest.GQ]
+	if gq.Bytes < r.GQ.Updates*pkt+r.GQ.Uplinks*int64(w.HeaderB+w.CellB) || gq.ServerMbps <= 0 {
+		t.Errorf("GQ: %d bytes for %d updates and %d reports; server %g Mbit/s", gq.Bytes, r.GQ.Updates, r.GQ.Uplinks, gq.ServerMbps)
+	}
+	rec := gq.Record("demo", 6)
+	if len(rec) != len(Header) || Header[len(Header)-1] != "late" || rec[len(rec)-1] != "0" {
+		t.Errorf("summary row %v for header %v", rec, Header)
 	}
 }
