@@ -72,6 +72,14 @@ type JointOptions struct {
 	// Wire sizes the packets for JointTickResult.Up and Down; the zero
 	// value means DefaultWire.
 	Wire Wire
+	// Ring, in cells, makes exits early, for a network with delay: a player
+	// reports when the square of Ring cells around its cell (clipped to the
+	// grid) leaves its side, and a new side holds that whole square. A
+	// player that moves at most Ring cells during a report's round trip
+	// stays inside its old side until the coordinator's answer arrives, so
+	// pairs the old sides kept silent stay hidden meanwhile. 0: exits when
+	// the cell leaves its side.
+	Ring int
 }
 
 // JointTickResult is what one Joint.Tick decided and what it costs on the
@@ -129,8 +137,8 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	if players < 2 || players > MaxJointPlayers {
 		return nil, fmt.Errorf("interest: %d players for a joint frontier, want 2 to %d", players, MaxJointPlayers)
 	}
-	if opt.MaxLevel < 0 {
-		return nil, fmt.Errorf("interest: joint frontier max level %d, want ≥ 0", opt.MaxLevel)
+	if opt.MaxLevel < 0 || opt.Ring < 0 || opt.Ring > 1<<20 {
+		return nil, fmt.Errorf("interest: joint frontier max level %d, ring %d cells: want ≥ 0", opt.MaxLevel, opt.Ring)
 	}
 	if opt.MaxLevel == 0 {
 		opt.MaxLevel = 6
@@ -207,7 +215,7 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	}
 	t0 := time.Now()
 	for i := range n {
-		if jt.start || !jt.side[i].Holds(jt.cells[i][0], jt.cells[i][1]) {
+		if jt.start || !jt.holdsRing(jt.side[i], i) {
 			jt.exit(i)
 		}
 	}
@@ -271,6 +279,23 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	return r, nil
 }
 
+// holdsRing reports whether quad q holds player i's cell and, with a ring,
+// the square of Ring cells around it clipped to the grid.
+func (jt *Joint) holdsRing(q grow.Quad, i int) bool {
+	c, r := jt.cells[i][0], jt.cells[i][1]
+	if !q.Holds(c, r) {
+		return false
+	}
+	if jt.opt.Ring == 0 {
+		return true
+	}
+	g := jt.gr.Geometry()
+	k := jt.opt.Ring
+	c0, r0 := max(0, c-k), max(0, r-k)
+	c1, r1 := min(g.Width-1, c+k), min(g.Height-1, r+k)
+	return q.Holds(c0, r0) && q.Holds(c1, r1)
+}
+
 // opening marks, in dir, a pair the coordinator has just opened.
 const opening Dir = 4
 
@@ -311,7 +336,12 @@ func (jt *Joint) exit(i int) {
 	if jt.start {
 		others = i
 	}
+	// The exit's quad: i's cell, or with a ring the smallest quad holding
+	// the ring's square.
 	q := grow.Quad{Level: 0, X: jt.cells[i][0], Y: jt.cells[i][1]}
+	for q.Level+1 < jt.levels && !jt.holdsRing(q, i) {
+		q = q.Parent()
+	}
 	jt.part, jt.groups, jt.near = jt.part[:0], jt.groups[:0], jt.near[:0]
 	if !jt.start {
 		jt.unindex(i)
@@ -385,7 +415,7 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 	}
 	r := &jt.res
 	if hi-lo > leafRun && Q.Level > 0 {
-		inside := !Q.Holds(c.X, c.Y)
+		inside := !Q.Overlaps(c)
 		for _, l := range jt.lvl[lo:hi] {
 			if int(l) > Q.Level { // a side larger than Q starting at its corner
 				inside = false

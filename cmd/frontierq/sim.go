@@ -45,6 +45,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	budget := fs.Float64("budget-ms", 0, "bound each tick's frontier work to `ms` (thesis §5.2: amortised over ticks; pairs waiting exchange updates meanwhile); 0: none")
 	asCSV := fs.Bool("csv", false, "print summary.csv rows (with a header) instead of a table")
 	asJSON := cli.JSONFlag(fs, "the run and every scheme's row")
+	delay := fs.Float64("delay-ms", 0, "one-way network `delay` in ms (whole ticks) under which late updates are counted (0 to 1000)")
+	ring := fs.Int("joint-ring", -1, "GQ reports exits when this many `cells` around a player leave its side (-1: sized from --delay-ms and the speed; 0: none)")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
@@ -57,6 +59,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
 		case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
 			return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
+		case !(*delay >= 0 && *delay <= 1000) || *ring < -1 || *ring > 1<<20:
+			return cli.Usagef("--delay-ms %g, --joint-ring %d: want 0 to 1000 ms and -1 (auto) to 1048576 cells", *delay, *ring)
 		case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
 			return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
 		}
@@ -99,7 +103,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *slope > 0 {
 			bo.MaxSlope = *slope
 		}
-		cfg := sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only}
+		cfg := sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only,
+			DelayMS: *delay, JointRing: *ring}
 		if !*quiet {
 			start := time.Now()
 			next := start.Add(10 * time.Second)
@@ -118,7 +123,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *asJSON {
 			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
 				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
-				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ})
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, JointRing: r.JointRing})
 		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
@@ -142,6 +147,13 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		for _, row := range r.Rows {
 			fmt.Fprintf(stdout, "%-6s %12.2f %7.1f/%6.1f/%7.1f %7.1f/%6.1f/%7.1f %6.2f (%.2f)\n", row.Scheme, float64(row.Bytes)/1e6,
 				row.KbpsUpMean, row.KbpsUpP95, row.KbpsUpMax, row.KbpsDownMean, row.KbpsDownP95, row.KbpsDownMax, row.ServerMbps, row.ServerPeakMbps)
+		}
+		if *delay > 0 {
+			fmt.Fprintf(stdout, "late pair-ticks at %g ms one-way (the receiver sees the sender, the decisions in force did not send; silent: held by a silent pair):", r.Rows[0].DelayMS)
+			for _, row := range r.Rows {
+				fmt.Fprintf(stdout, " %s %d (%d silent)", row.Scheme, row.Late, row.LateSilent)
+			}
+			fmt.Fprintf(stdout, "; GQ ring %d cells\n", r.JointRing)
 		}
 		ran := func(sc interest.Scheme) bool {
 			return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
@@ -200,6 +212,7 @@ type simJSON struct {
 	ExactChecked int64        `json:"exact_checked"` // FB's silent pair-ticks checked against exact line of sight
 	ExactMissed  int64        `json:"exact_missed"`
 	GQ           sim.GQCounts `json:"gq"`
+	JointRing    int          `json:"joint_ring_cells"`
 }
 
 // schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".

@@ -58,6 +58,16 @@ type Config struct {
 	// Wire sizes the packets for the byte columns; the zero value means
 	// interest.DefaultWire.
 	Wire interest.Wire
+	// DelayMS is the one-way network delay in milliseconds (rounded up to
+	// whole ticks, d) under which Row.Late is counted: a server decides on
+	// positions d ticks old (CS, CSA, AOI); a peer-to-peer scheme's
+	// renegotiation or a coordinator's answer takes a round trip, 2d (FB,
+	// FBP, GQ); PPP's oracle and NPP are never late.
+	DelayMS float64
+	// JointRing is the joint frontier's ring in cells
+	// (interest.JointOptions.Ring); < 0 sizes it from the delay: the
+	// cells a bot can cross in a round trip, plus one.
+	JointRing int
 	// Progress, when set, is called after each tick of each pass.
 	Progress func(pass string, tick, ticks int)
 }
@@ -87,12 +97,17 @@ type Row struct {
 	KbpsDownMax    float64 `json:"kbps_down_max"`
 	ServerMbps     float64 `json:"server_mbps"`
 	ServerPeakMbps float64 `json:"server_peak_mbps"`
-	// Hz is the tick rate; DelayMS the one-way delay modelled (0: none yet,
-	// so Late, the visible pair-ticks whose update arrives after the
-	// receiver could see the sender, is 0).
+	// Hz is the tick rate; DelayMS the one-way delay modelled
+	// (Config.DelayMS, used in whole ticks rounded up); Late the ordered pair-ticks where
+	// the receiver sees the sender but the decisions in force did not send
+	// its updates (lagAudit; with no delay, the misses).
 	Hz      float64 `json:"hz"`
 	DelayMS float64 `json:"delay_ms"`
 	Late    int64   `json:"late"`
+	// LateSilent are the late pair-ticks a silent decision held (the
+	// frontier schemes' own share; the rest is the delay of any scheme
+	// that sends by visibility).
+	LateSilent int64 `json:"late_silent"`
 }
 
 // Header is summary.csv's header: Row.Record's columns.
@@ -144,8 +159,10 @@ type Result struct {
 	Surprised, Early, FBLeft int64
 	// Extensions are FB's silent extensions (Config.Extend).
 	Extensions int64
-	// GQ breaks the joint frontier's packets down.
-	GQ GQCounts
+	// GQ breaks the joint frontier's packets down; JointRing is the ring
+	// its run used, in cells.
+	GQ        GQCounts
+	JointRing int
 	// Snapshot is FB's at Config.SnapshotTick, or nil.
 	Snapshot *Snapshot
 }
@@ -202,6 +219,21 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 			m.tick(interest.Traffic(sc, n, needs, w, m.up, m.down))
 		}
 	}
+	d := delayTicks(cfg)
+	audits := map[interest.Scheme]*lagAudit{}
+	for sc := range want {
+		switch sc {
+		case interest.CS, interest.CSA, interest.AOI:
+			audits[sc] = newLagAudit(n, 0, d)
+		case interest.FB, interest.FBP, interest.GQ:
+			audits[sc] = newLagAudit(n, 2*d, d)
+		}
+	}
+	audit := func(sc interest.Scheme, tk int, send func(i, j int) bool) {
+		if a := audits[sc]; a != nil {
+			a.tick(tk, nil, send, o)
+		}
+	}
 	for tk := range T {
 		if err := o.advance(tk); err != nil {
 			return nil, err
@@ -222,6 +254,8 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 			}
 		}
 		o.keep(tk)
+		audit(interest.CS, tk, o.maySee)
+		audit(interest.CSA, tk, o.maySee)
 		if cfg.Progress != nil {
 			cfg.Progress("visibility", tk+1, T)
 		}
@@ -236,6 +270,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
 		counts[interest.AOI][tk] = int64(interest.Packets(interest.AOI, n, near))
 		traffic(interest.AOI, near)
+		audit(interest.AOI, tk, near)
 		for i := range n {
 			for j := range n {
 				if i != j && o.seesAt(tk, i, j) && !near(i, j) {
@@ -253,14 +288,14 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		if !want[sc] {
 			continue
 		}
-		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], meters[sc], r)
+		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], meters[sc], audits[sc], r)
 		if err != nil {
 			return nil, err
 		}
 		rows[sc] = row
 	}
 	if want[interest.GQ] {
-		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], meters[interest.GQ], r)
+		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], meters[interest.GQ], audits[interest.GQ], r)
 		if err != nil {
 			return nil, err
 		}
@@ -277,6 +312,10 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		row.Ticks = T
 		meters[sc].fill(row, float64(T)*cfg.Bots.TickSeconds)
 		row.Hz = 1 / cfg.Bots.TickSeconds
+		row.DelayMS = cfg.DelayMS
+		if a := audits[sc]; a != nil {
+			row.Late, row.LateSilent = a.late, a.lateSilent
+		}
 		for _, c := range counts[sc] {
 			row.Packets += c
 		}
@@ -299,7 +338,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 
 // runFB runs a Manager (prediction pred ticks, 0 for FB) over the paths,
 // fills packets per tick and returns its row.
-func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, tm *meter, r *Result) (*Row, error) {
+func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, tm *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
 	sc := interest.FB
 	if pred > 0 {
@@ -366,6 +405,8 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 			}
 		}
 		tm.tick(0, 0)
+		la.tick(tk, func(i, j int) bool { _, held := m.Frontier(i, j); return !held },
+			func(i, j int) bool { return talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 }, o)
 		// Audit: whoever sees a player gets its updates; a silent pair
 		// must be hidden both ways.
 		sends := func(i, j int) bool { return talk[(i*n+j)>>6]>>((i*n+j)&63)&1 != 0 }
@@ -412,9 +453,14 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 // runGQ runs the joint frontier (interest.Joint) over the paths, fills its
 // packets per tick and returns its row: Queries are the exits, the query
 // times the coordinator's work per tick, Missed audited as FB's.
-func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, r *Result) (*Row, error) {
+func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
-	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg)})
+	ring := cfg.JointRing
+	if ring < 0 {
+		ring = autoRing(cfg, o.dx, o.dy)
+	}
+	r.JointRing = ring
+	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring})
 	if err != nil {
 		return nil, err
 	}
@@ -436,6 +482,7 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 			m.down[i] += res.Down[i]
 		}
 		m.tick(res.ServerIn, res.ServerOut)
+		la.tick(tk, func(i, j int) bool { return !jt.Silent(i, j) }, jt.Sends, o)
 		row.Queries += int64(res.Exits)
 		work[tk] = float64(res.Work.Nanoseconds()) / 1e6
 		r.GQ.Uplinks += int64(res.Exits)
@@ -649,4 +696,21 @@ func (h *distHist) quantile(q float64) float64 {
 		}
 	}
 	return 0
+}
+
+// delayTicks is Config.DelayMS in whole ticks, rounded up: what arrives
+// during a tick is used at the next.
+func delayTicks(cfg Config) int {
+	return int(math.Ceil(cfg.DelayMS/1000/cfg.Bots.TickSeconds - 1e-9))
+}
+
+// autoRing is the joint frontier's ring for the configured delay: the cells
+// a bot at the configured speed crosses in a round trip (2d ticks), plus
+// one; 0 without delay.
+func autoRing(cfg Config, dx, dy float64) int {
+	d := delayTicks(cfg)
+	if d == 0 {
+		return 0
+	}
+	return int(math.Ceil(cfg.Bots.SpeedMS*float64(2*d)*cfg.Bots.TickSeconds/min(dx, dy))) + 1
 }

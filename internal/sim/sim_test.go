@@ -186,3 +186,42 @@ func TestBytes(t *testing.T) {
 		t.Errorf("summary row %v for header %v", rec, Header)
 	}
 }
+
+// TestDelay: without delay a scheme's late pair-ticks are its misses (0 for
+// the frontier schemes); with delay the joint frontier misses updates
+// unless exits come early, from the ring (JointRing < 0: sized from the
+// delay), which keeps every pair its sides kept silent hidden until the
+// coordinator's answer arrives.
+func TestDelay(t *testing.T) {
+	s, gr := bakeWindow(t, "../../data/demo-hills.tif", heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}, compress.Cap{Codes: 1 << 30})
+	bo := bots.Defaults(s.DxM, s.DyM)
+	bo.Bots, bo.Ticks = 12, 200
+	bo.SpeedMS = 15 // 1.5 cells a tick: delays matter
+	late := func(delayMS float64, ring int) map[interest.Scheme]Row {
+		r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: -1, DelayMS: delayMS, JointRing: ring,
+			Schemes: []interest.Scheme{interest.CS, interest.FB, interest.GQ}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[interest.Scheme]Row{}
+		for _, row := range r.Rows {
+			rows[row.Scheme] = row
+		}
+		return rows
+	}
+	for sc, row := range late(0, 0) {
+		if row.Late != row.Missed || row.DelayMS != 0 {
+			t.Errorf("%s without delay: %d late, %d missed", sc, row.Late, row.Missed)
+		}
+	}
+	plain, ringed := late(300, 0), late(300, -1)
+	if plain[interest.GQ].DelayMS != 300 || plain[interest.GQ].Late == 0 || plain[interest.CS].Late == 0 {
+		t.Errorf("300 ms without a ring: GQ %d late, CS %d late", plain[interest.GQ].Late, plain[interest.CS].Late)
+	}
+	if ringed[interest.GQ].LateSilent != 0 || plain[interest.GQ].LateSilent == 0 {
+		t.Errorf("late behind silent pairs: %d with the ring, %d without", ringed[interest.GQ].LateSilent, plain[interest.GQ].LateSilent)
+	}
+	t.Logf("300 ms one-way at 10 Hz, 12 bots at 15 m/s: late pair-ticks CS %d, FB %d (%d silent), GQ %d (%d silent), GQ with ring %d (%d silent)",
+		plain[interest.CS].Late, plain[interest.FB].Late, plain[interest.FB].LateSilent, plain[interest.GQ].Late, plain[interest.GQ].LateSilent,
+		ringed[interest.GQ].Late, ringed[interest.GQ].LateSilent)
+}

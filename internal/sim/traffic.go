@@ -96,3 +96,66 @@ func wire(cfg Config) interest.Wire {
 	}
 	return cfg.Wire
 }
+
+// lagAudit counts a scheme's late pair-ticks under one-way network delay:
+// ordered pairs (i, j) at tick t where j sees i by the uncompressed PVS but
+// the decisions in force at t did not send i's updates to j. Two decisions
+// govern a pair, each made earlier by the time its inputs and answers take
+// to travel: whether the pair is open at all (a frontier scheme's silent
+// pairs change by a renegotiation or a coordinator's answer: a round trip,
+// lagOpen = 2d) and whether, open, i sends to j (the members' or a
+// server's view of positions: lagSend = d). With no delay it counts the
+// scheme's misses. LateSilent are the late pairs a silent decision held.
+// Ticks before the first decisions in force are not counted.
+type lagAudit struct {
+	n                int
+	lagOpen, lagSend int
+	open, send       [][]uint64 // the last lag+1 ticks' decisions: bit i·n+j
+	late, lateSilent int64
+}
+
+func newLagAudit(n, lagOpen, lagSend int) *lagAudit {
+	a := &lagAudit{n: n, lagOpen: lagOpen, lagSend: lagSend, open: make([][]uint64, lagOpen+1), send: make([][]uint64, lagSend+1)}
+	for k := range a.open {
+		a.open[k] = make([]uint64, (n*n+63)/64)
+	}
+	for k := range a.send {
+		a.send[k] = make([]uint64, (n*n+63)/64)
+	}
+	return a
+}
+
+// tick records tick tk's decisions — open(i, j): the pair is not silent
+// (nil: always open); send(i, j): i's updates go to j — and counts tk's
+// late pairs against the decisions in force.
+func (a *lagAudit) tick(tk int, open, send func(i, j int) bool, o *oracle) {
+	n := a.n
+	record := func(ring [][]uint64, lag int, f func(i, j int) bool) []uint64 {
+		cur := ring[tk%(lag+1)]
+		clear(cur)
+		for i := range n {
+			for j := range n {
+				if i != j && (f == nil || f(i, j)) {
+					cur[(i*n+j)>>6] |= 1 << ((i*n + j) & 63)
+				}
+			}
+		}
+		return ring[(tk-lag+len(ring)*(1+lag))%(lag+1)]
+	}
+	op := record(a.open, a.lagOpen, open)
+	se := record(a.send, a.lagSend, send)
+	if tk < max(a.lagOpen, a.lagSend) {
+		return
+	}
+	bit := func(b []uint64, k int) bool { return b[k>>6]>>(k&63)&1 != 0 }
+	for i := range n {
+		for j := range n {
+			if k := i*n + j; i != j && o.seesAt(tk, i, j) && !(bit(op, k) && bit(se, k)) {
+				a.late++
+				if !bit(op, k) {
+					a.lateSilent++
+				}
+			}
+		}
+	}
+}
