@@ -124,7 +124,6 @@ func TestChecksumPreservingMutations(t *testing.T) {
 	}
 }
 
-
 // readPartial reads a whole partial file: header, every record, the end.
 func readPartial(b []byte) error {
 	r, err := NewPartReader(bytes.NewReader(b), int64(len(b)))

@@ -142,7 +142,10 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	if !poll(30*time.Second, func() bool { out, err := slurm("sinfo", "-h", "-o", "%T"); return err == nil && strings.Contains(out, "idle") }) {
+	if !poll(30*time.Second, func() bool {
+		out, err := slurm("sinfo", "-h", "-o", "%T")
+		return err == nil && strings.Contains(out, "idle")
+	}) {
 		t.Skipf("the one-node cluster did not come up:\n%s", logs())
 	}
 
