@@ -19,10 +19,22 @@ var benchTerrains = []struct {
 // BenchmarkViewshed measures one observer's viewshed at S = 1024, observers
 // spread over the grid; it reports observers/s and ns per midline step.
 func BenchmarkViewshed(b *testing.B) {
+	benchViewshed(b, false)
+}
+
+// BenchmarkViewshedConservative is BenchmarkViewshed with
+// Params.Conservative: every line walked in full, a chord a step.
+func BenchmarkViewshedConservative(b *testing.B) {
+	benchViewshed(b, true)
+}
+
+func benchViewshed(b *testing.B, conservative bool) {
 	for _, bt := range benchTerrains {
 		b.Run(bt.name, func(b *testing.B) {
 			ter := loadWindow(b, bt.name, bt.win)
-			m, err := New(ter, DefaultParams())
+			p := DefaultParams()
+			p.Conservative = conservative
+			m, err := New(ter, p)
 			if err != nil {
 				b.Fatal(err)
 			}

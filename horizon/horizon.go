@@ -71,10 +71,17 @@ type Params struct {
 	// Margin in metres (≥ 0): a target counts as hidden only when its top
 	// lies below the line of sight over the terrain by at least this much,
 	// i.e. every target is judged Margin metres taller. A conservative
-	// margin for grazing lines of sight, which the sector approximation can
-	// judge hidden though the exact line clears the terrain by millimetres.
-	// 0 is the thesis's test.
+	// margin for grazing lines of sight; it does not remove the sector
+	// model's angular misses (a ridge on the midline beside the true ray,
+	// clearing the terrain by up to metres): Conservative does. 0 is the
+	// thesis's test.
 	Margin float64
+	// Conservative hides a target only when the exact line of sight to it
+	// is blocked (conservative.go: profiles from lower bounds of the
+	// surface over arcs two sectors wide); false is the thesis's sector
+	// model. Worker's Viewshed and Classify honour it; the block engine
+	// (BlockWorker) does not yet and refuses it.
+	Conservative bool
 }
 
 // DefaultParams returns S = 1024 sectors, observer and target 1.8 m tall, no
@@ -148,6 +155,13 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
+	// Conservative mode: the 3×3 patch minima (patchMin3) and how far
+	// before a target, in metres, its occluders must end (half a cell
+	// diagonal: outside the target's own cell).
+	consOnce sync.Once
+	cons     []float32
+	consNear float32
+
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
 	padOnce sync.Once
@@ -208,6 +222,7 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.buildLines()
 	m.buildOffsets()
 	m.buildPyramid()
+	m.consNear = float32(0.5 * math.Hypot(t.Dx, t.Dy))
 	return m, nil
 }
 

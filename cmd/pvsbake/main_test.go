@@ -90,6 +90,8 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"share without -o", []string{"share", "s.pvs", "--budget", "1MB"}, 2, "share needs -o OUT"},
 		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
+		{"unknown model", []string{"viewshed", "d.tif", "--at", "1,1", "-o", "x.tif", "--los", "exact"}, 2, `--los "exact": want sector or conservative`},
+		{"conservative bake", []string{"bake", "d.tif", "-o", "x", "--nodes", "9", "--los", "conservative"}, 2, "--los conservative works for viewshed so far"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

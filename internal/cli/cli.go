@@ -247,7 +247,8 @@ func AvailableMemory() int64 {
 
 // VisFlags are the visibility parameters of §3.1 (horizon.Params).
 type VisFlags struct {
-	p horizon.Params
+	p   horizon.Params
+	los string
 }
 
 // Register adds --sectors, --observer-height, --target-height,
@@ -262,6 +263,7 @@ func (v *VisFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
 	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
 	fs.Float64Var(&v.p.Margin, "margin", d.Margin, "count a target hidden only when it lies this many `metres` below the line of sight (conservative for grazing lines)")
+	fs.StringVar(&v.los, "los", "sector", "visibility `model`: sector (the thesis's midline profiles) or conservative (hidden only when the exact line of sight is blocked)")
 }
 
 // Params returns the parameters; their validation is horizon.New's.
@@ -270,6 +272,14 @@ func (v *VisFlags) Params() horizon.Params { return v.p }
 // Checked returns the parameters, or a *UsageError when horizon would
 // refuse them (horizon.Params.Validate).
 func (v *VisFlags) Checked() (horizon.Params, error) {
+	switch v.los {
+	case "sector", "":
+		v.p.Conservative = false
+	case "conservative":
+		v.p.Conservative = true
+	default:
+		return v.p, Usagef("--los %q: want sector or conservative", v.los)
+	}
 	if err := v.p.Validate(); err != nil {
 		return v.p, Usagef("%v", err)
 	}

@@ -20,13 +20,20 @@ type Grid struct {
 // end cells skipped, never passes below the surface. With hObs == tau it is
 // symmetric.
 func Visible(g Grid, oc, or, tc, tr int, hObs, tau float64) bool {
+	return VisibleSampled(g, oc, or, tc, tr, hObs, tau, 2)
+}
+
+// VisibleSampled is Visible with perCell samples per cell along the
+// segment's major axis (Visible: 2), for checks that need the segment's
+// dips between half-cell samples.
+func VisibleSampled(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) bool {
 	dc, dr := tc-oc, tr-or
 	if dc == 0 && dr == 0 {
 		return true
 	}
 	z0 := float64(g.Elev[or*g.Width+oc]) + hObs
 	z1 := float64(g.Elev[tr*g.Width+tc]) + tau
-	n := 2 * max(abs(dc), abs(dr))
+	n := perCell * max(abs(dc), abs(dr))
 	for i := 1; i < n; i++ {
 		f := float64(i) / float64(n)
 		x, y := float64(oc)+f*float64(dc), float64(or)+f*float64(dr)
