@@ -514,3 +514,22 @@ func TestVerifyNodataAndWrongDEM(t *testing.T) {
 		t.Errorf("another DEM: exit %d: %s", code, errOut)
 	}
 }
+
+// TestAdversarial: verify --exact --adversarial reports its search
+// consistently (candidates ⊇ exactly visible ⊇ violations, exit 1 exactly
+// when a violation is found) and needs --exact.
+func TestAdversarial(t *testing.T) {
+	store := testStore(t)
+	out, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--exact", "--adversarial", "--pairs", "8", "--json", "-q")
+	var rep adversarialReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+	}
+	if rep.Observers != 8 || rep.ConservativeVisible == 0 || rep.Candidates < rep.ExactlyVisible || rep.ExactlyVisible < rep.Violations ||
+		(code == 1) != (rep.Violations > 0) || (rep.Violations > 0 && !(rep.ClearanceMaxMM >= rep.ClearanceMedianMM && rep.ClearanceMedianMM > 0)) {
+		t.Errorf("exit %d, report %+v", code, rep)
+	}
+	if _, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--adversarial"); code != 2 || !strings.Contains(errOut, "add --exact") {
+		t.Errorf("--adversarial alone: exit %d: %s", code, errOut)
+	}
+}

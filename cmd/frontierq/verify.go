@@ -39,9 +39,13 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := cli.JSONFlag(fs, "the counts")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
+	adversarial := fs.Bool("adversarial", false, "with --exact: search, from --pairs random observers, the cells the store calls hidden that exact line of sight sees, and grow frontier sets for those pairs")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *demPath == "" {
 			return cli.Usagef("verify needs --dem DEM, the DEM the store was baked from")
+		}
+		if *adversarial && !*exact {
+			return cli.Usagef("--adversarial searches against the exact line of sight: add --exact")
 		}
 		if *pairs < 1 || *pairs > maxPairs || *sample < 0 || *sample > maxSample {
 			return cli.Usagef("--pairs %d, --sample %d: want 1 to %d pairs and 0 to %d points", *pairs, *sample, maxPairs, maxSample)
@@ -82,6 +86,24 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
 		if err != nil {
 			return err
+		}
+		if *adversarial {
+			rep, err := adversarialAudit(s, gr, g, model, opt, *pairs, *seed)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				if err := cli.WriteJSON(stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(stdout, "adversarial: %d observers; %d cells the store hides but the conservative model does not; %d of them seen by exact line of sight (either way), among %d visible by the conservative model; %d with a frontier set (violations); clearance of those lines median %.0f mm, max %.0f mm\n",
+					rep.Observers, rep.Candidates, rep.ExactlyVisible, rep.ConservativeVisible, rep.Violations, rep.ClearanceMedianMM, rep.ClearanceMaxMM)
+			}
+			if rep.Violations > 0 {
+				return fmt.Errorf("%d pairs with a frontier set see each other by exact line of sight", rep.Violations)
+			}
+			return nil
 		}
 		rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 		type job struct{ a, b [2]int }

@@ -48,6 +48,28 @@ func VisibleSampled(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) 
 	return true
 }
 
+// Clearance returns the least height in metres of the segment from an eye
+// hObs above (oc,or) to a top tau above (tc,tr) over the surface, sampled
+// perCell times per cell with the end cells skipped as in Visible: negative
+// when the segment passes under the surface. +Inf for a cell and itself.
+func Clearance(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) float64 {
+	dc, dr := tc-oc, tr-or
+	z0 := float64(g.Elev[or*g.Width+oc]) + hObs
+	z1 := float64(g.Elev[tr*g.Width+tc]) + tau
+	n := perCell * max(abs(dc), abs(dr))
+	best := math.Inf(1)
+	for i := 1; i < n; i++ {
+		f := float64(i) / float64(n)
+		x, y := float64(oc)+f*float64(dc), float64(or)+f*float64(dr)
+		rx, ry := int(math.Round(x)), int(math.Round(y))
+		if (rx == oc && ry == or) || (rx == tc && ry == tr) {
+			continue
+		}
+		best = min(best, z0+f*(z1-z0)-bilinear(g, x, y))
+	}
+	return best
+}
+
 // bilinear interpolates the surface at fractional cell coordinates (x,y).
 func bilinear(g Grid, x, y float64) float64 {
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
