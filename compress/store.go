@@ -62,18 +62,23 @@ type VisParams struct {
 	EarthCurvature  bool    `json:"earth_curvature"`
 	Refraction      float64 `json:"refraction"`
 	MarginM         float64 `json:"margin_m,omitempty"`
+	// Conservative: baked with horizon.Params.Conservative (hidden only
+	// when the exact line of sight is blocked); absent: the sector model.
+	Conservative bool `json:"conservative,omitempty"`
 }
 
 // Horizon returns the parameters as horizon.Params.
 func (v VisParams) Horizon() horizon.Params {
 	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
-		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM}
+		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
+		Conservative: v.Conservative}
 }
 
 // FromHorizon converts horizon.Params.
 func FromHorizon(p horizon.Params) VisParams {
 	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
-		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin}
+		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin,
+		Conservative: p.Conservative}
 }
 
 // Stats are measured while baking: the STAT section, as JSON.

@@ -320,6 +320,10 @@ func TestBlockMatchesClassify(t *testing.T) {
 	hgtFar.MaxDistance = 1500
 	tall := def
 	tall.ObserverHeight, tall.TargetHeight = 0, 0 // ties: targets at the eye's level
+	cons := withS(256)                            // conservative lines are walked in full: fewer sectors keep the test quick
+	cons.Conservative = true
+	consCurved := curved
+	consCurved.Sectors, consCurved.Conservative = 256, true
 	cases := []struct {
 		name   string
 		ter    Terrain
@@ -342,6 +346,10 @@ func TestBlockMatchesClassify(t *testing.T) {
 		{"dsm 57x61", cropWindow(t, "dsm-120x136", 40, 60, 57, 61), def, 0},
 		{"dsm 48x48 400m margin", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), far, 0},
 		{"dsm 40x44 nodata S=180", cropWindow(t, "dsm-120x136", 70, 80, 40, 44), withS(180), 0.05},
+		{"conservative walls 41x38", walls(41, 38), cons, 0},
+		{"conservative random 33x20 nodata", random(33, 20, 40), cons, 0.15},
+		{"conservative hgt 50x50 curved", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), consCurved, 0},
+		{"conservative dsm 57x61", cropWindow(t, "dsm-120x136", 40, 60, 57, 61), cons, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,6 +60,7 @@ func (bw *BlockWorker) walk() {
 		for b := range row {
 			row[b] = negInf
 		}
+		conservative := m.p.Conservative
 		// The band's highest elevation per chunk of 2^stepShift steps:
 		// over the tiles that any lane's steps of the chunk cross.
 		colMaj := m.secColMaj[k]
@@ -87,6 +88,12 @@ func (bw *BlockWorker) walk() {
 			}
 			bw.stop[c] = z
 		}
+		if conservative {
+			bw.walkConservative(k, pos, nmax, chunks)
+			bw.decimate(k, pos, nmax, &dpos)
+			pos += nmax + 1
+			continue
+		}
 		maj, mw := int(m.secMajor[k]), int(m.secMinor[k])
 		if colMaj {
 			mw = bw.padW
@@ -97,22 +104,74 @@ func (bw *BlockWorker) walk() {
 			bw.stop[:chunks], bw.sb[:chunks*Lanes], base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
 		bw.n[k] = int32(n)
 		bw.Stats.WalkSteps += n * Lanes
-		// The decimated rows.
-		last := (n + 1<<decShift - 1) >> decShift
-		bw.decStart[k] = int32(dpos)
-		if need := (dpos + last + 1) * Lanes; need > len(bw.dec) {
-			bw.dec = append(bw.dec, make([]float32, need-len(bw.dec)+need/4)...)
-		}
-		for i := range last + 1 {
-			src := pos + min(i<<decShift, n)
-			copy(bw.dec[(dpos+i)*Lanes:(dpos+i+1)*Lanes], bw.prof[src*Lanes:(src+1)*Lanes])
-		}
-		dpos += last + 1
+		bw.decimate(k, pos, n, &dpos)
 		pos += n + 1
 	}
 	for k := S; k < len(bw.start); k++ {
 		bw.start[k], bw.n[k], bw.decStart[k] = bw.start[k-S], bw.n[k-S], bw.decStart[k-S]
 	}
+}
+
+// decimate writes sector k's decimated rows (dec) from its n+1 profile
+// rows at pos, from row *dpos on, and advances *dpos.
+func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
+	last := (n + 1<<decShift - 1) >> decShift
+	bw.decStart[k] = int32(*dpos)
+	if need := (*dpos + last + 1) * Lanes; need > len(bw.dec) {
+		bw.dec = append(bw.dec, make([]float32, need-len(bw.dec)+need/4)...)
+	}
+	for i := range last + 1 {
+		src := pos + min(i<<decShift, n)
+		copy(bw.dec[(*dpos+i)*Lanes:(*dpos+i+1)*Lanes], bw.prof[src*Lanes:(src+1)*Lanes])
+	}
+	*dpos += last + 1
+}
+
+// walkConservative fills sector k's rows pos … pos+n of every lane with
+// the lane's conservative profile (Model.consProfile), a lane whose line
+// leaves the grid earlier keeping its last slot, as walk does; lanes
+// without data read −Inf. The early stop reads the band's highest
+// elevation per chunk of 2^stepShift steps (stop, chunks of them) as a
+// suffix maximum over the rest of the line, per lane above its eye.
+func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
+	m := bw.m
+	negInf := float32(math.Inf(-1))
+	if cap(bw.cons) < n+1 {
+		bw.cons = make([]float32, n+1)
+	}
+	if cap(bw.consSuf) < chunks+1 {
+		bw.consSuf = make([]float32, chunks+1)
+	}
+	top := bw.consSuf[:chunks+1] // the rest of the line's highest elevation from chunk c on
+	top[chunks] = negInf
+	for c := chunks - 1; c >= 0; c-- {
+		top[c] = max(top[c+1], bw.stop[c])
+	}
+	if cap(bw.consLane) < chunks+1 {
+		bw.consLane = make([]float32, chunks+1)
+	}
+	for b := range Lanes {
+		if bw.active&(1<<b) == 0 {
+			for i := 0; i <= n; i++ {
+				bw.prof[(pos+i)*Lanes+b] = negInf
+			}
+			continue
+		}
+		ext := int(bw.ext[b])
+		line := bw.cons[:ext+1]
+		suf := bw.consLane[:chunks+1]
+		for c := range suf {
+			if suf[c] = top[c] + 0.01 + float32(1e-6*float32(math.Abs(float64(top[c])))) - bw.eye[b]; !(suf[c] >= 0) {
+				suf[c] = float32(math.Inf(1)) // lower than the eye: no decreasing bound
+			}
+		}
+		m.consProfile(k, bw.col+b%BlockSide, bw.row+b/BlockSide, bw.eye[b], line, suf, stepShift)
+		for i := 0; i <= n; i++ {
+			bw.prof[(pos+i)*Lanes+b] = line[min(i, ext)]
+		}
+	}
+	bw.n[k] = int32(n)
+	bw.Stats.WalkSteps += n * Lanes
 }
 
 // curveDrop returns sector k's Earth-curvature drop per step², metres (0

@@ -27,7 +27,8 @@ import "math"
 // zlow by the same drop as the true point. Steps count only when they end
 // at least half a cell diagonal before the target (the blocker is then
 // outside the target's own cell, which the exact test, like the thesis,
-// ignores); the first step lies a cell beyond the observer's.
+// ignores; consProfile's shift does this); the first step lies a cell
+// beyond the observer's.
 //
 // The price: arcs a sector wide hide fewer cells than midline samples
 // (measured in TestConservative); a step walks a chord across a few
@@ -77,9 +78,13 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 	W, H := m.t.Width, m.t.Height
 	fw, fh := float64(W-1), float64(H-1)
 	dx, dy := x1-x0, y1-y0
-	// Liang–Barsky clipping to the hull.
+	// Liang–Barsky clipping to the hull (most chords lie inside it).
 	t0, t1 := 0.0, 1.0
+	inside := x0 >= 0 && x1 >= 0 && y0 >= 0 && y1 >= 0 && x0 <= fw && x1 <= fw && y0 <= fh && y1 <= fh
 	for _, c := range [4][2]float64{{-dx, x0}, {dx, fw - x0}, {-dy, y0}, {dy, fh - y0}} {
+		if inside {
+			break
+		}
 		p, q := c[0], c[1]
 		if p == 0 {
 			if q < 0 {
@@ -99,7 +104,6 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 	}
 	pw, ph := max(W-1, 1), max(H-1, 1)
 	elev := m.t.Elev
-	at := func(c, r int) float64 { return float64(elev[min(r, H-1)*W+min(c, W-1)]) }
 	best := math.Inf(1)
 	// Walk the patches the clipped segment crosses (Amanatides–Woo).
 	xs, ys := x0+t0*dx, y0+t0*dy
@@ -122,19 +126,23 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 	for steps := 0; t <= t1 && steps < 4*(pw+ph)+8; steps++ {
 		te := min(tMaxX, tMaxY, t1)
 		// The bilinear patch along t ∈ [t, te]: u, v local coordinates.
-		z00, z10, z01, z11 := at(px, py), at(px+1, py), at(px, py+1), at(px+1, py+1)
+		// The patch's vertices (a grid one cell wide or high repeats its
+		// edge).
+		c1, r1 := min(px+1, W-1), min(py+1, H-1)
+		z00, z10 := float64(elev[py*W+px]), float64(elev[py*W+c1])
+		z01, z11 := float64(elev[r1*W+px]), float64(elev[r1*W+c1])
 		bu, bv, cuv := z10-z00, z01-z00, z00-z10-z01+z11
 		u0, v0 := x0-float64(px), y0-float64(py)
-		f := func(tt float64) float64 {
-			u, v := u0+tt*dx, v0+tt*dy
-			return z00 + bu*u + bv*v + cuv*u*v
-		}
-		lo := min(f(t), f(te))
-		// f(t) = a + b·t + c·t² with c = cuv·dx·dy: an interior minimum when c > 0.
+		// f(t) = z00 + bu·u + bv·v + cuv·u·v along u = u0+t·dx, v = v0+t·dy:
+		// a quadratic a + b·t + c·t², c = cuv·dx·dy, with an interior
+		// minimum when c > 0.
+		ua, va, ub, vb := u0+t*dx, v0+t*dy, u0+te*dx, v0+te*dy
+		lo := min(z00+bu*ua+bv*va+cuv*ua*va, z00+bu*ub+bv*vb+cuv*ub*vb)
 		if c := cuv * dx * dy; c > 0 {
 			b := bu*dx + bv*dy + cuv*(u0*dy+v0*dx)
 			if tm := -b / (2 * c); tm > t && tm < te {
-				lo = min(lo, f(tm))
+				um, vm := u0+tm*dx, v0+tm*dy
+				lo = min(lo, z00+bu*um+bv*vm+cuv*um*vm)
 			}
 		}
 		best = min(best, lo-2*float64(gmax[py*pw+px])*bulge)
@@ -161,38 +169,60 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 // walked to its last step inside the grid.
 func (w *Worker) walkConservative(col, row int) {
 	m := w.m
-	W := m.t.Width
-	gmax := m.patchSlope()
-	eye := m.t.Elev[row*W+col] + float32(m.p.ObserverHeight)
+	eye := m.t.Elev[row*m.t.Width+col] + float32(m.p.ObserverHeight)
 	w.eye, w.col, w.row = eye, col, row
 	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
-	S := m.p.Sectors
-	width := 2 * math.Pi / float64(S) // the wedge from midline k to midline k+1
-	cell := min(m.t.Dx, m.t.Dy)
-	bulge := (1 - math.Cos(width/2)) / cell // the arc's sagitta in cells per metre of radius
-	negInf := float32(math.Inf(-1))
-	for k := range S {
+	for k := range m.p.Sectors {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)
-		w.prof[start] = negInf
-		az := m.sectorAzimuth(k)
-		// The arc's ends per metre of radius, in cells.
-		ax, ay := math.Sin(az)/m.t.Dx, -math.Cos(az)/m.t.Dy
-		bx, by := math.Sin(az+width)/m.t.Dx, -math.Cos(az+width)/m.t.Dy
-		cur := negInf
-		for i := 1; i <= n; i++ {
-			d := float64(i) * m.secStep[k]
-			z := m.chordMin(float64(col)+d*ax, float64(row)+d*ay, float64(col)+d*bx, float64(row)+d*by, bulge*d+1e-9, gmax)
-			s := negInf
-			if !math.IsInf(float64(z), 1) {
-				if m.secDrop != nil {
-					z -= float32(m.secDrop[k] * float32(i*i))
-				}
-				s = (z - eye) * float32(1/d)
-			}
-			cur = max(cur, s)
-			w.prof[start+i] = cur
-		}
+		m.consProfile(k, col, row, eye, w.prof[start:start+n+1], w.suffixMax(k, col, row, n, eye), chunkShift)
 		w.n[k] = int32(n)
+	}
+}
+
+// consProfile fills prof (slots 0 … len(prof)−1 of sector k's line from the
+// observer at (col,row), eye metres high) with the conservative running
+// maximum slope. The slots are shifted by consShift[k] steps: slot j holds
+// the maximum over steps i ≤ j − consShift[k], so that the sector model's
+// slot rule (the last step half a step before the target's distance d) reads
+// only steps ending half a cell diagonal before d, wherever it is applied
+// (Worker, BlockWorker, their bounds and kernels).
+//
+// The line stops early as the sector model's does: suf[c] bounds, in metres
+// above the eye (+Inf: no bound), the midline's samples at steps after
+// c·2^shift, and a lower bound over the arc never exceeds the surface at
+// the arc's midline point, which those samples bound; once the running
+// maximum reaches suf's slope at a chunk's end, no later step can raise it
+// and the remaining slots repeat it.
+func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint) {
+	gmax := m.patchSlope()
+	width := 2 * math.Pi / float64(m.p.Sectors) // the wedge from midline k to midline k+1
+	bulge := (1 - math.Cos(width/2)) / min(m.t.Dx, m.t.Dy)
+	az := m.sectorAzimuth(k)
+	// The arc's ends per metre of radius, in cells.
+	ax, ay := math.Sin(az)/m.t.Dx, -math.Cos(az)/m.t.Dy
+	bx, by := math.Sin(az+width)/m.t.Dx, -math.Cos(az+width)/m.t.Dy
+	negInf := float32(math.Inf(-1))
+	e := m.consShift[k]
+	for j := 0; j < len(prof) && j <= e; j++ {
+		prof[j] = negInf
+	}
+	cur := negInf
+	for i := 1; i+e < len(prof); i++ {
+		d := float64(i) * m.secStep[k]
+		z := m.chordMin(float64(col)+d*ax, float64(row)+d*ay, float64(col)+d*bx, float64(row)+d*by, bulge*d+1e-9, gmax)
+		if !math.IsInf(float64(z), 1) {
+			if m.secDrop != nil {
+				z -= float32(m.secDrop[k] * float32(i*i))
+			}
+			cur = max(cur, (z-eye)*float32(1/d))
+		}
+		prof[i+e] = cur
+		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= suf[i>>shift]*float32(1/d) {
+			for j := i + e + 1; j < len(prof); j++ {
+				prof[j] = cur
+			}
+			return
+		}
 	}
 }

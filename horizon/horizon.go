@@ -155,12 +155,12 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
-	// Conservative mode: the 3×3 patch minima (patchMin3) and how far
-	// before a target, in metres, its occluders must end (half a cell
-	// diagonal: outside the target's own cell).
-	consOnce sync.Once
-	cons     []float32
-	consNear float32
+	// Conservative mode: the patches' slope bounds (patchSlope), built on
+	// first use, and per sector the profile's shift in steps (consProfile):
+	// the least e with e ≥ (half a cell diagonal)/(metres per step) − ½.
+	consOnce  sync.Once
+	cons      []float32
+	consShift []int
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -222,7 +222,13 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.buildLines()
 	m.buildOffsets()
 	m.buildPyramid()
-	m.consNear = float32(0.5 * math.Hypot(t.Dx, t.Dy))
+	if p.Conservative {
+		near := 0.5 * math.Hypot(t.Dx, t.Dy)
+		m.consShift = make([]int, p.Sectors)
+		for k := range m.consShift {
+			m.consShift[k] = max(int(math.Ceil(near/m.secStep[k]-marginSteps)), 0)
+		}
+	}
 	return m, nil
 }
 

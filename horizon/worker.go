@@ -221,11 +221,6 @@ func walkLineCurved(prof, rec, elev, suf []float32, a0, maj, mw int, mf int64, e
 // own slot, of slope -Inf, when none; the line's last step inside the grid
 // when the cell lies beyond it).
 func (w *Worker) slot(k int, d float32) int {
-	if w.m.p.Conservative {
-		// Conservative: steps ending half a cell diagonal before d.
-		j := min(int(float32(float32(d-w.m.consNear)*w.m.secInv[k])), int(w.n[k]))
-		return int(w.m.lineStart[k]) + max(j, 0)
-	}
 	j := min(int(float32(d*w.m.secInv[k])-marginSteps), int(w.n[k]))
 	return int(w.m.lineStart[k]) + max(j, 0)
 }

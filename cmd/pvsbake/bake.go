@@ -65,9 +65,6 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if p.Conservative {
-			return cli.Usagef("--los conservative works for viewshed so far; the bake's block engine keeps the sector model (bake with --los sector)")
-		}
 		if err := checkOutput(*out); err != nil {
 			return err
 		}

@@ -91,7 +91,6 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 		{"unknown model", []string{"viewshed", "d.tif", "--at", "1,1", "-o", "x.tif", "--los", "exact"}, 2, `--los "exact": want sector or conservative`},
-		{"conservative bake", []string{"bake", "d.tif", "-o", "x", "--nodes", "9", "--los", "conservative"}, 2, "--los conservative works for viewshed so far"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,5 +221,33 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	afterStore, _ := os.ReadFile(store)
 	if !bytes.Equal(before, after) || !bytes.Equal(beforeStore, afterStore) {
 		t.Error("an input changed")
+	}
+}
+
+// TestConservativeBake: --los conservative is recorded in the store's
+// parameters, and the shards of a conservative and a sector bake do not
+// join.
+func TestConservativeBake(t *testing.T) {
+	dir := t.TempDir()
+	dem := filepath.Join(dir, "h.tif")
+	if _, errOut, code := runCmd("synth", "--size", "24", "-o", dem); code != 0 {
+		t.Fatal(errOut)
+	}
+	store := filepath.Join(dir, "c.pvs")
+	if _, errOut, code := runCmd("bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "--los", "conservative", "-q"); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, _, _ := runCmd("stat", store)
+	if !strings.Contains(out, `"conservative": true`) {
+		t.Errorf("stat: %s", out)
+	}
+	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
+	for i, los := range []string{"conservative", "sector"} {
+		if _, errOut, code := runCmd("bake", dem, "-o", []string{p0, p1}[i], "--nodes", "30", "--sectors", "64", "--los", los, "-q", "--shard", fmt.Sprintf("%d/2", i)); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	if _, errOut, code := runCmd("join", "-o", filepath.Join(dir, "j.pvs"), p0, p1); code != 1 || !strings.Contains(errOut, "visibility parameters") {
+		t.Errorf("join of a conservative and a sector shard: exit %d: %s", code, errOut)
 	}
 }
