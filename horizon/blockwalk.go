@@ -128,46 +128,99 @@ func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
 }
 
 // walkConservative fills sector k's rows pos … pos+n of every lane with
-// the lane's conservative profile (Model.consProfile), a lane whose line
-// leaves the grid earlier keeping its last slot, as walk does; lanes
-// without data read −Inf. The early stop reads the band's highest
-// elevation per chunk of 2^stepShift steps (stop, chunks of them) as a
-// suffix maximum over the rest of the line, per lane above its eye.
+// the lane's conservative profile, as Model.consProfile computes it for the
+// lane's observer alone: the lanes' chords at a step are lane 0's
+// translated by whole cells, so one traversal of the patches (chordPatches)
+// serves all sixteen, each evaluating its own patches. A lane whose line
+// leaves the grid earlier keeps its last slot, as walk does; lanes without
+// data read −Inf. The early stop reads the band's highest elevation per
+// chunk of 2^stepShift steps (stop) as a suffix maximum over the rest of
+// the line, per lane above its eye.
 func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	m := bw.m
+	W, H := m.t.Width, m.t.Height
+	pw, ph := max(W-1, 1), max(H-1, 1)
+	gmax := m.patchSlope()
 	negInf := float32(math.Inf(-1))
-	if cap(bw.cons) < n+1 {
-		bw.cons = make([]float32, n+1)
-	}
+	// Per lane, the bound above its eye of the rest of the line from chunk c.
 	if cap(bw.consSuf) < chunks+1 {
 		bw.consSuf = make([]float32, chunks+1)
 	}
-	top := bw.consSuf[:chunks+1] // the rest of the line's highest elevation from chunk c on
+	top := bw.consSuf[:chunks+1]
 	top[chunks] = negInf
 	for c := chunks - 1; c >= 0; c-- {
 		top[c] = max(top[c+1], bw.stop[c])
 	}
-	if cap(bw.consLane) < chunks+1 {
-		bw.consLane = make([]float32, chunks+1)
+	if cap(bw.consLane) < Lanes*(chunks+1) {
+		bw.consLane = make([]float32, Lanes*(chunks+1))
+	}
+	suf := bw.consLane[:Lanes*(chunks+1)]
+	var cur [Lanes]float32
+	var last [Lanes]int // each lane's last slot written
+	todo := uint16(0)   // lanes still walking
+	e := m.consShift[k]
+	for b := range Lanes {
+		cur[b], last[b] = negInf, min(e, n)
+		if bw.active&(1<<b) != 0 && e < int(bw.ext[b]) {
+			todo |= 1 << b
+		}
+		for c := range chunks + 1 {
+			v := top[c] + 0.01 + float32(1e-6*float32(math.Abs(float64(top[c])))) - bw.eye[b]
+			if !(v >= 0) {
+				v = float32(math.Inf(1)) // lower than the eye: no decreasing bound
+			}
+			suf[b*(chunks+1)+c] = v
+		}
+	}
+	for j := 0; j <= min(e, n); j++ {
+		for b := range Lanes {
+			bw.prof[(pos+j)*Lanes+b] = negInf
+		}
+	}
+	ax, ay, bx, by, bulge := m.consArc(k)
+	for i := 1; i+e <= n && todo != 0; i++ {
+		d := float64(i) * m.secStep[k]
+		// Relative to the observer's cell; converted, as a product feeding a
+		// subtraction may not be fused.
+		x0, y0, x1, y1 := float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by)
+		bw.segs = chordPatches(x0, y0, x1, y1, bw.segs[:0])
+		slack := 2 * float64(bulge*d)
+		inv := float32(1 / d)
+		var drop float32
+		if m.secDrop != nil {
+			drop = float32(m.secDrop[k] * float32(i*i))
+		}
+		for b := range Lanes {
+			if todo&(1<<b) == 0 {
+				continue
+			}
+			if i+e > int(bw.ext[b]) {
+				todo &^= 1 << b // the lane's line has left the grid
+				continue
+			}
+			ox, oy := bw.col+b%BlockSide, bw.row+b/BlockSide
+			z := math.Inf(1)
+			for s := range bw.segs {
+				sg := &bw.segs[s]
+				qx, qy := sg.px+ox, sg.py+oy
+				if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
+					continue
+				}
+				z = min(z, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(float64(gmax[qy*pw+qx])*slack))
+			}
+			if !math.IsInf(z, 1) {
+				cur[b] = max(cur[b], (float32(z)-drop-bw.eye[b])*inv)
+			}
+			bw.prof[(pos+i+e)*Lanes+b] = cur[b]
+			last[b] = i + e
+			if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 && cur[b] >= suf[b*(chunks+1)+i>>stepShift]*inv {
+				todo &^= 1 << b // no later step can raise the maximum
+			}
+		}
 	}
 	for b := range Lanes {
-		if bw.active&(1<<b) == 0 {
-			for i := 0; i <= n; i++ {
-				bw.prof[(pos+i)*Lanes+b] = negInf
-			}
-			continue
-		}
-		ext := int(bw.ext[b])
-		line := bw.cons[:ext+1]
-		suf := bw.consLane[:chunks+1]
-		for c := range suf {
-			if suf[c] = top[c] + 0.01 + float32(1e-6*float32(math.Abs(float64(top[c])))) - bw.eye[b]; !(suf[c] >= 0) {
-				suf[c] = float32(math.Inf(1)) // lower than the eye: no decreasing bound
-			}
-		}
-		m.consProfile(k, bw.col+b%BlockSide, bw.row+b/BlockSide, bw.eye[b], line, suf, stepShift)
-		for i := 0; i <= n; i++ {
-			bw.prof[(pos+i)*Lanes+b] = line[min(i, ext)]
+		for j := last[b] + 1; j <= n; j++ {
+			bw.prof[(pos+j)*Lanes+b] = cur[b]
 		}
 	}
 	bw.n[k] = int32(n)

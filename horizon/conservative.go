@@ -70,44 +70,24 @@ func (m *Model) patchSlope() []float32 {
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
-// chordMin returns the least value, less the slack slope·bulge per patch,
-// of the bilinear surface through the cell centres along the segment from
-// (x0,y0) to (x1,y1) in cell coordinates, clipped to the grid's hull
-// [0, W−1]×[0, H−1]; +Inf when the segment misses the hull.
-func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 {
-	W, H := m.t.Width, m.t.Height
-	fw, fh := float64(W-1), float64(H-1)
+// chordSeg is the part of a chord inside one bilinear patch: patch (px, py)
+// for the chord's parameter t in [t0, t1], the chord starting at (x0, y0)
+// = (px, py) + (u0, v0) in the patch's own coordinates.
+type chordSeg struct {
+	px, py         int
+	t0, t1, u0, v0 float64
+}
+
+// chordPatches appends to segs the patches the segment from (x0,y0) to
+// (x1,y1) crosses, in order (Amanatides–Woo), with the parameter interval
+// in each, unclipped. The coordinates are in cells relative to an
+// observer's cell, and so are the patches: the caller adds the observer's
+// column and row (exactly: the chords of observers a whole number of cells
+// apart are the same, bit for bit), and skips patches outside the grid (the
+// grid's hull edges are patch edges, so this clips exactly).
+func chordPatches(x0, y0, x1, y1 float64, segs []chordSeg) []chordSeg {
 	dx, dy := x1-x0, y1-y0
-	// Liang–Barsky clipping to the hull (most chords lie inside it).
-	t0, t1 := 0.0, 1.0
-	inside := x0 >= 0 && x1 >= 0 && y0 >= 0 && y1 >= 0 && x0 <= fw && x1 <= fw && y0 <= fh && y1 <= fh
-	for _, c := range [4][2]float64{{-dx, x0}, {dx, fw - x0}, {-dy, y0}, {dy, fh - y0}} {
-		if inside {
-			break
-		}
-		p, q := c[0], c[1]
-		if p == 0 {
-			if q < 0 {
-				return float32(math.Inf(1))
-			}
-			continue
-		}
-		r := q / p
-		if p < 0 {
-			t0 = max(t0, r)
-		} else {
-			t1 = min(t1, r)
-		}
-	}
-	if t0 > t1 {
-		return float32(math.Inf(1))
-	}
-	pw, ph := max(W-1, 1), max(H-1, 1)
-	elev := m.t.Elev
-	best := math.Inf(1)
-	// Walk the patches the clipped segment crosses (Amanatides–Woo).
-	xs, ys := x0+t0*dx, y0+t0*dy
-	px, py := min(max(int(math.Floor(xs)), 0), pw-1), min(max(int(math.Floor(ys)), 0), ph-1)
+	px, py := int(math.Floor(x0)), int(math.Floor(y0))
 	stepX, stepY := 1, 1
 	tMaxX, tMaxY, tDX, tDY := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	if dx > 0 {
@@ -122,31 +102,12 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 		stepY = -1
 		tMaxY, tDY = (float64(py)-y0)/dy, -1/dy
 	}
-	t := t0
-	for steps := 0; t <= t1 && steps < 4*(pw+ph)+8; steps++ {
-		te := min(tMaxX, tMaxY, t1)
-		// The bilinear patch along t ∈ [t, te]: u, v local coordinates.
-		// The patch's vertices (a grid one cell wide or high repeats its
-		// edge).
-		c1, r1 := min(px+1, W-1), min(py+1, H-1)
-		z00, z10 := float64(elev[py*W+px]), float64(elev[py*W+c1])
-		z01, z11 := float64(elev[r1*W+px]), float64(elev[r1*W+c1])
-		bu, bv, cuv := z10-z00, z01-z00, z00-z10-z01+z11
-		u0, v0 := x0-float64(px), y0-float64(py)
-		// f(t) = z00 + bu·u + bv·v + cuv·u·v along u = u0+t·dx, v = v0+t·dy:
-		// a quadratic a + b·t + c·t², c = cuv·dx·dy, with an interior
-		// minimum when c > 0.
-		ua, va, ub, vb := u0+t*dx, v0+t*dy, u0+te*dx, v0+te*dy
-		lo := min(z00+bu*ua+bv*va+cuv*ua*va, z00+bu*ub+bv*vb+cuv*ub*vb)
-		if c := cuv * dx * dy; c > 0 {
-			b := bu*dx + bv*dy + cuv*(u0*dy+v0*dx)
-			if tm := -b / (2 * c); tm > t && tm < te {
-				um, vm := u0+tm*dx, v0+tm*dy
-				lo = min(lo, z00+bu*um+bv*vm+cuv*um*vm)
-			}
-		}
-		best = min(best, lo-2*float64(gmax[py*pw+px])*bulge)
-		if te >= t1 {
+	t := 0.0
+	limit := int(math.Abs(dx)+math.Abs(dy)) + 4
+	for range limit {
+		te := min(tMaxX, tMaxY, 1)
+		segs = append(segs, chordSeg{px, py, t, te, x0 - float64(px), y0 - float64(py)})
+		if te >= 1 {
 			break
 		}
 		t = te
@@ -157,11 +118,69 @@ func (m *Model) chordMin(x0, y0, x1, y1, bulge float64, gmax []float32) float32 
 			py += stepY
 			tMaxY += tDY
 		}
-		if px < 0 || py < 0 || px >= pw || py >= ph {
-			break
+	}
+	return segs
+}
+
+// segMin returns the least value of the bilinear surface along a chord's
+// segment (direction dx, dy per unit t) in patch (px, py) of a W×H grid:
+// the quadratic in t at the ends and, when it curves up, at its vertex.
+func segMin(elev []float32, W, H, px, py int, sg *chordSeg, dx, dy float64) float64 {
+	c1, r1 := min(px+1, W-1), min(py+1, H-1)
+	z00, z10 := float64(elev[py*W+px]), float64(elev[py*W+c1])
+	z01, z11 := float64(elev[r1*W+px]), float64(elev[r1*W+c1])
+	bu, bv, cuv := z10-z00, z01-z00, z00-z10-z01+z11
+	u0, v0, t, te := sg.u0, sg.v0, sg.t0, sg.t1
+	// f(t) = z00 + bu·u + bv·v + cuv·u·v along u = u0+t·dx, v = v0+t·dy:
+	// a quadratic a + b·t + c·t², c = cuv·dx·dy.
+	// Every product is converted before it is added, so that no build fuses
+	// a multiply-add and every CPU computes the same bits.
+	f := func(u, v float64) float64 {
+		return z00 + float64(bu*u) + float64(bv*v) + float64(float64(cuv*u)*v)
+	}
+	ua, va := u0+float64(t*dx), v0+float64(t*dy)
+	ub, vb := u0+float64(te*dx), v0+float64(te*dy)
+	lo := min(f(ua, va), f(ub, vb))
+	if c := float64(float64(cuv*dx) * dy); c > 0 {
+		b := float64(bu*dx) + float64(bv*dy) + float64(cuv*(float64(u0*dy)+float64(v0*dx)))
+		if tm := -b / (2 * c); tm > t && tm < te {
+			lo = min(lo, f(u0+float64(tm*dx), v0+float64(tm*dy)))
 		}
 	}
-	return float32(best)
+	return lo
+}
+
+// chordMin returns the least value, less the slack 2·gmax·bulge per patch,
+// of the bilinear surface through the cell centres along the segment from
+// (x0,y0) to (x1,y1), in cells relative to cell (col,row), within the
+// grid's hull [0, W−1]×[0, H−1]; +Inf when the segment misses the hull.
+// segs is scratch; it returns it for reuse.
+func (m *Model) chordMin(col, row int, x0, y0, x1, y1, bulge float64, gmax []float32, segs []chordSeg) (float32, []chordSeg) {
+	W, H := m.t.Width, m.t.Height
+	pw, ph := max(W-1, 1), max(H-1, 1)
+	segs = chordPatches(x0, y0, x1, y1, segs[:0])
+	best := math.Inf(1)
+	for i := range segs {
+		sg := &segs[i]
+		qx, qy := sg.px+col, sg.py+row
+		if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
+			continue
+		}
+		best = min(best, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(2*float64(gmax[qy*pw+qx])*bulge))
+	}
+	return float32(best), segs
+}
+
+// consArc returns sector k's arc ends per metre of radius, in cells
+// (consDir), and its slack per metre of radius, in cells: the arc's bulge
+// beyond its chord (sagitta) plus the directions' float32 rounding.
+func (m *Model) consArc(k int) (ax, ay, bx, by, slack float64) {
+	d := m.consDir[k]
+	width := 2 * math.Pi / float64(m.p.Sectors)
+	cell := min(m.t.Dx, m.t.Dy)
+	slack = (1-math.Cos(width/2))/cell + 1e-6/cell
+	// Rounded to float32 as well, so that every build computes the same.
+	return float64(d[0]), float64(d[1]), float64(d[2]), float64(d[3]), float64(float32(slack))
 }
 
 // walkConservative fills the profiles of all sectors for the observer at
@@ -175,7 +194,7 @@ func (w *Worker) walkConservative(col, row int) {
 	for k := range m.p.Sectors {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)
-		m.consProfile(k, col, row, eye, w.prof[start:start+n+1], w.suffixMax(k, col, row, n, eye), chunkShift)
+		m.consProfile(k, col, row, eye, w.prof[start:start+n+1], w.suffixMax(k, col, row, n, eye), chunkShift, &w.segs)
 		w.n[k] = int32(n)
 	}
 }
@@ -194,23 +213,22 @@ func (w *Worker) walkConservative(col, row int) {
 // the arc's midline point, which those samples bound; once the running
 // maximum reaches suf's slope at a chunk's end, no later step can raise it
 // and the remaining slots repeat it.
-func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint) {
+func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint, scratch *[]chordSeg) {
 	gmax := m.patchSlope()
-	width := 2 * math.Pi / float64(m.p.Sectors) // the wedge from midline k to midline k+1
-	bulge := (1 - math.Cos(width/2)) / min(m.t.Dx, m.t.Dy)
-	az := m.sectorAzimuth(k)
-	// The arc's ends per metre of radius, in cells.
-	ax, ay := math.Sin(az)/m.t.Dx, -math.Cos(az)/m.t.Dy
-	bx, by := math.Sin(az+width)/m.t.Dx, -math.Cos(az+width)/m.t.Dy
+	ax, ay, bx, by, bulge := m.consArc(k)
 	negInf := float32(math.Inf(-1))
 	e := m.consShift[k]
 	for j := 0; j < len(prof) && j <= e; j++ {
 		prof[j] = negInf
 	}
 	cur := negInf
+	segs := *scratch
+	defer func() { *scratch = segs }()
 	for i := 1; i+e < len(prof); i++ {
 		d := float64(i) * m.secStep[k]
-		z := m.chordMin(float64(col)+d*ax, float64(row)+d*ay, float64(col)+d*bx, float64(row)+d*by, bulge*d+1e-9, gmax)
+		var z float32
+		// Converted: a product feeding a subtraction may not be fused.
+		z, segs = m.chordMin(col, row, float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by), float64(bulge*d), gmax, segs)
 		if !math.IsInf(float64(z), 1) {
 			if m.secDrop != nil {
 				z -= float32(m.secDrop[k] * float32(i*i))

@@ -108,6 +108,7 @@ var goldenParams = []struct {
 }{
 	{"default", DefaultParams()},
 	{"s360-curved-margin-2km", Params{Sectors: 360, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, EarthCurvature: true, Refraction: 0.13, Margin: 0.05}},
+	{"s256-conservative", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true}},
 }
 
 // TestGolden holds SHA-256 hashes of the visibility tables, of the

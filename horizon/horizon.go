@@ -161,6 +161,7 @@ type Model struct {
 	consOnce  sync.Once
 	cons      []float32
 	consShift []int
+	consDir   [][4]float32 // the arc's ends per metre of radius, in cells: midline k's, then midline k+1's
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -225,8 +226,16 @@ func New(t Terrain, p Params) (*Model, error) {
 	if p.Conservative {
 		near := 0.5 * math.Hypot(t.Dx, t.Dy)
 		m.consShift = make([]int, p.Sectors)
+		m.consDir = make([][4]float32, p.Sectors)
+		width := 2 * math.Pi / float64(p.Sectors)
 		for k := range m.consShift {
 			m.consShift[k] = max(int(math.Ceil(near/m.secStep[k]-marginSteps)), 0)
+			// Rounded to float32: the math library's last bits may differ
+			// between builds (fused multiply-adds), float32 values do not
+			// (consProfile widens its slack by the rounding).
+			az := m.sectorAzimuth(k)
+			m.consDir[k] = [4]float32{float32(math.Sin(az) / t.Dx), float32(-math.Cos(az) / t.Dy),
+				float32(math.Sin(az+width) / t.Dx), float32(-math.Cos(az+width) / t.Dy)}
 		}
 	}
 	return m, nil
