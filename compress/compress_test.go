@@ -281,22 +281,7 @@ func FuzzOpenStore(f *testing.F) {
 			return
 		}
 		_ = sized
-		var w quadpvs.Walker
-		var u quadpvs.Union
-		var m quadpvs.Merger
-		var acc quadpvs.Tree
-		g := s.Hierarchy.G
-		u.Reset(g)
-		all := func(l, x, y int) bool { return true }
-		var stack []uint64
-		for q := range s.Hierarchy.Quads() {
-			tr := s.Hierarchy.PVS(q)
-			w.HiddenCells(g, &tr)
-			tr.CellStatus(g, g.Width-1, g.Height-1)
-			u.Add(&tr)
-			_, stack = tr.AnyVisible(g, all, stack)
-			m.Merge(&acc, &tr, &tr, quadpvs.Lossy)
-		}
+		exercise(s)
 	})
 }
 

@@ -39,10 +39,13 @@ func mutate(magic string, version uint32, secs []craftSection, sec int, off uint
 	return assemble(magic, version, c)
 }
 
-// exercise queries every quad of an accepted store, as FuzzOpenStore does.
+// exercise queries and merges every quad of an accepted store: what a
+// store that decodes must survive (the fuzzers' check).
 func exercise(s *Store) {
 	var w quadpvs.Walker
 	var u quadpvs.Union
+	var m quadpvs.Merger
+	var acc quadpvs.Tree
 	g := s.Hierarchy.G
 	u.Reset(g)
 	all := func(l, x, y int) bool { return true }
@@ -53,6 +56,7 @@ func exercise(s *Store) {
 		tr.CellStatus(g, g.Width-1, g.Height-1)
 		u.Add(&tr)
 		_, stack = tr.AnyVisible(g, all, stack)
+		m.Merge(&acc, &tr, &tr, quadpvs.Lossy)
 	}
 }
 
