@@ -2,6 +2,10 @@ package horizon
 
 import (
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -94,4 +98,76 @@ func levelStatus(lv Levels, width, c, r int) uint8 {
 		}
 	}
 	return QuadMixed
+}
+
+// TestConservativeWarped: on crops the project never baked — the HGT tile
+// warped to UTM at 30 m and at 80 m, the DSM resampled to 1.5 m, each at an
+// odd offset — no cell the conservative mode hides is visible by exact line
+// of sight (16 samples per cell). It needs gdalwarp (Debian's gdal-bin) and
+// the shared DEMs; -short skips it.
+func TestConservativeWarped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("warps rasters with gdalwarp")
+	}
+	if _, err := exec.LookPath("gdalwarp"); err != nil {
+		t.Skip("gdalwarp not installed (apt-get install gdal-bin)")
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, src string
+		args      []string
+		win       heightmap.Window
+	}{
+		{"HGT to UTM 30 m", "N44W072.hgt", []string{"-t_srs", "EPSG:32619", "-tr", "30", "30", "-r", "bilinear"}, heightmap.Window{Col: 1301, Row: 1207, Width: 56, Height: 56}},
+		{"HGT to UTM 80 m", "N44W072.hgt", []string{"-t_srs", "EPSG:32619", "-tr", "80", "80", "-r", "bilinear"}, heightmap.Window{Col: 403, Row: 389, Width: 56, Height: 56}},
+		{"DSM at 1.5 m", "annarbor-dsm-2ft.tif", []string{"-tr", "4.92126", "4.92126", "-r", "bilinear"}, heightmap.Window{Col: 77, Row: 91, Width: 56, Height: 56}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join("../../shared/data", tc.src)
+			if _, err := os.Stat(src); err != nil {
+				t.Skipf("shared DEM %s absent", src)
+			}
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".tif")
+			if o, err := exec.Command("gdalwarp", append(append([]string{"-q", "-overwrite"}, tc.args...), src, out)...).CombinedOutput(); err != nil {
+				t.Fatalf("gdalwarp: %v\n%s", err, o)
+			}
+			g, err := heightmap.Load(out, heightmap.Options{Window: tc.win})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.NodataCount > 0 {
+				t.Fatalf("window has %d nodata cells", g.NodataCount)
+			}
+			ter := Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
+			p := DefaultParams()
+			p.Conservative = true
+			m, err := New(ter, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := m.NewWorker()
+			lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
+			rng := rand.New(rand.NewPCG(5, 5))
+			hidden, falseHidden := 0, 0
+			for range 6 {
+				oc, or := rng.IntN(g.Width), rng.IntN(g.Height)
+				bm, _ := w.Viewshed(oc, or, Bitmap{})
+				for r := range g.Height {
+					for c := range g.Width {
+						if bm.Visible(c, r) {
+							continue
+						}
+						hidden++
+						if losref.VisibleSampled(lg, oc, or, c, r, 1.8, 1.8, 16) {
+							falseHidden++
+						}
+					}
+				}
+			}
+			t.Logf("%s (%.3g × %.3g m cells): %d cells hidden for 6 observers, %d visible by exact line of sight", tc.name, g.Dx, g.Dy, hidden, falseHidden)
+			if falseHidden != 0 || hidden == 0 {
+				t.Errorf("%d of %d hidden cells are exactly visible", falseHidden, hidden)
+			}
+		})
+	}
 }
