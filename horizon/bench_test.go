@@ -23,7 +23,7 @@ func BenchmarkViewshed(b *testing.B) {
 }
 
 // BenchmarkViewshedConservative is BenchmarkViewshed with
-// Params.Conservative: every line walked in full, a chord a step.
+// Params.Conservative: a chord across a few patches a step.
 func BenchmarkViewshedConservative(b *testing.B) {
 	benchViewshed(b, true)
 }

@@ -320,7 +320,7 @@ func TestBlockMatchesClassify(t *testing.T) {
 	hgtFar.MaxDistance = 1500
 	tall := def
 	tall.ObserverHeight, tall.TargetHeight = 0, 0 // ties: targets at the eye's level
-	cons := withS(256)                            // conservative lines are walked in full: fewer sectors keep the test quick
+	cons := withS(256)                            // conservative steps cost several reads: fewer sectors keep the test quick
 	cons.Conservative = true
 	consCurved := curved
 	consCurved.Sectors, consCurved.Conservative = 256, true

@@ -32,7 +32,9 @@ import "math"
 //
 // The price: arcs a sector wide hide fewer cells than midline samples
 // (measured in TestConservative); a step walks a chord across a few
-// patches instead of one read, and no line stops early.
+// patches instead of one read (the block engine shares the walk between
+// its 16 lanes, whose chords are the same translated by whole cells). A
+// line stops early on the sector model's bound (consProfile).
 
 // patchSlope returns, for each bilinear patch (px, py) of the grid (index
 // py·max(W−1, 1)+px), the steepest edge difference in metres per cell over
@@ -63,9 +65,9 @@ func (m *Model) patchSlope() []float32 {
 				q[y*pw+x] = v
 			}
 		}
-		m.cons = q
+		m.consSlope = q
 	})
-	return m.cons
+	return m.consSlope
 }
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
@@ -172,15 +174,10 @@ func (m *Model) chordMin(col, row int, x0, y0, x1, y1, bulge float64, gmax []flo
 }
 
 // consArc returns sector k's arc ends per metre of radius, in cells
-// (consDir), and its slack per metre of radius, in cells: the arc's bulge
-// beyond its chord (sagitta) plus the directions' float32 rounding.
+// (consDir), and the slack per metre of radius, in cells (consSlack).
 func (m *Model) consArc(k int) (ax, ay, bx, by, slack float64) {
 	d := m.consDir[k]
-	width := 2 * math.Pi / float64(m.p.Sectors)
-	cell := min(m.t.Dx, m.t.Dy)
-	slack = (1-math.Cos(width/2))/cell + 1e-6/cell
-	// Rounded to float32 as well, so that every build computes the same.
-	return float64(d[0]), float64(d[1]), float64(d[2]), float64(d[3]), float64(float32(slack))
+	return float64(d[0]), float64(d[1]), float64(d[2]), float64(d[3]), m.consSlack
 }
 
 // walkConservative fills the profiles of all sectors for the observer at

@@ -133,7 +133,7 @@ func TestGolden(t *testing.T) {
 			w := m.NewWorker()
 			var bm Bitmap
 			lv := NewLevels(ter.Width, ter.Height)
-			// Conservative lines are walked in full and cost several times
+			// Conservative steps walk chords and cost several times
 			// more: fewer observers keep the arm64 run (qemu) short.
 			stride, every := 37, 3
 			if gp.p.Conservative {

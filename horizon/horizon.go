@@ -78,9 +78,8 @@ type Params struct {
 	Margin float64
 	// Conservative hides a target only when the exact line of sight to it
 	// is blocked (conservative.go: profiles from lower bounds of the
-	// surface over arcs two sectors wide); false is the thesis's sector
-	// model. Worker's Viewshed and Classify honour it; the block engine
-	// (BlockWorker) does not yet and refuses it.
+	// surface over the arc between two midlines); false is the thesis's
+	// sector model (§3.1). Worker and BlockWorker both honour it.
 	Conservative bool
 }
 
@@ -155,13 +154,17 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
-	// Conservative mode: the patches' slope bounds (patchSlope), built on
-	// first use, and per sector the profile's shift in steps (consProfile):
-	// the least e with e ≥ (half a cell diagonal)/(metres per step) − ½.
+	// Conservative mode: the patches' slope bounds in metres per cell
+	// (patchSlope), built on first use; per sector the profile's shift in
+	// steps (consProfile): the least e with e ≥ (half a cell diagonal)/
+	// (metres per step) − ½; the arc's ends per metre of radius, in cells
+	// (midline k's, then midline k+1's), and its slack per metre of radius,
+	// in cells (consArc).
 	consOnce  sync.Once
-	cons      []float32
+	consSlope []float32
 	consShift []int
-	consDir   [][4]float32 // the arc's ends per metre of radius, in cells: midline k's, then midline k+1's
+	consDir   [][4]float32
+	consSlack float64
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -228,6 +231,11 @@ func New(t Terrain, p Params) (*Model, error) {
 		m.consShift = make([]int, p.Sectors)
 		m.consDir = make([][4]float32, p.Sectors)
 		width := 2 * math.Pi / float64(p.Sectors)
+		// The arc's bulge beyond its chord (sagitta) plus the directions'
+		// float32 rounding, rounded to float32 itself so that every build
+		// computes the same.
+		cell := min(t.Dx, t.Dy)
+		m.consSlack = float64(float32((1-math.Cos(width/2))/cell + 1e-6/cell))
 		for k := range m.consShift {
 			m.consShift[k] = max(int(math.Ceil(near/m.secStep[k]-marginSteps)), 0)
 			// Rounded to float32: the math library's last bits may differ

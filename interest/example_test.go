@@ -1,11 +1,9 @@
 package interest_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 
-	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -15,23 +13,12 @@ import (
 // player's cell and forwards updates only between the pairs Tick returns;
 // every other pair holds a frontier set and needs nothing.
 func Example() {
-	f, err := os.Open("../compress/testdata/small.pvs")
+	store, err := frontiersets.Open("../compress/testdata/small.pvs")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer f.Close()
-	st, _ := f.Stat()
-	store, err := compress.DecodeSize(bufio.NewReader(f), st.Size())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	gr, err := grow.New(store.Hierarchy, store.Elev, store.Nodata)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	gr := store.Grower()
 	m, err := interest.New(gr, 3, interest.Options{Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: true})
 	if err != nil {
 		fmt.Println(err)
@@ -67,23 +54,12 @@ func Example() {
 // player's cell, handles the players that left their sides, and the open
 // pairs exchange updates where the receiver may see the sender.
 func ExampleJoint() {
-	f, err := os.Open("../compress/testdata/small.pvs")
+	store, err := frontiersets.Open("../compress/testdata/small.pvs")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer f.Close()
-	st, _ := f.Stat()
-	store, err := compress.DecodeSize(bufio.NewReader(f), st.Size())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	gr, err := grow.New(store.Hierarchy, store.Elev, store.Nodata)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	gr := store.Grower()
 	jt, err := interest.NewJoint(gr, 3, interest.JointOptions{})
 	if err != nil {
 		fmt.Println(err)

@@ -22,10 +22,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/render"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -91,17 +91,13 @@ func (f *growFlags) options() (grow.Options, error) {
 	return o, nil
 }
 
-// openGrower loads a store and prepares its grower.
+// openGrower loads a store and prepares its grower (frontiersets.Open).
 func openGrower(path string) (*compress.Store, *grow.Grower, error) {
-	s, err := bake.OpenStore(path)
+	s, err := frontiersets.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, gr, nil
+	return s.Store, s.Grower(), nil
 }
 
 // frontierJSON is one frontier in --json output: its player's cell (with map

@@ -98,7 +98,6 @@ type viewer struct {
 	workers sync.Pool // *horizon.Worker
 	slots   chan struct{}
 	shade   []byte // the hillshade PNG, one pixel per cell along the finer spacing
-	sx, sy  float64
 }
 
 func newViewer(path string) (*viewer, error) {
@@ -118,7 +117,7 @@ func newViewer(path string) (*viewer, error) {
 	if err := png.Encode(&buf, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)); err != nil {
 		return nil, err
 	}
-	v.shade, v.sx, v.sy = buf.Bytes(), 1, 1
+	v.shade = buf.Bytes()
 	return v, nil
 }
 
@@ -252,8 +251,6 @@ type infoJSON struct {
 	Height      int     `json:"height"`
 	DxM         float64 `json:"dx_m"`
 	DyM         float64 `json:"dy_m"`
-	PixelsX     float64 `json:"px_per_cell_x"` // of the hillshade
-	PixelsY     float64 `json:"px_per_cell_y"`
 	CRS         string  `json:"crs"`
 	Georef      bool    `json:"georeferenced"` // map x/y (and lon/lat with a CRS) in /api/cell
 	BudgetBytes int64   `json:"budget_bytes"`
@@ -264,7 +261,7 @@ type infoJSON struct {
 func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 	s := v.s
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, v.sx, v.sy, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax})
+	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax})
 }
 
 // cell answers GET /api/cell?at=COL,ROW: the cell's map coordinates,

@@ -148,15 +148,12 @@ func argsError(cmd *cobra.Command, args []string, want string) error {
 }
 
 func quoteAll(args []string) []string {
-	if len(args) > 4 {
-		args = append(args[:4:4], "…")
-	}
-	out := make([]string, len(args))
+	var out []string
 	for i, a := range args {
-		out[i] = fmt.Sprintf("%q", a)
-		if a == "…" {
-			out[i] = a
+		if i == 4 {
+			return append(out, "…")
 		}
+		out = append(out, fmt.Sprintf("%q", a))
 	}
 	return out
 }

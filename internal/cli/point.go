@@ -18,26 +18,26 @@ import (
 type PointFlags struct {
 	name             string
 	cell, xy, lonlat string
-	cellFlag, xyFlag string
-	lonlatFlag       string
 }
 
 // Register adds --NAME, --NAME-xy and --NAME-lonlat to fs; what names the
 // point in the help ("player A's").
 func (p *PointFlags) Register(fs *pflag.FlagSet, name, what string) {
 	p.name = name
-	p.cellFlag, p.xyFlag, p.lonlatFlag = "--"+name, "--"+name+"-xy", "--"+name+"-lonlat"
 	fs.StringVar(&p.cell, name, "", what+" cell `col,row` on the grid (0-based, from the top-left)")
 	fs.StringVar(&p.xy, name+"-xy", "", what+" map coordinates `x,y` in the grid's CRS (instead of a cell)")
 	fs.StringVar(&p.lonlat, name+"-lonlat", "", what+" `lon,lat` in degrees on WGS 84 (instead of a cell)")
 }
+
+// flag names one of the point's flags: --NAME with the suffix.
+func (p *PointFlags) flag(suffix string) string { return "--" + p.name + suffix }
 
 // Given reports whether any of the point's flags was given.
 func (p *PointFlags) Given() bool { return p.cell != "" || p.xy != "" || p.lonlat != "" }
 
 // Flags names the point's flags for messages: "--a, --a-xy or --a-lonlat".
 func (p *PointFlags) Flags() string {
-	return p.cellFlag + ", " + p.xyFlag + " or " + p.lonlatFlag
+	return p.flag("") + ", " + p.flag("-xy") + " or " + p.flag("-lonlat")
 }
 
 // Cell returns the cell the flags locate on a width×height grid with
@@ -62,21 +62,21 @@ func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int
 			return 0, 0, err
 		}
 		if col < 0 || row < 0 || col >= width || row >= height {
-			return 0, 0, fmt.Errorf("%s %s is outside the %d×%d grid: want col 0 to %d, row 0 to %d", p.cellFlag, p.cell, width, height, width-1, height-1)
+			return 0, 0, fmt.Errorf("%s %s is outside the %d×%d grid: want col 0 to %d, row 0 to %d", p.flag(""), p.cell, width, height, width-1, height-1)
 		}
 		return col, row, nil
 	case p.xy != "":
-		x, y, err := parsePair(p.xyFlag, p.xy, "x,y in the grid's CRS units")
+		x, y, err := parsePair(p.flag("-xy"), p.xy, "x,y in the grid's CRS units")
 		if err != nil {
 			return 0, 0, err
 		}
 		col, row, err = ref.MapToCell(x, y, width, height)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s %s: %w", p.xyFlag, p.xy, err)
+			return 0, 0, fmt.Errorf("%s %s: %w", p.flag("-xy"), p.xy, err)
 		}
 		return col, row, nil
 	}
-	lon, lat, err := parsePair(p.lonlatFlag, p.lonlat, "lon,lat in degrees")
+	lon, lat, err := parsePair(p.flag("-lonlat"), p.lonlat, "lon,lat in degrees")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -85,11 +85,11 @@ func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int
 		err = heightmap.ErrNoGeoref
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s: %w", p.lonlatFlag, p.lonlat, err)
+		return 0, 0, fmt.Errorf("%s %s: %w", p.flag("-lonlat"), p.lonlat, err)
 	}
 	col, row, err = ref.MapToCell(x, y, width, height)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s is outside the grid: %s", p.lonlatFlag, p.lonlat, lonLatRange(ref, width, height))
+		return 0, 0, fmt.Errorf("%s %s is outside the grid: %s", p.flag("-lonlat"), p.lonlat, lonLatRange(ref, width, height))
 	}
 	return col, row, nil
 }

@@ -27,6 +27,28 @@ func Visible(g Grid, oc, or, tc, tr int, hObs, tau float64) bool {
 // segment's major axis (Visible: 2), for checks that need the segment's
 // dips between half-cell samples.
 func VisibleSampled(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) bool {
+	return gaps(g, oc, or, tc, tr, hObs, tau, perCell, func(gap float64) bool { return gap >= 0 })
+}
+
+// Clearance returns the least height in metres of the segment from an eye
+// hObs above (oc,or) to a top tau above (tc,tr) over the surface, sampled
+// perCell times per cell with the end cells skipped as in Visible: negative
+// when the segment passes under the surface. +Inf for a cell and itself.
+func Clearance(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) float64 {
+	best := math.Inf(1)
+	gaps(g, oc, or, tc, tr, hObs, tau, perCell, func(gap float64) bool {
+		best = min(best, gap)
+		return true
+	})
+	return best
+}
+
+// gaps walks the segment from an eye hObs above (oc,or) to a top tau above
+// (tc,tr), perCell samples per cell of its major axis, skipping the samples
+// that round to either end cell, and calls more with the segment's height
+// above the surface (metres) at each until it returns false; it reports
+// whether every call returned true.
+func gaps(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int, more func(gap float64) bool) bool {
 	dc, dr := tc-oc, tr-or
 	if dc == 0 && dr == 0 {
 		return true
@@ -41,33 +63,11 @@ func VisibleSampled(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) 
 		if (rx == oc && ry == or) || (rx == tc && ry == tr) {
 			continue
 		}
-		if bilinear(g, x, y) > z0+f*(z1-z0) {
+		if !more(z0 + f*(z1-z0) - bilinear(g, x, y)) {
 			return false
 		}
 	}
 	return true
-}
-
-// Clearance returns the least height in metres of the segment from an eye
-// hObs above (oc,or) to a top tau above (tc,tr) over the surface, sampled
-// perCell times per cell with the end cells skipped as in Visible: negative
-// when the segment passes under the surface. +Inf for a cell and itself.
-func Clearance(g Grid, oc, or, tc, tr int, hObs, tau float64, perCell int) float64 {
-	dc, dr := tc-oc, tr-or
-	z0 := float64(g.Elev[or*g.Width+oc]) + hObs
-	z1 := float64(g.Elev[tr*g.Width+tc]) + tau
-	n := perCell * max(abs(dc), abs(dr))
-	best := math.Inf(1)
-	for i := 1; i < n; i++ {
-		f := float64(i) / float64(n)
-		x, y := float64(oc)+f*float64(dc), float64(or)+f*float64(dr)
-		rx, ry := int(math.Round(x)), int(math.Round(y))
-		if (rx == oc && ry == or) || (rx == tc && ry == tr) {
-			continue
-		}
-		best = min(best, z0+f*(z1-z0)-bilinear(g, x, y))
-	}
-	return best
 }
 
 // bilinear interpolates the surface at fractional cell coordinates (x,y).

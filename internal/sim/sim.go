@@ -357,6 +357,7 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	exactK := 0
 	lg := losref.Grid{Width: o.s.Width, Height: o.s.Height, Elev: o.s.Elev}
 	hp := o.s.Params.Horizon()
+	w := wire(cfg)
 	for tk := range T {
 		for b := range n {
 			k := tk*n + b
@@ -384,7 +385,6 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 			}
 		}
 		clear(talk)
-		w := wire(cfg)
 		for _, e := range res.Exchanges {
 			i, j := int(e.I), int(e.J)
 			packets[tk] += int64(e.Packets())

@@ -130,7 +130,7 @@ func newLagAudit(n, lagOpen, lagSend int) *lagAudit {
 // late pairs against the decisions in force.
 func (a *lagAudit) tick(tk int, open, send func(i, j int) bool, o *oracle) {
 	n := a.n
-	record := func(ring [][]uint64, lag int, f func(i, j int) bool) []uint64 {
+	record := func(ring [][]uint64, lag int, f func(i, j int) bool) {
 		cur := ring[tk%(lag+1)]
 		clear(cur)
 		for i := range n {
@@ -140,13 +140,14 @@ func (a *lagAudit) tick(tk int, open, send func(i, j int) bool, o *oracle) {
 				}
 			}
 		}
-		return ring[(tk-lag+len(ring)*(1+lag))%(lag+1)]
 	}
-	op := record(a.open, a.lagOpen, open)
-	se := record(a.send, a.lagSend, send)
+	record(a.open, a.lagOpen, open)
+	record(a.send, a.lagSend, send)
 	if tk < max(a.lagOpen, a.lagSend) {
 		return
 	}
+	op := a.open[(tk-a.lagOpen)%(a.lagOpen+1)]
+	se := a.send[(tk-a.lagSend)%(a.lagSend+1)]
 	bit := func(b []uint64, k int) bool { return b[k>>6]>>(k&63)&1 != 0 }
 	for i := range n {
 		for j := range n {
