@@ -102,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
-	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first)")
+	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global (one threshold for all trees, pvsbake allocate)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
@@ -298,18 +298,31 @@ func combineRuns(out string, dirs []string, log io.Writer) error {
 // ones apply the same caps collapsing the leaf groups that lose the fewest
 // hidden cells first (compress.Cap.MinLoss) instead of the thesis's deepest
 // last-in-breadth-first-order group.
-var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minloss"}
+var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minloss", "ours-global"}
 
-// accountingCap returns the cap of accounting acc for a budget over quads.
+// global reports whether accounting acc allocates one budget across all
+// trees (compress.Allocate): baked min-loss at DefaultCeilingFactor times
+// the limit, then re-capped to the limit by one threshold.
+func global(acc string) bool { return strings.HasSuffix(acc, "-global") }
+
+// ceilingPath is where a global accounting's store is baked before its
+// allocation writes path.
+func ceilingPath(path string) string { return strings.TrimSuffix(path, ".pvs") + "-ceiling.pvs" }
+
+// accountingCap returns the cap of accounting acc for a budget over quads
+// (for a global one, the cap its store is baked at before the allocation).
 func accountingCap(acc string, budget int64, quads int) (compress.Cap, error) {
 	var cp compress.Cap
 	var err error
-	if strings.HasPrefix(acc, "ours") {
+	switch {
+	case global(acc):
+		cp, err = compress.CapForBudget(compress.DefaultCeilingFactor*budget, quads)
+	case strings.HasPrefix(acc, "ours"):
 		cp, err = compress.CapForBudget(budget, quads)
-	} else {
+	default:
 		cp, err = compress.ThesisNodeCap(budget, quads)
 	}
-	cp.MinLoss = strings.HasSuffix(acc, "-minloss")
+	cp.MinLoss = strings.HasSuffix(acc, "-minloss") || global(acc)
 	return cp, err
 }
 
@@ -365,9 +378,34 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 		fmt.Fprintf(log, "%s: baking %d×%d points into %d stores…\n", t.Name, dem.Width, dem.Height, len(outs))
 		runtime.GOMAXPROCS(runtime.NumCPU())
 		start := time.Now()
-		stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: outs})
+		baked := slices.Clone(outs)
+		for i := range baked {
+			if global(c.accountings[i%len(c.accountings)]) {
+				baked[i].Path = ceilingPath(outs[i].Path)
+			}
+		}
+		stats, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: params, Outputs: baked})
 		if err != nil {
 			return nil, err
+		}
+		for i, o := range outs {
+			if baked[i].Path == o.Path {
+				continue
+			}
+			s, err := bake.OpenStore(baked[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("allocate %s: %w", o.Path, err)
+			}
+			stats[i] = st
+			fmt.Fprintf(log, "%s: allocated %s at threshold %g hidden cells, ceiling %d codes: hidden kept %.2f%%\n",
+				t.Name, filepath.Base(o.Path), a.Threshold, a.CeilingCodes, 100*st.HiddenKept)
+			if err := os.Remove(baked[i].Path); err != nil {
+				return nil, err
+			}
 		}
 		rec.BakeSeconds, rec.PeakRSS, rec.Stats, rec.Baked = time.Since(start).Seconds(), peakRSS(), stats, time.Now().UTC()
 		if err := rec.save(recPath, outs); err != nil {

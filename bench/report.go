@@ -75,7 +75,7 @@ type report struct {
 // cells kept and the hierarchical cases' frontier sizes and times.
 func (r *report) capPolicies(find func(t string, lim float64, acc, method, merge string) *summary) string {
 	used := r.accountingsUsed()
-	if !slices.ContainsFunc(used, func(a string) bool { return strings.HasSuffix(a, "-minloss") }) {
+	if !slices.ContainsFunc(used, func(a string) bool { return strings.HasSuffix(a, "-minloss") || global(a) }) {
 		return ""
 	}
 	var b strings.Builder
@@ -373,6 +373,11 @@ func (r *report) markdown(sums []summary) string {
 	if slices.ContainsFunc(r.accountingsUsed(), func(a string) bool { return strings.HasSuffix(a, "-minloss") }) {
 		b.WriteString(". Both collapse, while a PVS is over its cap, the deepest leaf group last in breadth-first order (§3.4); " +
 			"**ours-minloss** and **thesis-minloss** apply the same caps but collapse first the group that turns the fewest hidden cells visible (`--cap-policy min-loss`)")
+	}
+	if slices.ContainsFunc(r.accountingsUsed(), global) {
+		fmt.Fprintf(&b, "; **ours-global** bakes min-loss at %d× the limit, then spends the limit's bytes on all PVSs at once (`pvsbake allocate`): "+
+			"every PVS makes the collapses losing at most one threshold of hidden cells, the threshold set so the store fits, no PVS above %d× the uniform cap",
+			compress.DefaultCeilingFactor, compress.DefaultCeilingFactor)
 	}
 	b.WriteString(".\n\n")
 	if r.maxSteps > 0 {

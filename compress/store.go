@@ -50,6 +50,10 @@ type Header struct {
 	// reference that name its subtree. Both 0 in a store without sharing.
 	Shared  int `json:"shared_subtrees,omitempty"`
 	RefBits int `json:"ref_bits,omitempty"`
+	// Allocation, when set, records a global allocation (Allocate): the
+	// trees' sizes vary, each at most Allocation.CeilingCodes = Cap.Codes.
+	// Absent: every tree capped alike at Cap.
+	Allocation *Allocation `json:"allocation,omitempty"`
 }
 
 // VisParams are the per-point visibility parameters (horizon.Params) in the
@@ -629,6 +633,11 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if h.Shared < 0 || h.Shared > 1<<31 || h.Shared > 0 && (h.RefBits < 1 || h.RefBits > 31 || h.Shared > 1<<h.RefBits) {
 		return 0, 0, fmt.Errorf("%d shared subtrees named by %d bits", h.Shared, h.RefBits)
 	}
+	if a := h.Allocation; a != nil && (a.Policy != "global" || a.CeilingCodes < 1 || a.CeilingCodes != h.Cap.Codes ||
+		!(a.Threshold >= 0) || math.IsInf(a.Threshold, 0) || !(a.LevelWeight > 0) || math.IsInf(a.LevelWeight, 0) ||
+		a.Relaxed < 0 || a.Relaxed > g.QuadCount()) {
+		return 0, 0, fmt.Errorf("allocation %+v with a cap of %d codes: want policy global, the cap as ceiling, a threshold ≥ 0, a level weight > 0", *a, h.Cap.Codes)
+	}
 	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())+uint64(h.Shared)
 	if size >= 0 && 8*quads > uint64(size) {
 		return 0, 0, fmt.Errorf("a %d×%d grid has %d quads and %d shared subtrees, whose trees take at least %d bytes; the file has %d",
@@ -691,6 +700,9 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
 		h.Len[q] = binary.LittleEndian.Uint32(e[8:])
 		h.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
+		if a := s.Allocation; a != nil && q < h.Quads() && h.Len[q] > uint32(a.CeilingCodes) {
+			return &FormatError{end, fmt.Sprintf("quad %d: %d codes, over the allocation's ceiling of %d", q, h.Len[q], a.CeilingCodes)}
+		}
 	}
 	h.Codes = codes
 	if s.Shared > 0 {

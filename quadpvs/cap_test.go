@@ -206,3 +206,73 @@ func TestMinLossKeepsMore(t *testing.T) {
 		}
 	}
 }
+
+// TestLossSizes against a slow reference: min-loss caps 4 codes smaller
+// each time, the hidden cells each one loses being the collapse's loss;
+// the size at threshold λ is the one before the first step losing more
+// than λ (times the weight). Real and random PVSs, with and without a
+// ceiling.
+func TestLossSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 30))
+	g, real := realPVSs(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 200, Row: 200, Width: 90, Height: 70}, 4)
+	type tc struct {
+		g  Geometry
+		bm horizon.Bitmap
+	}
+	var cases []tc
+	for _, b := range real {
+		cases = append(cases, tc{g, b})
+	}
+	gs, _ := NewGeometry(37, 23)
+	for range 4 {
+		cases = append(cases, tc{gs, blobs(rng, 37, 23)}, tc{gs, noise(rng, 37, 23, 0.3)})
+	}
+	var w Walker
+	th := []float64{0, 1, 2, 3, 5, 8, 13, 40, 200, 1e9}
+	for i, x := range cases {
+		src := encode(t, x.g, x.bm)
+		for _, ceiling := range []int{src.Len(), max(src.Len()/3, 1)} {
+			for _, weight := range []float64{1, 2.5} {
+				c := Capper{G: x.g}
+				got := make([]int32, len(th))
+				if err := c.LossSizes(got, src, ceiling, weight, th); err != nil {
+					t.Fatal(err)
+				}
+				// The reference walks the same collapses one cap at a time.
+				ref := Capper{MinLoss: true, G: x.g}
+				var cur, next Tree
+				src.CopyTo(&cur)
+				if cur.Len() > ceiling {
+					ref.CapCodes(&cur, src, ceiling)
+				}
+				j := 0
+				for j < len(th) {
+					if cur.Len() == 1 {
+						got[j] -= int32(cur.Len())
+						j++
+						continue
+					}
+					ref.CapCodes(&next, &cur, cur.Len()-1)
+					loss := float64(w.HiddenCells(x.g, &cur)-w.HiddenCells(x.g, &next)) * weight
+					for j < len(th) && loss > th[j] {
+						got[j] -= int32(cur.Len())
+						j++
+					}
+					cur, next = next, cur
+				}
+				for j, d := range got {
+					if d != 0 {
+						t.Fatalf("case %d, ceiling %d, weight %g: size at λ %g differs from the reference by %d codes", i, ceiling, weight, th[j], d)
+					}
+				}
+			}
+		}
+	}
+	var c Capper
+	if err := c.LossSizes(make([]int32, 2), encode(t, g, real[0]), 10, 1, []float64{2, 1}); err == nil {
+		t.Error("decreasing thresholds accepted")
+	}
+	if err := c.LossSizes(make([]int32, 1), encode(t, g, real[0]), 0, 1, []float64{1}); err == nil {
+		t.Error("ceiling 0 accepted")
+	}
+}

@@ -1,6 +1,9 @@
 package quadpvs
 
-import "container/heap"
+import (
+	"container/heap"
+	"fmt"
+)
 
 // Min-loss capping (thesis §5.2's suggestion; issue "more hidden cells per
 // byte"): instead of the deepest, last leaf group, collapse the group that
@@ -89,23 +92,67 @@ func (c *Capper) group(i int) group {
 // collapseMinLoss continues the min-loss collapses until the tree is
 // within limit.
 func (c *Capper) collapseMinLoss(limit int, codes bool) {
-	st, parent := c.st[:c.src.n], c.parent[:c.src.n]
 	for c.over(limit, codes) && len(c.groups) > 0 {
-		u := int(heap.Pop(&c.groups).(group).node)
-		c.drop(u)
-		if u == 0 {
-			break
-		}
-		p := int(parent[u])
-		pb := int(c.child[p])
-		leaves := true
-		for k := range 4 {
-			if st[pb+k] == Unknown {
-				leaves = false
-			}
-		}
-		if leaves {
-			heap.Push(&c.groups, c.group(p))
+		c.collapseLeast()
+	}
+}
+
+// collapseLeast collapses the group of least loss; its parent becomes a
+// group when all its children are leaves then. Once the root has collapsed
+// no group is left.
+func (c *Capper) collapseLeast() {
+	u := int(heap.Pop(&c.groups).(group).node)
+	c.drop(u)
+	if u == 0 {
+		c.groups = c.groups[:0]
+		return
+	}
+	if p := int(c.parent[u]); c.leafGroup(p) {
+		heap.Push(&c.groups, c.group(p))
+	}
+}
+
+// leafGroup reports whether node p's four children are all leaves.
+func (c *Capper) leafGroup(p int) bool {
+	b := int(c.child[p])
+	for k := range 4 {
+		if c.st[b+k] == Unknown {
+			return false
 		}
 	}
+	return true
+}
+
+// LossSizes continues min-loss collapses on src, from src capped at ceiling
+// codes (as CapCodes would), and writes into sizes[j] the codes the tree
+// keeps once every collapse losing at most thresholds[j] hidden cells,
+// times weight, has been made: collapses go on, least loss first, while
+// the least loss × weight is ≤ thresholds[j]. thresholds must be
+// non-decreasing and sizes as long; weight > 0. CapCodes(dst, src,
+// int(sizes[j])) with MinLoss set then writes that tree, since a smaller
+// cap continues the same collapses. This is the per-tree curve of a global
+// allocation (compress.Allocate): one threshold for every tree of a store
+// spends its bytes where each collapse loses the fewest hidden cells per
+// byte saved (every collapse drops 4 codes). Errors: a ceiling below 1,
+// thresholds out of order, sizes of another length.
+func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64, thresholds []float64) error {
+	if ceiling < 1 || len(sizes) != len(thresholds) || !(weight > 0) {
+		return fmt.Errorf("quadpvs: loss sizes with ceiling %d, weight %g, %d sizes for %d thresholds", ceiling, weight, len(sizes), len(thresholds))
+	}
+	for j := 1; j < len(thresholds); j++ {
+		if thresholds[j] < thresholds[j-1] {
+			return fmt.Errorf("quadpvs: thresholds %g then %g, want them non-decreasing", thresholds[j-1], thresholds[j])
+		}
+	}
+	c.MinLoss = true
+	c.prepare(src.flat(&c.flat, &c.cq))
+	c.collapseMinLoss(ceiling, true)
+	for j, th := range thresholds {
+		for len(c.groups) > 0 && float64(c.groups[0].loss)*weight <= th {
+			c.collapseLeast()
+		}
+		sizes[j] = int32(c.ncodes)
+	}
+	c.src = nil
+	return nil
 }

@@ -111,7 +111,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 // TestHelpAndVersion: help in every form exits 0 on stdout, for the
 // program and every command; --version names the program.
 func TestHelpAndVersion(t *testing.T) {
-	cmds := []string{"info", "bake", "join", "share", "stat", "viewshed", "synth", "completion"}
+	cmds := []string{"info", "bake", "join", "share", "allocate", "stat", "viewshed", "synth", "completion"}
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		out, errOut, code := runCmd(args...)
 		if code != 0 || errOut != "" || !strings.Contains(out, "Available Commands") {

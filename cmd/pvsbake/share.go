@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/compress"
-	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -60,10 +59,10 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
 		}
 		unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
-		stats := sharedStats(s, h, c)
+		stats := bake.RecappedStats(s, h, c)
 		hd := s.Header
 		hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
-		if err := writeStore(*out, hd, h, s, stats); err != nil {
+		if err := bake.WriteStore(*out, hd, h, s, stats); err != nil {
 			return err
 		}
 		before := st.BytesFlat // the same trees unshared, in the cap's accounting
@@ -100,53 +99,4 @@ func capString(c compress.Cap) string {
 		return fmt.Sprintf("%d nodes", c.Nodes)
 	}
 	return fmt.Sprintf("%d codes", c.Codes)
-}
-
-// sharedStats are the statistics of the shared store h re-capped from s
-// at c. Hidden cells kept compose: s's kept fraction times what the new
-// cap keeps of s's trees, over every 16th quad (the bake's sample).
-func sharedStats(s *compress.Store, h *quadpvs.Hierarchy, c compress.Cap) compress.Stats {
-	st := compress.Stats{Quads: h.Quads(), MemoryBytes: c.Size(h)}
-	var w quadpvs.Walker
-	var before, after int64
-	for q := range h.Quads() {
-		t := h.PVS(q)
-		st.NodesTotal += int64(t.Nodes())
-		st.NodesMax = max(st.NodesMax, t.Nodes())
-		if q%16 == 0 {
-			in := s.Hierarchy.PVS(q)
-			before += int64(w.HiddenCells(h.G, &in))
-			after += int64(w.HiddenCells(h.G, &t))
-			st.HiddenQuads++
-		}
-	}
-	for _, n := range h.Len {
-		st.CodesTotal += int64(n)
-	}
-	st.HiddenKept = s.HiddenKept
-	if before > 0 {
-		st.HiddenKept *= float64(after) / float64(before)
-	}
-	return st
-}
-
-// writeStore writes the hierarchy h with s's grid to path, through a
-// temporary file renamed on success.
-func writeStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compress.Store, st compress.Stats) error {
-	t, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	w, err := compress.NewWriter(t, hd, h.Quads(), s.Elev, s.Nodata)
-	if err == nil {
-		err = w.AddHierarchy(h)
-	}
-	if err == nil {
-		err = w.Close(st)
-	}
-	if err != nil {
-		t.Abort()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return atomicfile.CommitAll([]*atomicfile.Temp{t})
 }

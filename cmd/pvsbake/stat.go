@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -11,38 +12,92 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // storeStat is the JSON object `pvsbake stat` prints.
 type storeStat struct {
-	Path        string             `json:"path"` // the store file, as given
-	Points      int                `json:"points"`
-	Quads       int                `json:"quads"`
-	NodesTotal  int64              `json:"nodes_total"`
-	NodesMax    int                `json:"nodes_max"`
-	NodesMean   float64            `json:"nodes_mean"`
-	Bytes       int64              `json:"bytes"`      // the loaded hierarchy in memory
-	FileBytes   int64              `json:"file_bytes"` // the store file
-	BudgetBytes int64              `json:"budget_bytes"`
-	Cap         compress.Cap       `json:"cap"`
-	Shared      int                `json:"shared_subtrees"`
-	Refs        int                `json:"references"`
-	HiddenKept  float64            `json:"hidden_kept"`
-	Width       int                `json:"width"`
-	Height      int                `json:"height"`
-	DxM         float64            `json:"dx_m"`
-	DyM         float64            `json:"dy_m"`
-	CRS         string             `json:"crs"`
-	Source      string             `json:"source"` // the DEM it was baked from
-	Window      [4]int             `json:"window"`
-	Params      compress.VisParams `json:"params"`
-	LoadSeconds float64            `json:"load_seconds"`
-	LoadMBps    float64            `json:"load_mb_per_s"`
+	Path        string       `json:"path"` // the store file, as given
+	Points      int          `json:"points"`
+	Quads       int          `json:"quads"`
+	NodesTotal  int64        `json:"nodes_total"`
+	NodesMax    int          `json:"nodes_max"`
+	NodesMean   float64      `json:"nodes_mean"`
+	Bytes       int64        `json:"bytes"`      // the loaded hierarchy in memory
+	FileBytes   int64        `json:"file_bytes"` // the store file
+	BudgetBytes int64        `json:"budget_bytes"`
+	Cap         compress.Cap `json:"cap"`
+	// Allocation: a global allocation's record (pvsbake allocate), absent
+	// when every PVS was capped alike.
+	Allocation  *compress.Allocation `json:"allocation,omitempty"`
+	CodesTotal  int64                `json:"codes_total"`
+	CodesMean   float64              `json:"codes_mean"`
+	Shared      int                  `json:"shared_subtrees"`
+	Refs        int                  `json:"references"`
+	HiddenKept  float64              `json:"hidden_kept"`
+	Width       int                  `json:"width"`
+	Height      int                  `json:"height"`
+	DxM         float64              `json:"dx_m"`
+	DyM         float64              `json:"dy_m"`
+	CRS         string               `json:"crs"`
+	Source      string               `json:"source"` // the DEM it was baked from
+	Window      [4]int               `json:"window"`
+	Params      compress.VisParams   `json:"params"`
+	LoadSeconds float64              `json:"load_seconds"`
+	LoadMBps    float64              `json:"load_mb_per_s"`
+	// Codes is the code measurement of --codes.
+	Codes *codeStat `json:"codes,omitempty"`
+}
+
+// codeStat measures a store's codes (quadpvs.CodeStats), in bits per
+// code: as loaded (codes, rank samples, word padding), in the file's CODE
+// section, and the empirical entropy with no context, given the node's
+// depth, and given its depth and previous sibling; RedundantFraction is
+// the share of codes inside Hidden leaves of their parent quad's tree, and
+// EntropyGivenParent what the others need given also the parent quad's
+// code at the same node, per code of today's trees (the top quad has no
+// parent).
+type codeStat struct {
+	BitsMemory         float64 `json:"bits_memory"`
+	BitsFile           float64 `json:"bits_file"`
+	Entropy            float64 `json:"entropy"`
+	EntropyDepth       float64 `json:"entropy_depth"`
+	EntropySibling     float64 `json:"entropy_depth_sibling"`
+	RedundantFraction  float64 `json:"redundant_fraction"`
+	EntropyGivenParent float64 `json:"entropy_given_parent"`
+}
+
+// measureCodes tallies every tree of an unshared hierarchy, and each
+// quad's tree against its parent quad's.
+func measureCodes(h *quadpvs.Hierarchy) *codeStat {
+	var cs quadpvs.CodeStats
+	levels := h.G.Levels()
+	for l := range levels {
+		cols, rows := h.G.QuadsAcross(l)
+		for y := range rows {
+			for x := range cols {
+				t := h.PVS(h.QuadIndex(l, x, y))
+				cs.Add(&t)
+				if l+1 < levels {
+					p := h.PVS(h.QuadIndex(l+1, x/2, y/2))
+					cs.AddConditional(&t, &p)
+				} else {
+					cs.AddConditional(&t, nil)
+				}
+			}
+		}
+	}
+	h0, hd, hs := cs.Entropy()
+	n := float64(cs.Codes)
+	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
+		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
+		EntropyGivenParent: round(cs.ConditionalEntropy(), 3)}
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
 	c.Flags().Bool("json", true, "print JSON (always; accepted like every command's --json)")
+	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, and the share inside hidden leaves of the parent quad's PVS (reads every tree)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		start := time.Now()
 		s, err := bake.OpenStore(pos[0])
@@ -58,10 +113,17 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			Points: s.Width * s.Height, Quads: s.Hierarchy.Quads(), NodesTotal: s.NodesTotal, NodesMax: s.NodesMax,
 			NodesMean: round(float64(s.NodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
+			Allocation: s.Allocation, CodesTotal: s.CodesTotal, CodesMean: round(float64(s.CodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
+		}
+		if *codes {
+			if s.Hierarchy.Shared > 0 {
+				return fmt.Errorf("%s: --codes measures unshared stores; this one has %d shared subtrees", pos[0], s.Hierarchy.Shared)
+			}
+			out.Codes = measureCodes(s.Hierarchy)
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

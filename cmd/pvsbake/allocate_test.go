@@ -1,0 +1,69 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frontiersets/frontiersets/internal/bake"
+)
+
+// TestAllocate re-caps a min-loss store baked at 2 MB to 300 kB by global
+// allocation: the store written fits the budget, records its allocation
+// (stat shows it), keeps every tree within the ceiling and keeps more
+// hidden cells than the uniform min-loss cap of a bake at 300 kB. A store
+// already allocated is refused; bad arguments are usage errors.
+func TestAllocate(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "demo")
+	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256",
+		"-o", prefix, "--budget", "300kB,2MB", "--cap-policy", "min-loss", "--quiet"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, errOut)
+	}
+	out := filepath.Join(dir, "global.pvs")
+	stdout, errOut, code := runCmd("allocate", prefix+"-2MB.pvs", "-o", out, "--budget", "300kB")
+	if code != 0 || !strings.Contains(stdout, "threshold") {
+		t.Fatalf("allocate: exit %d: %s%s", code, stdout, errOut)
+	}
+	s, err := bake.OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := bake.OpenStore(prefix + "-300kB.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Allocation
+	t.Logf("%s; uniform: cap %d codes, %d bytes, hidden kept %.4f", strings.TrimSpace(stdout), plain.Cap.Codes, plain.Hierarchy.Bytes(), plain.HiddenKept)
+	if a == nil || a.Policy != "global" || s.Cap.Codes != a.CeilingCodes || !s.Cap.MinLoss || s.BudgetBytes != 300000 {
+		t.Fatalf("header cap %+v, allocation %+v", s.Cap, a)
+	}
+	if s.Hierarchy.Bytes() > 300000 || s.HiddenKept <= plain.HiddenKept {
+		t.Errorf("allocated: %d bytes, hidden kept %.4f; uniform %.4f", s.Hierarchy.Bytes(), s.HiddenKept, plain.HiddenKept)
+	}
+	for q := range s.Hierarchy.Quads() {
+		if int(s.Hierarchy.Len[q]) > a.CeilingCodes {
+			t.Fatalf("quad %d: %d codes over the ceiling %d", q, s.Hierarchy.Len[q], a.CeilingCodes)
+		}
+	}
+	if st, _, code := runCmd("stat", out); code != 0 || !strings.Contains(st, `"policy": "global"`) {
+		t.Errorf("stat: exit %d: %s", code, st)
+	}
+	if _, errOut, code := runCmd("allocate", out, "-o", filepath.Join(dir, "again.pvs"), "--budget", "200kB"); code != 1 || !strings.Contains(errOut, "an allocation") {
+		t.Errorf("allocating twice: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCmd("allocate", prefix+"-2MB.pvs", "-o", filepath.Join(dir, "tiny.pvs"), "--budget", "1kB"); code != 1 || !strings.Contains(errOut, "minimum") {
+		t.Errorf("tiny budget: exit %d: %s", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"allocate", out, "--budget", "50kB"},
+		{"allocate", out, "-o", "x.pvs"},
+		{"allocate", out, "-o", "x.pvs", "--budget", "lots"},
+		{"allocate", out, "-o", "x.pvs", "--budget", "50kB", "--ceiling", "-1"},
+		{"allocate", out, "-o", "x.pvs", "--budget", "50kB", "--level-weight", "0"},
+	} {
+		if _, errOut, code := runCmd(args...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package compress
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// Global allocation (issue "more hidden cells per byte"): instead of one
+// cap for every tree (CapForBudget), one threshold for the whole store.
+// Every tree is collapsed by min-loss (quadpvs.Capper.MinLoss) while its
+// next collapse loses at most λ hidden cells; every collapse saves the
+// same 4 codes, so a common λ spends the bytes where they keep the most
+// hidden cells: simple PVSs give up codes that cost them nothing, complex
+// ones keep more. λ is the smallest threshold of a geometric ladder whose
+// trees fit the budget; the bytes left over go to trees at the ladder's
+// previous step, in quad index order, while they fit. A per-tree ceiling
+// (codes) bounds the largest tree, and so the slowest query.
+
+// Allocation records a global allocation in the store header.
+type Allocation struct {
+	// Policy is "global".
+	Policy string `json:"policy"`
+	// CeilingCodes bounds every tree's codes (also the header's Cap.Codes).
+	CeilingCodes int `json:"ceiling_codes"`
+	// Threshold is λ: collapses losing at most λ hidden cells (weighted)
+	// were made in every tree; Relaxed trees stopped at the ladder's step
+	// below it.
+	Threshold float64 `json:"threshold"`
+	Relaxed   int     `json:"relaxed_trees"`
+	// LevelWeight w: a collapse in a quad of level l counts its hidden
+	// cells × w^l. 1 counts every hidden cell alike.
+	LevelWeight float64 `json:"level_weight"`
+}
+
+// AllocateOptions configure Allocate.
+type AllocateOptions struct {
+	// CeilingCodes bounds each tree's codes; 0 means 4 times the uniform
+	// cap the budget allows (CapForBudget). It is clipped to the input's
+	// own code cap, beyond which the input holds nothing.
+	CeilingCodes int
+	// LevelWeight is Allocation.LevelWeight; 0 means 1.
+	LevelWeight float64
+	// Workers bounds the goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// DefaultCeilingFactor is the ceiling, in uniform caps, when
+// AllocateOptions.CeilingCodes is 0.
+const DefaultCeilingFactor = 4
+
+// ladder returns the thresholds λ tried: 0 (collapses that lose nothing),
+// then 2^(k/4) for k = 0, 1, … up to at least max.
+func ladder(max float64) []float64 {
+	th := []float64{0}
+	for k := 0; ; k++ {
+		v := math.Exp2(float64(k) / 4)
+		th = append(th, v)
+		if v >= max {
+			return th
+		}
+	}
+}
+
+// Allocate returns h's trees re-capped by one global threshold so that the
+// loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
+// per tree) fits budget bytes, with the record to put in the header. h's
+// trees should be uncapped or min-loss capped at a larger cap (a store
+// baked with Cap.MinLoss at a larger budget): each result tree is then the
+// min-loss cap of the uncapped tree at its own size. Errors: ErrBudget when
+// even every tree collapsed to one code does not fit; a shared h.
+func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions) (*quadpvs.Hierarchy, Allocation, error) {
+	if h.Shared > 0 {
+		return nil, Allocation{}, errors.New("compress: allocating a shared hierarchy: share after allocating")
+	}
+	quads := h.Quads()
+	uniform, err := CapForBudget(budget, quads)
+	if err != nil {
+		return nil, Allocation{}, err
+	}
+	ceiling := opt.CeilingCodes
+	if ceiling == 0 {
+		ceiling = int(min(int64(uniform.Codes)*DefaultCeilingFactor, math.MaxInt32))
+	}
+	if from.Codes > 0 {
+		ceiling = min(ceiling, from.Codes)
+	}
+	if ceiling < 1 {
+		return nil, Allocation{}, fmt.Errorf("compress: allocation ceiling of %d codes, want at least 1", ceiling)
+	}
+	w := opt.LevelWeight
+	if w == 0 {
+		w = 1
+	}
+	if !(w > 0) || math.IsInf(w, 0) {
+		return nil, Allocation{}, fmt.Errorf("compress: level weight %g, want a positive number", w)
+	}
+	levels := h.G.Levels()
+	cells := float64(h.G.Width) * float64(h.G.Height)
+	th := ladder(cells * math.Pow(max(w, 1), float64(levels)))
+	weight := func(q int) float64 {
+		l := 0
+		for l+1 < len(h.LevelStart) && h.LevelStart[l+1] <= q {
+			l++
+		}
+		return math.Pow(w, float64(l))
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	// Pass 1: the store's bytes at every threshold.
+	totals := make([]int64, len(th))
+	var mu sync.Mutex
+	err = parallel(quads, workers, func() func(lo, hi int) error {
+		c := quadpvs.Capper{G: h.G}
+		sizes := make([]int32, len(th))
+		sum := make([]int64, len(th))
+		return func(lo, hi int) error {
+			clear(sum)
+			for q := lo; q < hi; q++ {
+				t := h.PVS(q)
+				if err := c.LossSizes(sizes, &t, ceiling, weight(q), th); err != nil {
+					return err
+				}
+				for j, s := range sizes {
+					sum[j] += int64(QuadOverhead + quadpvs.BytesFor(int(s)))
+				}
+			}
+			mu.Lock()
+			for j := range totals {
+				totals[j] += sum[j]
+			}
+			mu.Unlock()
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, Allocation{}, err
+	}
+	j := 0
+	for j < len(th) && totals[j] > budget {
+		j++
+	}
+	if j == len(th) {
+		return nil, Allocation{}, fmt.Errorf("%w: %s for %d quads even with every PVS at one code", ErrBudget, FormatBytes(budget), quads)
+	}
+
+	// Pass 2: each tree's size at λ = th[j] and, when j > 0, at the step
+	// below; the spare bytes go to trees at the lower step, in index order.
+	steps := th[max(j-1, 0) : j+1]
+	size := make([]int32, quads)
+	lower := make([]int32, quads)
+	err = parallel(quads, workers, func() func(lo, hi int) error {
+		c := quadpvs.Capper{G: h.G}
+		s := make([]int32, len(steps))
+		return func(lo, hi int) error {
+			for q := lo; q < hi; q++ {
+				t := h.PVS(q)
+				if err := c.LossSizes(s, &t, ceiling, weight(q), steps); err != nil {
+					return err
+				}
+				lower[q], size[q] = s[0], s[len(s)-1]
+			}
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, Allocation{}, err
+	}
+	spare, relaxed := budget-totals[j], 0
+	for q := range size {
+		if d := int64(quadpvs.BytesFor(int(lower[q])) - quadpvs.BytesFor(int(size[q]))); lower[q] > size[q] && d <= spare {
+			spare -= d
+			size[q] = lower[q]
+			relaxed++
+		}
+	}
+
+	// Pass 3: every tree min-loss capped at its size.
+	trees := make([]quadpvs.Tree, quads)
+	err = parallel(quads, workers, func() func(lo, hi int) error {
+		c := quadpvs.Capper{MinLoss: true, G: h.G}
+		return func(lo, hi int) error {
+			for q := lo; q < hi; q++ {
+				t := h.PVS(q)
+				if t.Len() <= int(size[q]) {
+					t.CopyTo(&trees[q])
+					continue
+				}
+				if err := c.CapCodes(&trees[q], &t, int(size[q])); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, Allocation{}, err
+	}
+	out := quadpvs.NewHierarchy(h.G)
+	for l := range levels {
+		cols, rows := h.G.QuadsAcross(l)
+		for y := range rows {
+			for x := range cols {
+				q := out.QuadIndex(l, x, y)
+				out.Set(l, x, y, &trees[q])
+				trees[q] = quadpvs.Tree{}
+			}
+		}
+	}
+	return out, Allocation{Policy: "global", CeilingCodes: ceiling, Threshold: th[j], Relaxed: relaxed, LevelWeight: w}, nil
+}
+
+// parallel runs the work on [0,n) in chunks of 256 among workers
+// goroutines, each with the function work returns (its own scratch), and
+// returns the first error.
+func parallel(n, workers int, work func() func(lo, hi int) error) error {
+	const chunk = 256
+	var next atomic.Int64
+	var eg errgroup.Group
+	for range min(workers, (n+chunk-1)/chunk) {
+		eg.Go(func() error {
+			f := work()
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return nil
+				}
+				if err := f(lo, min(lo+chunk, n)); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return eg.Wait()
+}
