@@ -19,7 +19,7 @@ import (
 // next collapse loses at most λ hidden cells; every collapse saves the
 // same 4 codes, so a common λ spends the bytes where they keep the most
 // hidden cells: simple PVSs give up codes that cost them nothing, complex
-// ones keep more. λ is the smallest threshold of a geometric ladder whose
+// ones keep more. λ is the smallest threshold of a ladder (ladder) whose
 // trees fit the budget; the bytes left over go to trees at the ladder's
 // previous step, in quad index order, while they fit. A per-tree ceiling
 // (codes) bounds the largest tree, and so the slowest query.
@@ -56,17 +56,20 @@ type AllocateOptions struct {
 // AllocateOptions.CeilingCodes is 0.
 const DefaultCeilingFactor = 4
 
-// ladder returns the thresholds λ tried: 0 (collapses that lose nothing),
-// then 2^(k/4) for k = 0, 1, … up to at least max.
+// ladder returns the thresholds λ tried: every whole number of hidden
+// cells from 0 (collapses that lose nothing) to 64, then steps of 2^(1/16)
+// up to at least max: losses are whole cells (times the level weight), so
+// finer steps near 0 would change nothing, and coarser ones leave bytes
+// unspent.
 func ladder(max float64) []float64 {
-	th := []float64{0}
-	for k := 0; ; k++ {
-		v := math.Exp2(float64(k) / 4)
-		th = append(th, v)
-		if v >= max {
-			return th
-		}
+	var th []float64
+	for v := 0; v <= 64; v++ {
+		th = append(th, float64(v))
 	}
+	for k := 1; th[len(th)-1] < max; k++ {
+		th = append(th, 64*math.Exp2(float64(k)/16))
+	}
+	return th
 }
 
 // Allocate returns h's trees re-capped by one global threshold so that the

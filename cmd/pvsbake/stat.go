@@ -29,22 +29,25 @@ type storeStat struct {
 	Cap         compress.Cap `json:"cap"`
 	// Allocation: a global allocation's record (pvsbake allocate), absent
 	// when every PVS was capped alike.
-	Allocation  *compress.Allocation `json:"allocation,omitempty"`
-	CodesTotal  int64                `json:"codes_total"`
-	CodesMean   float64              `json:"codes_mean"`
-	Shared      int                  `json:"shared_subtrees"`
-	Refs        int                  `json:"references"`
-	HiddenKept  float64              `json:"hidden_kept"`
-	Width       int                  `json:"width"`
-	Height      int                  `json:"height"`
-	DxM         float64              `json:"dx_m"`
-	DyM         float64              `json:"dy_m"`
-	CRS         string               `json:"crs"`
-	Source      string               `json:"source"` // the DEM it was baked from
-	Window      [4]int               `json:"window"`
-	Params      compress.VisParams   `json:"params"`
-	LoadSeconds float64              `json:"load_seconds"`
-	LoadMBps    float64              `json:"load_mb_per_s"`
+	Allocation *compress.Allocation `json:"allocation,omitempty"`
+	CodesTotal int64                `json:"codes_total"`
+	CodesMean  float64              `json:"codes_mean"`
+	// CodesByLevel is the mean codes per PVS at each quad level (0: the
+	// cells), which shows how an allocation spread the budget.
+	CodesByLevel []float64          `json:"codes_mean_by_level"`
+	Shared       int                `json:"shared_subtrees"`
+	Refs         int                `json:"references"`
+	HiddenKept   float64            `json:"hidden_kept"`
+	Width        int                `json:"width"`
+	Height       int                `json:"height"`
+	DxM          float64            `json:"dx_m"`
+	DyM          float64            `json:"dy_m"`
+	CRS          string             `json:"crs"`
+	Source       string             `json:"source"` // the DEM it was baked from
+	Window       [4]int             `json:"window"`
+	Params       compress.VisParams `json:"params"`
+	LoadSeconds  float64            `json:"load_seconds"`
+	LoadMBps     float64            `json:"load_mb_per_s"`
 	// Codes is the code measurement of --codes.
 	Codes *codeStat `json:"codes,omitempty"`
 }
@@ -118,6 +121,14 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
+		}
+		for l := range s.Hierarchy.G.Levels() {
+			lo, hi := s.Hierarchy.LevelStart[l], s.Hierarchy.LevelStart[l+1]
+			var n int64
+			for _, c := range s.Hierarchy.Len[lo:hi] {
+				n += int64(c)
+			}
+			out.CodesByLevel = append(out.CodesByLevel, round(float64(n)/float64(hi-lo), 1))
 		}
 		if *codes {
 			if s.Hierarchy.Shared > 0 {
