@@ -17,6 +17,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/audit"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/sim"
@@ -521,7 +522,7 @@ func TestVerifyNodataAndWrongDEM(t *testing.T) {
 func TestAdversarial(t *testing.T) {
 	store := testStore(t)
 	out, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--exact", "--adversarial", "--pairs", "8", "--json", "-q")
-	var rep adversarialReport
+	var rep audit.AdversarialReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
 	}

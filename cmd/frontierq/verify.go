@@ -13,6 +13,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/audit"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/losref"
 )
@@ -88,7 +89,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		if *adversarial {
-			rep, err := adversarialAudit(s, gr, g, model, opt, *pairs, *seed)
+			rep, err := audit.Adversarial(s, gr, g, model, opt, *pairs, *seed)
 			if err != nil {
 				return err
 			}

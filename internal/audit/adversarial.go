@@ -1,4 +1,8 @@
-package main
+// Package audit checks a store's frontier guarantee against the exact line
+// of sight on the DEM's bilinear surface (internal/losref): the adversarial
+// search of issue 32 and the count of hidden cells exact line of sight
+// sees. frontierq verify and the benchmark use it.
+package audit
 
 import (
 	"math/rand/v2"
@@ -12,8 +16,9 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// adversarialReport is verify --exact --adversarial's result.
-type adversarialReport struct {
+// AdversarialReport is Adversarial's result (frontierq verify --exact
+// --adversarial).
+type AdversarialReport struct {
 	Observers           int     `json:"observers"`
 	ConservativeVisible int     `json:"conservative_visible"` // cells the conservative model does not hide: an upper bound of the exactly visible
 	Candidates          int     `json:"candidates"`           // cells the store hides that the conservative model does not
@@ -23,7 +28,7 @@ type adversarialReport struct {
 	ClearanceMaxMM      float64 `json:"clearance_max_mm"`
 }
 
-// adversarialAudit searches where the store's frontier guarantee could fail
+// Adversarial searches where the store's frontier guarantee could fail
 // against exact line of sight (issue 32): from n random observers with data,
 // the cells the store's PVS hides while the conservative model
 // (horizon.Params.Conservative, which never hides an exactly visible cell)
@@ -32,7 +37,7 @@ type adversarialReport struct {
 // apart with a frontier set is a violation. Each violating line's clearance
 // is the least height of the sight line above the surface, sampled 16 times
 // per cell.
-func adversarialAudit(s *compress.Store, gr *grow.Grower, g *heightmap.Grid, sector *horizon.Model, opt grow.Options, n int, seed uint64) (*adversarialReport, error) {
+func Adversarial(s *compress.Store, gr *grow.Grower, g *heightmap.Grid, sector *horizon.Model, opt grow.Options, n int, seed uint64) (*AdversarialReport, error) {
 	p := sector.Params()
 	p.Conservative = true
 	cons, err := horizon.New(sector.Terrain(), p)
@@ -42,7 +47,7 @@ func adversarialAudit(s *compress.Store, gr *grow.Grower, g *heightmap.Grid, sec
 	wk := cons.NewWorker()
 	lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
 	rng := rand.New(rand.NewPCG(seed, 0xadd))
-	rep := &adversarialReport{}
+	rep := &AdversarialReport{}
 	var sc grow.Scratch
 	var res grow.Result
 	var clear []float64

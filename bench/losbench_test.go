@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/csv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLOSBench runs the line-of-sight benchmark on 32-cell windows: ten
+// rows (five crops, two modes), the conservative stores hiding no cell
+// that exact line of sight sees and no adversarial violation, and hiding
+// no more cells than the sector model's (and some, on most crops).
+func TestLOSBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes ten small stores")
+	}
+	if _, err := exec.LookPath("gdalwarp"); err != nil {
+		t.Skip("gdalwarp not installed (apt-get install gdal-bin)")
+	}
+	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("real DEM %s absent: %v", p, err)
+		}
+	}
+	out := t.TempDir()
+	if err := run([]string{"los", "--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
+		"--size", "32", "--observers", "3", "--pairs", "20", "--out", out}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "los.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 11 {
+		t.Fatalf("%d rows, %v", len(recs), err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var sectorHidden, withHidden int
+	for _, r := range recs[1:] {
+		hidden, _ := strconv.Atoi(r[col["hidden"]])
+		if r[col["mode"]] == "sector" {
+			sectorHidden = hidden
+			continue
+		}
+		if hidden > 0 {
+			withHidden++
+		}
+		if r[col["false_hidden"]] != "0" || r[col["violations"]] != "0" {
+			t.Errorf("%s conservative: %s of %s checked hidden cells exactly visible, %s violations", r[col["crop"]], r[col["false_hidden"]], r[col["checked_hidden"]], r[col["violations"]])
+		}
+		if hidden > sectorHidden {
+			t.Errorf("%s: conservative hides %d cells, the sector model %d", r[col["crop"]], hidden, sectorHidden)
+		}
+	}
+	if withHidden < 3 {
+		t.Errorf("conservative stores hide cells on %d crops of 5", withHidden)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil || !strings.Contains(string(md), "| DSM → 1.5 m |") {
+		t.Errorf("README (%v):\n%s", err, md)
+	}
+}
