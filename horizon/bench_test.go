@@ -208,3 +208,16 @@ func blockOrder(i, width, height int) (col, row int) {
 	col, row = t%tc*side+x*BlockSide, t/tc*side+y*BlockSide
 	return min(col, (width-1)&^(BlockSide-1)), min(row, (height-1)&^(BlockSide-1))
 }
+
+// BenchmarkBlockConservative is BenchmarkBlock in the conservative mode
+// (Params.Conservative), whose profiles take a lower bound of the surface
+// over each sector's arc: the bake's cost of that mode.
+func BenchmarkBlockConservative(b *testing.B) {
+	for _, bt := range benchTerrains {
+		b.Run(bt.name, func(b *testing.B) {
+			p := DefaultParams()
+			p.Conservative = true
+			benchBlock(b, loadWindow(b, bt.name, bt.win), p)
+		})
+	}
+}

@@ -138,8 +138,6 @@ func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
 // the line, per lane above its eye.
 func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	m := bw.m
-	W, H := m.t.Width, m.t.Height
-	pw, ph := max(W-1, 1), max(H-1, 1)
 	gmax := m.patchSlope()
 	negInf := float32(math.Inf(-1))
 	// Per lane, the bound above its eye of the rest of the line from chunk c.
@@ -184,7 +182,6 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 		// subtraction may not be fused.
 		x0, y0, x1, y1 := float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by)
 		bw.segs = chordPatches(x0, y0, x1, y1, bw.segs[:0])
-		slack := 2 * float64(bulge*d)
 		inv := float32(1 / d)
 		var drop float32
 		if m.secDrop != nil {
@@ -198,19 +195,7 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 				todo &^= 1 << b // the lane's line has left the grid
 				continue
 			}
-			ox, oy := bw.col+b%BlockSide, bw.row+b/BlockSide
-			z := math.Inf(1)
-			for s := range bw.segs {
-				sg := &bw.segs[s]
-				qx, qy := sg.px+ox, sg.py+oy
-				if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
-					continue
-				}
-				z = min(z, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(float64(gmax[qy*pw+qx])*slack))
-			}
-			if !math.IsInf(z, 1) {
-				cur[b] = max(cur[b], (float32(z)-drop-bw.eye[b])*inv)
-			}
+			cur[b] = m.chordMax(bw.col+b%BlockSide, bw.row+b/BlockSide, x0, y0, x1, y1, float64(bulge*d), gmax, bw.segs, drop, bw.eye[b], inv, cur[b])
 			bw.prof[(pos+i+e)*Lanes+b] = cur[b]
 			last[b] = i + e
 			if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 && cur[b] >= suf[b*(chunks+1)+i>>stepShift]*inv {

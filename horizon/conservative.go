@@ -33,26 +33,35 @@ import "math"
 // The price: arcs a sector wide hide fewer cells than midline samples
 // (measured in TestConservative); a step walks a chord across a few
 // patches instead of one read (the block engine shares the walk between
-// its 16 lanes, whose chords are the same translated by whole cells). A
-// line stops early on the sector model's bound (consProfile).
+// its 16 lanes, whose chords are the same translated by whole cells). Most
+// steps cannot raise the running maximum, and a patch's highest corner
+// shows it without evaluating the surface (chordMax). A line stops early
+// on the sector model's bound (consProfile).
 
 // patchSlope returns, for each bilinear patch (px, py) of the grid (index
 // py·max(W−1, 1)+px), the steepest edge difference in metres per cell over
 // the patch and its eight neighbours: a bound on how fast the surface
-// changes near the patch, built once per Model.
+// changes near the patch, built once per Model. It also builds consTop,
+// each patch's highest corner plus 10⁻⁶ of its magnitude and 1 µm: no
+// value segMin computes in the patch exceeds it (a bilinear patch is
+// highest at a corner; the margin covers the rounding of segMin's float64
+// sums, whose terms are at most a few times the corners' magnitude).
 func (m *Model) patchSlope() []float32 {
 	m.consOnce.Do(func() {
 		W, H := m.t.Width, m.t.Height
 		pw, ph := max(W-1, 1), max(H-1, 1)
 		elev := m.t.Elev
 		at := func(c, r int) float32 { return elev[min(r, H-1)*W+min(c, W-1)] }
-		g := make([]float32, pw*ph)
+		g, top := make([]float32, pw*ph), make([]float32, pw*ph)
 		for y := range ph {
 			for x := range pw {
 				z00, z10, z01, z11 := at(x, y), at(x+1, y), at(x, y+1), at(x+1, y+1)
 				g[y*pw+x] = max(abs32(z10-z00), abs32(z11-z01), abs32(z01-z00), abs32(z11-z10))
+				hi := max(z00, z10, z01, z11)
+				top[y*pw+x] = hi + 1e-6*max(abs32(z00), abs32(z10), abs32(z01), abs32(z11)) + 1e-6
 			}
 		}
+		m.consTop = top
 		q := make([]float32, pw*ph)
 		for y := range ph {
 			for x := range pw {
@@ -152,25 +161,43 @@ func segMin(elev []float32, W, H, px, py int, sg *chordSeg, dx, dy float64) floa
 	return lo
 }
 
-// chordMin returns the least value, less the slack 2·gmax·bulge per patch,
-// of the bilinear surface through the cell centres along the segment from
-// (x0,y0) to (x1,y1), in cells relative to cell (col,row), within the
-// grid's hull [0, W−1]×[0, H−1]; +Inf when the segment misses the hull.
-// segs is scratch; it returns it for reuse.
-func (m *Model) chordMin(col, row int, x0, y0, x1, y1, bulge float64, gmax []float32, segs []chordSeg) (float32, []chordSeg) {
+// chordMax returns max(cur, the slope (z − drop − eye)·inv) for z the least
+// value, less the slack 2·gmax·bulge per patch, of the bilinear surface
+// through the cell centres along the segment from (x0,y0) to (x1,y1), in
+// cells relative to cell (col,row), within the grid's hull [0, W−1]×[0,
+// H−1]; cur when the segment misses the hull. segs are the segment's
+// patches (chordPatches). It first tries each patch's highest corner
+// (consTop) less its slack, which bounds z from above: rounding is
+// monotone, so when such a bound's slope does not exceed cur neither does
+// z's, and cur is the answer without evaluating the surface.
+func (m *Model) chordMax(col, row int, x0, y0, x1, y1, bulge float64, gmax []float32, segs []chordSeg, drop, eye, inv, cur float32) float32 {
 	W, H := m.t.Width, m.t.Height
 	pw, ph := max(W-1, 1), max(H-1, 1)
-	segs = chordPatches(x0, y0, x1, y1, segs[:0])
-	best := math.Inf(1)
+	in := false
 	for i := range segs {
 		sg := &segs[i]
 		qx, qy := sg.px+col, sg.py+row
 		if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
 			continue
 		}
-		best = min(best, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(2*float64(gmax[qy*pw+qx])*bulge))
+		in = true
+		if zb := float64(m.consTop[qy*pw+qx]) - float64(2*float64(gmax[qy*pw+qx])*bulge); (float32(zb)-drop-eye)*inv <= cur {
+			return cur
+		}
 	}
-	return float32(best), segs
+	if !in {
+		return cur
+	}
+	z := math.Inf(1)
+	for i := range segs {
+		sg := &segs[i]
+		qx, qy := sg.px+col, sg.py+row
+		if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
+			continue
+		}
+		z = min(z, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(2*float64(gmax[qy*pw+qx])*bulge))
+	}
+	return max(cur, (float32(z)-drop-eye)*inv)
 }
 
 // consArc returns sector k's arc ends per metre of radius, in cells
@@ -223,15 +250,14 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 	defer func() { *scratch = segs }()
 	for i := 1; i+e < len(prof); i++ {
 		d := float64(i) * m.secStep[k]
-		var z float32
 		// Converted: a product feeding a subtraction may not be fused.
-		z, segs = m.chordMin(col, row, float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by), float64(bulge*d), gmax, segs)
-		if !math.IsInf(float64(z), 1) {
-			if m.secDrop != nil {
-				z -= float32(m.secDrop[k] * float32(i*i))
-			}
-			cur = max(cur, (z-eye)*float32(1/d))
+		x0, y0, x1, y1 := float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by)
+		segs = chordPatches(x0, y0, x1, y1, segs[:0])
+		var drop float32
+		if m.secDrop != nil {
+			drop = float32(m.secDrop[k] * float32(i*i))
 		}
+		cur = m.chordMax(col, row, x0, y0, x1, y1, float64(bulge*d), gmax, segs, drop, eye, float32(1/d), cur)
 		prof[i+e] = cur
 		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= suf[i>>shift]*float32(1/d) {
 			for j := i + e + 1; j < len(prof); j++ {

@@ -154,14 +154,15 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
-	// Conservative mode: the patches' slope bounds in metres per cell
-	// (patchSlope), built on first use; per sector the profile's shift in
-	// steps (consProfile): the least e with e ≥ (half a cell diagonal)/
-	// (metres per step) − ½; the arc's ends per metre of radius, in cells
+	// Conservative mode: the patches' slope bounds in metres per cell and
+	// highest corners (patchSlope), built on first use; per sector the
+	// profile's shift in steps (consProfile): the least e with e ≥ (half a
+	// cell diagonal)/(metres per step) − ½; the arc's ends per metre of radius, in cells
 	// (midline k's, then midline k+1's), and its slack per metre of radius,
 	// in cells (consArc).
 	consOnce  sync.Once
 	consSlope []float32
+	consTop   []float32 // per patch: its highest corner, raised by a rounding margin (patchSlope)
 	consShift []int
 	consDir   [][4]float32
 	consSlack float64
