@@ -188,10 +188,14 @@ func (gr *Grower) QuadsHidden(p, q Quad) bool {
 }
 
 // mutuallyHidden: each quad's PVS marks the other hidden.
+// The second tree is only read when the first test passes.
 func (gr *Grower) mutuallyHidden(p, q Quad) bool {
-	tp, tq := gr.pvs(p), gr.pvs(q)
-	return tp.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden &&
-		tq.QuadStatus(gr.g, p.Level, p.X, p.Y) == quadpvs.Hidden
+	tp := gr.pvs(p)
+	if tp.QuadStatus(gr.g, q.Level, q.X, q.Y) != quadpvs.Hidden {
+		return false
+	}
+	tq := gr.pvs(q)
+	return tq.QuadStatus(gr.g, p.Level, p.X, p.Y) == quadpvs.Hidden
 }
 
 func (gr *Grower) pvs(q Quad) quadpvs.Tree { return gr.h.PVS(gr.h.QuadIndex(q.Level, q.X, q.Y)) }
