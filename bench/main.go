@@ -105,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
-	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global (one threshold for all trees, pvsbake allocate)")
+	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global (one price in hidden cells per byte for all trees, pvsbake allocate)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
@@ -305,7 +305,8 @@ var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minlos
 
 // global reports whether accounting acc allocates one budget across all
 // trees (compress.Allocate): baked min-loss at DefaultCeilingFactor times
-// the limit, then re-capped to the limit by one threshold.
+// the limit, then re-capped to the limit at one price (hidden cells per
+// byte).
 func global(acc string) bool { return strings.HasSuffix(acc, "-global") }
 
 // ceilingPath is where a global accounting's store is baked before its
@@ -404,7 +405,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 				return nil, fmt.Errorf("allocate %s: %w", o.Path, err)
 			}
 			stats[i] = st
-			fmt.Fprintf(log, "%s: allocated %s at threshold %g hidden cells, ceiling %d codes: hidden kept %.2f%%\n",
+			fmt.Fprintf(log, "%s: allocated %s at %.3g hidden cells per byte, ceiling %d codes: hidden kept %.2f%%\n",
 				t.Name, filepath.Base(o.Path), a.Threshold, a.CeilingCodes, 100*st.HiddenKept)
 			if err := os.Remove(baked[i].Path); err != nil {
 				return nil, err

@@ -376,7 +376,7 @@ func (r *report) markdown(sums []summary) string {
 	}
 	if slices.ContainsFunc(r.accountingsUsed(), global) {
 		fmt.Fprintf(&b, "; **ours-global** bakes min-loss at %d× the limit, then spends the limit's bytes on all PVSs at once (`pvsbake allocate`): "+
-			"every PVS makes the collapses losing at most one threshold of hidden cells, the threshold set so the store fits, no PVS above %d× the uniform cap",
+			"every PVS makes the collapses worth one price in hidden cells per byte saved, the price set so the store fits, no PVS above %d× the uniform cap",
 			compress.DefaultCeilingFactor, compress.DefaultCeilingFactor)
 	}
 	b.WriteString(".\n\n")

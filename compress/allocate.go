@@ -14,15 +14,17 @@ import (
 )
 
 // Global allocation (issue "more hidden cells per byte"): instead of one
-// cap for every tree (CapForBudget), one threshold for the whole store.
-// Every tree is collapsed by min-loss (quadpvs.Capper.MinLoss) while its
-// next collapse loses at most λ hidden cells; every collapse saves the
-// same 4 codes, so a common λ spends the bytes where they keep the most
-// hidden cells: simple PVSs give up codes that cost them nothing, complex
-// ones keep more. λ is the smallest threshold of a ladder (ladder) whose
-// trees fit the budget; the bytes left over go to trees at the ladder's
-// previous step, in quad index order, while they fit. A per-tree ceiling
-// (codes) bounds the largest tree, and so the slowest query.
+// cap for every tree (CapForBudget), one price for the whole store. Every
+// tree makes the prefix of its min-loss collapses (quadpvs.Capper.MinLoss)
+// that maximises λ·(bytes saved) − (hidden cells lost), λ the price in
+// hidden cells per byte (quadpvs.Capper.LossSizes): simple PVSs give up
+// bytes that cost them little, complex ones keep more, and no tree pays
+// for a collapse that saves no byte. For its λ the result loses the
+// fewest hidden cells of any choice of prefixes with as many bytes saved.
+// λ is the smallest price of a ladder (ladder) whose trees fit the budget;
+// the bytes left over go to trees at the ladder's previous step, in quad
+// index order, while they fit. A per-tree ceiling (codes) bounds the
+// largest tree, and so the slowest query.
 
 // Allocation records a global allocation in the store header.
 type Allocation struct {
@@ -30,9 +32,8 @@ type Allocation struct {
 	Policy string `json:"policy"`
 	// CeilingCodes bounds every tree's codes (also the header's Cap.Codes).
 	CeilingCodes int `json:"ceiling_codes"`
-	// Threshold is λ: collapses losing at most λ hidden cells (weighted)
-	// were made in every tree; Relaxed trees stopped at the ladder's step
-	// below it.
+	// Threshold is the price λ in hidden cells (weighted) per byte; Relaxed
+	// trees were capped at the ladder's step below it.
 	Threshold float64 `json:"threshold"`
 	Relaxed   int     `json:"relaxed_trees"`
 	// LevelWeight w: a collapse in a quad of level l counts its hidden
@@ -56,23 +57,18 @@ type AllocateOptions struct {
 // AllocateOptions.CeilingCodes is 0.
 const DefaultCeilingFactor = 4
 
-// ladder returns the thresholds λ tried: every whole number of hidden
-// cells from 0 (collapses that lose nothing) to 64, then steps of 2^(1/16)
-// up to at least max: losses are whole cells (times the level weight), so
-// finer steps near 0 would change nothing, and coarser ones leave bytes
-// unspent.
+// ladder returns the prices λ tried, in hidden cells per byte: 0
+// (collapses that lose nothing), then steps of 2^(1/16) from 2^−8 up to at
+// least max.
 func ladder(max float64) []float64 {
-	var th []float64
-	for v := 0; v <= 64; v++ {
-		th = append(th, float64(v))
-	}
-	for k := 1; th[len(th)-1] < max; k++ {
-		th = append(th, 64*math.Exp2(float64(k)/16))
+	th := []float64{0}
+	for k := -128; th[len(th)-1] < max; k++ {
+		th = append(th, math.Exp2(float64(k)/16))
 	}
 	return th
 }
 
-// Allocate returns h's trees re-capped by one global threshold so that the
+// Allocate returns h's trees re-capped at one global price so that the
 // loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
 // per tree) fits budget bytes, with the record to put in the header. h's
 // trees should be uncapped or min-loss capped at a larger cap (a store
@@ -120,7 +116,7 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 		workers = runtime.GOMAXPROCS(0)
 	}
 
-	// Pass 1: the store's bytes at every threshold.
+	// Pass 1: the store's bytes at every price.
 	totals := make([]int64, len(th))
 	var mu sync.Mutex
 	err = parallel(quads, workers, func() func(lo, hi int) error {

@@ -34,6 +34,7 @@ type Capper struct {
 	groups        groupHeap // min-loss: the collapsible groups
 	flat          Tree      // a shared source, expanded
 	cq            []cursor
+	hull          []hullPoint // LossSizes: the lower convex hull of its collapses
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped

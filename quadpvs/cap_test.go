@@ -209,9 +209,9 @@ func TestMinLossKeepsMore(t *testing.T) {
 
 // TestLossSizes against a slow reference: min-loss caps 4 codes smaller
 // each time, the hidden cells each one loses being the collapse's loss;
-// the size at threshold λ is the one before the first step losing more
-// than λ (times the weight). Real and random PVSs, with and without a
-// ceiling.
+// the size at price λ (per byte) is the one after the longest prefix of
+// collapses maximising λ·(bytes saved) − their loss (times the weight),
+// found by trying every prefix. Real and random PVSs, with and without a ceiling.
 func TestLossSizes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 30))
 	g, real := realPVSs(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 200, Row: 200, Width: 90, Height: 70}, 4)
@@ -245,20 +245,23 @@ func TestLossSizes(t *testing.T) {
 				if cur.Len() > ceiling {
 					ref.CapCodes(&cur, src, ceiling)
 				}
-				j := 0
-				for j < len(th) {
-					if cur.Len() == 1 {
-						got[j] -= int32(cur.Len())
-						j++
-						continue
-					}
+				sizes, losses := []int{cur.Len()}, []float64{}
+				for cur.Len() > 1 {
 					ref.CapCodes(&next, &cur, cur.Len()-1)
-					loss := float64(w.HiddenCells(x.g, &cur)-w.HiddenCells(x.g, &next)) * weight
-					for j < len(th) && loss > th[j] {
-						got[j] -= int32(cur.Len())
-						j++
-					}
+					losses = append(losses, float64(w.HiddenCells(x.g, &cur)-w.HiddenCells(x.g, &next))*weight)
+					sizes = append(sizes, next.Len())
 					cur, next = next, cur
+				}
+				// At price λ, the longest prefix maximising λ·(bytes saved) − loss.
+				for j, lambda := range th {
+					best, bestK, lost := 0.0, 0, 0.0
+					for k, l := range losses {
+						lost += l
+						if v := lambda*float64(BytesFor(sizes[0])-BytesFor(sizes[k+1])) - lost; v >= best {
+							best, bestK = v, k+1
+						}
+					}
+					got[j] -= int32(sizes[bestK])
 				}
 				for j, d := range got {
 					if d != 0 {

@@ -125,16 +125,20 @@ func (c *Capper) leafGroup(p int) bool {
 
 // LossSizes continues min-loss collapses on src, from src capped at ceiling
 // codes (as CapCodes would), and writes into sizes[j] the codes the tree
-// keeps once every collapse losing at most thresholds[j] hidden cells,
-// times weight, has been made: collapses go on, least loss first, while
-// the least loss × weight is ≤ thresholds[j]. thresholds must be
-// non-decreasing and sizes as long; weight > 0. CapCodes(dst, src,
-// int(sizes[j])) with MinLoss set then writes that tree, since a smaller
-// cap continues the same collapses. This is the per-tree curve of a global
-// allocation (compress.Allocate): one threshold for every tree of a store
-// spends its bytes where each collapse loses the fewest hidden cells per
-// byte saved (every collapse drops 4 codes). Errors: a ceiling below 1,
-// thresholds out of order, sizes of another length.
+// keeps after the prefix of those collapses, least loss first, that the
+// price λ = thresholds[j] (hidden cells, times weight, per byte) makes: the
+// longest prefix of k collapses maximising λ·(bytes saved) − (hidden cells
+// lost, times weight), bytes as BytesFor counts them. A collapse inside a
+// code word saves no byte until the word empties, and a costly collapse
+// can make cheap ones possible (a parent whose children are now all
+// leaves): the prefix chosen lies on the lower convex hull of the loss
+// against the bytes saved. thresholds must be non-decreasing and sizes as
+// long; weight > 0. CapCodes(dst, src, int(sizes[j])) with MinLoss set
+// then writes that tree, since a smaller cap continues the same collapses.
+// This is the per-tree curve of a global allocation (compress.Allocate):
+// one price for every tree of a store spends its bytes where they keep
+// the most hidden cells. Errors: a ceiling below 1, thresholds out of
+// order, sizes of another length.
 func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64, thresholds []float64) error {
 	if ceiling < 1 || len(sizes) != len(thresholds) || !(weight > 0) {
 		return fmt.Errorf("quadpvs: loss sizes with ceiling %d, weight %g, %d sizes for %d thresholds", ceiling, weight, len(sizes), len(thresholds))
@@ -147,12 +151,47 @@ func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64
 	c.MinLoss = true
 	c.prepare(src.flat(&c.flat, &c.cq))
 	c.collapseMinLoss(ceiling, true)
-	for j, th := range thresholds {
-		for len(c.groups) > 0 && float64(c.groups[0].loss)*weight <= th {
-			c.collapseLeast()
+	n0 := c.ncodes
+	b0 := BytesFor(n0)
+	// The lower convex hull of (bytes saved, loss) after k collapses, k =
+	// 0, 1, … to the last: x never decreases with k; of points with the
+	// same x the lowest (then the latest) stays; collinear points go.
+	hull := append(c.hull[:0], hullPoint{})
+	var loss float64
+	for k := 1; len(c.groups) > 0; k++ {
+		loss += float64(c.groups[0].loss) * weight
+		c.collapseLeast()
+		p := hullPoint{k: int32(k), x: float64(b0 - BytesFor(n0-4*k)), y: loss}
+		if last := hull[len(hull)-1]; p.x == last.x {
+			if p.y > last.y {
+				continue
+			}
+			hull = hull[:len(hull)-1]
 		}
-		sizes[j] = int32(c.ncodes)
+		for len(hull) >= 2 {
+			a, b := hull[len(hull)-2], hull[len(hull)-1]
+			if (b.y-a.y)*(p.x-b.x) < (p.y-b.y)*(b.x-a.x) {
+				break
+			}
+			hull = hull[:len(hull)-1]
+		}
+		hull = append(hull, p)
 	}
+	h := 0
+	for j, th := range thresholds {
+		for h+1 < len(hull) && hull[h+1].y-hull[h].y <= th*(hull[h+1].x-hull[h].x) {
+			h++
+		}
+		sizes[j] = int32(n0 - 4*int(hull[h].k))
+	}
+	c.hull = hull
 	c.src = nil
 	return nil
+}
+
+// hullPoint is a prefix of k collapses: the bytes it saves and the hidden
+// cells (times the weight) it loses.
+type hullPoint struct {
+	k    int32
+	x, y float64
 }

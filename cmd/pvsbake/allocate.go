@@ -13,12 +13,13 @@ import (
 )
 
 // allocateCmd is `pvsbake allocate`, which re-caps a store to a budget by
-// one threshold for all its trees (compress.Allocate) instead of one cap
+// one price in hidden cells per byte for all its trees (compress.Allocate)
+// instead of one cap
 // per tree: the store should come from a min-loss bake at a larger budget
 // (the ceiling's), whose trees hold what the larger trees keep.
 func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "allocate STORE -o OUT --budget B", Short: "Re-cap a store to a smaller budget, giving each PVS the bytes that keep the most hidden cells",
-		Long: "Re-cap a store to a smaller budget by global allocation: every PVS collapses, least loss first, the leaf groups that lose at most one threshold of hidden cells, the threshold chosen so the store fits the budget, and no PVS keeps more than the ceiling. Bake the input with --cap-policy min-loss at a larger budget (4× the target covers the default ceiling).",
+		Long: "Re-cap a store to a smaller budget by global allocation: every PVS collapses, least loss first, the leaf groups worth one price in hidden cells per byte saved, the price chosen so the store fits the budget, and no PVS keeps more than the ceiling. Bake the input with --cap-policy min-loss at a larger budget (4× the target covers the default ceiling).",
 		Args: cli.Args("STORE")}
 	fs := c.Flags()
 	out := fs.StringP("output", "o", "", "output store `path`")
@@ -64,7 +65,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 			return cli.WriteJSON(stdout, allocateJSON{Path: *out, Allocation: a, UniformCap: uniform.Codes, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
 				MemoryBytes: stats.MemoryBytes, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
 		}
-		fmt.Fprintf(stdout, "%s: threshold %g hidden cells (%d PVSs one step below), ceiling %d codes (the uniform cap: %d), %.0f codes per PVS on average, %s in memory, hidden kept %.2f%% (input %.2f%%)\n",
+		fmt.Fprintf(stdout, "%s: price %.3g hidden cells per byte (%d PVSs one step below), ceiling %d codes (the uniform cap: %d), %.0f codes per PVS on average, %s in memory, hidden kept %.2f%% (input %.2f%%)\n",
 			*out, a.Threshold, a.Relaxed, a.CeilingCodes, uniform.Codes, float64(stats.CodesTotal)/float64(quads),
 			compress.FormatBytes(stats.MemoryBytes), 100*stats.HiddenKept, 100*s.HiddenKept)
 		return nil

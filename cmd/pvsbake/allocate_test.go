@@ -22,7 +22,7 @@ func TestAllocate(t *testing.T) {
 	}
 	out := filepath.Join(dir, "global.pvs")
 	stdout, errOut, code := runCmd("allocate", prefix+"-2MB.pvs", "-o", out, "--budget", "300kB")
-	if code != 0 || !strings.Contains(stdout, "threshold") {
+	if code != 0 || !strings.Contains(stdout, "hidden cells per byte") {
 		t.Fatalf("allocate: exit %d: %s%s", code, stdout, errOut)
 	}
 	s, err := bake.OpenStore(out)
