@@ -70,11 +70,14 @@ func ladder(max float64) []float64 {
 
 // Allocate returns h's trees re-capped at one global price so that the
 // loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
-// per tree) fits budget bytes, with the record to put in the header. h's
+// per tree) fits budget bytes, with the record to put in the header: the
+// memory limit of thesis §3.4 spent across trees instead of per tree. h's
 // trees should be uncapped or min-loss capped at a larger cap (a store
 // baked with Cap.MinLoss at a larger budget): each result tree is then the
-// min-loss cap of the uncapped tree at its own size. Errors: ErrBudget when
-// even every tree collapsed to one code does not fit; a shared h.
+// min-loss cap of the uncapped tree at its own size. It reads h only, from
+// opt.Workers goroutines. Errors: ErrBudget when even every tree
+// collapsed to one code does not fit; a shared h; a level weight that is
+// not a positive number.
 func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions) (*quadpvs.Hierarchy, Allocation, error) {
 	if h.Shared > 0 {
 		return nil, Allocation{}, errors.New("compress: allocating a shared hierarchy: share after allocating")

@@ -35,14 +35,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *ceiling < 0 || !(*weight > 0) || *workers < 0 {
 			return cli.Usagef("allocate: --ceiling %d, --level-weight %g, --workers %d: want a ceiling ≥ 0, a weight > 0, workers ≥ 0", *ceiling, *weight, *workers)
 		}
-		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
-			return err
-		}
-		budget, err := compress.ParseBytes(*budgetArg)
-		if err != nil {
-			return cli.Usagef("--budget: %v", err)
-		}
-		s, err := bake.OpenStore(pos[0])
+		s, budget, err := openRecap(pos[0], *out, *budgetArg)
 		if err != nil {
 			return err
 		}

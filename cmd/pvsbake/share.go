@@ -29,14 +29,7 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *out == "" || *budgetArg == "" || *minCodes < 5 {
 			return cli.Usagef("share needs -o OUT, --budget B and --min-codes ≥ 5")
 		}
-		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
-			return err
-		}
-		budget, err := compress.ParseBytes(*budgetArg)
-		if err != nil {
-			return cli.Usagef("--budget: %v", err)
-		}
-		s, err := bake.OpenStore(pos[0])
+		s, budget, err := openRecap(pos[0], *out, *budgetArg)
 		if err != nil {
 			return err
 		}
@@ -99,4 +92,18 @@ func capString(c compress.Cap) string {
 		return fmt.Sprintf("%d nodes", c.Nodes)
 	}
 	return fmt.Sprintf("%d codes", c.Codes)
+}
+
+// openRecap checks a re-capping command's input and output (share,
+// allocate), parses its budget and opens the input store.
+func openRecap(in, out, budgetArg string) (*compress.Store, int64, error) {
+	if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: in}}, []cli.File{{Flag: "-o", Path: out}}); err != nil {
+		return nil, 0, err
+	}
+	budget, err := compress.ParseBytes(budgetArg)
+	if err != nil {
+		return nil, 0, cli.Usagef("--budget: %v", err)
+	}
+	s, err := bake.OpenStore(in)
+	return s, budget, err
 }

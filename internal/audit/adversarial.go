@@ -53,11 +53,8 @@ func Adversarial(s *compress.Store, gr *grow.Grower, g *heightmap.Grid, sector *
 	var clear []float64
 	bm := horizon.NewBitmap(g.Width, g.Height)
 	h, geo := s.Hierarchy, s.Hierarchy.G
-	for tries := 0; rep.Observers < n && tries < 100*n; tries++ {
-		oc, or := rng.IntN(g.Width), rng.IntN(g.Height)
-		if g.IsNodata(or*g.Width + oc) {
-			continue
-		}
+	for _, o := range observers(g, n, rng) {
+		oc, or := o[0], o[1]
 		rep.Observers++
 		if bm, err = wk.Viewshed(oc, or, bm); err != nil {
 			return nil, err

@@ -28,11 +28,8 @@ func FalseHidden(s *compress.Store, g *heightmap.Grid, n int, seed uint64) *Fals
 	rng := rand.New(rand.NewPCG(seed, 0xfa15e))
 	rep := &FalseHiddenReport{}
 	h, geo := s.Hierarchy, s.Hierarchy.G
-	for tries := 0; rep.Observers < n && tries < 100*n; tries++ {
-		oc, or := rng.IntN(g.Width), rng.IntN(g.Height)
-		if g.IsNodata(or*g.Width + oc) {
-			continue
-		}
+	for _, o := range observers(g, n, rng) {
+		oc, or := o[0], o[1]
 		rep.Observers++
 		t := h.PVS(h.QuadIndex(0, oc, or))
 		for r := range g.Height {
@@ -49,4 +46,16 @@ func FalseHidden(s *compress.Store, g *heightmap.Grid, n int, seed uint64) *Fals
 		}
 	}
 	return rep
+}
+
+// observers draws up to n random cells with data, in at most 100·n tries.
+func observers(g *heightmap.Grid, n int, rng *rand.Rand) [][2]int {
+	var out [][2]int
+	for tries := 0; len(out) < n && tries < 100*n; tries++ {
+		c, r := rng.IntN(g.Width), rng.IntN(g.Height)
+		if !g.IsNodata(r*g.Width + c) {
+			out = append(out, [2]int{c, r})
+		}
+	}
+	return out
 }

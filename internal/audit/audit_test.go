@@ -1,0 +1,67 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// TestConservativeStoreAudits: on a real HGT window baked uncapped in the
+// conservative mode, no hidden cell of 8 observers' stored PVSs is exactly
+// visible and the adversarial search finds no candidate; the sector
+// model's store of the same window hides more cells.
+func TestConservativeStoreAudits(t *testing.T) {
+	src := "../../../shared/data/N44W072.hgt"
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("real DEM %s absent", src)
+	}
+	g, err := heightmap.Load(src, heightmap.Options{Window: heightmap.Window{Col: 700, Row: 700, Width: 40, Height: 36}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := map[bool]int{}
+	for _, cons := range []bool{false, true} {
+		p := horizon.DefaultParams()
+		p.Conservative = cons
+		path := filepath.Join(t.TempDir(), "s.pvs")
+		if _, err := bake.Run(context.Background(), bake.Config{DEM: g, Params: p, Outputs: []bake.Output{{Path: path}}}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := bake.OpenStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh := FalseHidden(s, g, 8, 1)
+		hidden[cons] = fh.Hidden
+		gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := horizon.New(cli.Terrain(g), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adv, err := Adversarial(s, gr, g, m, grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy}, 8, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("conservative %v: %d of %d hidden cells exactly visible; adversarial: %d candidates, %d violations", cons, fh.FalseHidden, fh.Hidden, adv.Candidates, adv.Violations)
+		if fh.Observers != 8 || fh.Hidden == 0 {
+			t.Errorf("%d observers, %d hidden cells", fh.Observers, fh.Hidden)
+		}
+		if cons && (fh.FalseHidden != 0 || adv.Candidates != 0 || adv.Violations != 0) {
+			t.Errorf("conservative store: %d exactly visible hidden cells, %d candidates, %d violations", fh.FalseHidden, adv.Candidates, adv.Violations)
+		}
+	}
+	if hidden[true] > hidden[false] {
+		t.Errorf("conservative store hides %d cells, the sector model's %d", hidden[true], hidden[false])
+	}
+}
