@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +11,8 @@ import (
 
 // TestAllocate re-caps a min-loss store baked at 2 MB to 300 kB by global
 // allocation: the store written fits the budget, records its allocation
-// (stat shows it), keeps every tree within the ceiling and keeps more
+// (stat shows it; stat --codes measures its codes), keeps every tree
+// within the ceiling and keeps more
 // hidden cells than the uniform min-loss cap of a bake at 300 kB. A store
 // already allocated is refused; bad arguments are usage errors.
 func TestAllocate(t *testing.T) {
@@ -48,6 +50,18 @@ func TestAllocate(t *testing.T) {
 	}
 	if st, _, code := runCmd("stat", out); code != 0 || !strings.Contains(st, `"policy": "global"`) {
 		t.Errorf("stat: exit %d: %s", code, st)
+	}
+	// stat --codes: bits per code as stored, and less with context.
+	st, _, code := runCmd("stat", out, "--codes")
+	var cs struct{ Codes codeStat }
+	if err := json.Unmarshal([]byte(st), &cs); code != 0 || err != nil {
+		t.Fatalf("stat --codes: exit %d, %v: %s", code, err, st)
+	}
+	c := cs.Codes
+	t.Logf("codes: %+v", c)
+	if !(c.BitsMemory >= 2.5 && c.BitsFile >= 2 && c.Entropy <= 2 && c.EntropySibling <= c.EntropyDepth && c.EntropyDepth <= c.Entropy &&
+		c.EntropyGivenParent > 0 && c.EntropyGivenParent < c.EntropySibling && c.RedundantFraction > 0 && c.RedundantFraction < 1) {
+		t.Errorf("stat --codes: %+v", c)
 	}
 	if _, errOut, code := runCmd("allocate", out, "-o", filepath.Join(dir, "again.pvs"), "--budget", "200kB"); code != 1 || !strings.Contains(errOut, "an allocation") {
 		t.Errorf("allocating twice: exit %d: %s", code, errOut)
