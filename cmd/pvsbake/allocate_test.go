@@ -12,9 +12,9 @@ import (
 // TestAllocate re-caps a min-loss store baked at 2 MB to 300 kB by global
 // allocation: the store written fits the budget, records its allocation
 // (stat shows it; stat --codes measures its codes), keeps every tree
-// within the ceiling and keeps more
-// hidden cells than the uniform min-loss cap of a bake at 300 kB. A store
-// already allocated is refused; bad arguments are usage errors.
+// within the ceiling and keeps more hidden cells than the uniform min-loss
+// cap of a bake at 300 kB. A store already allocated is refused; bad
+// arguments are usage errors.
 func TestAllocate(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "demo")
