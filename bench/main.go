@@ -105,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
-	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global (one price in hidden cells per byte for all trees, pvsbake allocate)")
+	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global and thesis-global (one price in hidden cells per byte for all trees, pvsbake allocate)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
@@ -301,7 +301,7 @@ func combineRuns(out string, dirs []string, log io.Writer) error {
 // ones apply the same caps collapsing the leaf groups that lose the fewest
 // hidden cells first (compress.Cap.MinLoss) instead of the thesis's deepest
 // last-in-breadth-first-order group.
-var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minloss", "ours-global"}
+var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minloss", "ours-global", "thesis-global"}
 
 // global reports whether accounting acc allocates one budget across all
 // trees (compress.Allocate): baked min-loss at DefaultCeilingFactor times
@@ -319,8 +319,10 @@ func accountingCap(acc string, budget int64, quads int) (compress.Cap, error) {
 	var cp compress.Cap
 	var err error
 	switch {
-	case global(acc):
+	case acc == "ours-global":
 		cp, err = compress.CapForBudget(compress.DefaultCeilingFactor*budget, quads)
+	case acc == "thesis-global":
+		cp, err = compress.ThesisNodeCap(compress.DefaultCeilingFactor*budget, quads)
 	case strings.HasPrefix(acc, "ours"):
 		cp, err = compress.CapForBudget(budget, quads)
 	default:
@@ -400,13 +402,13 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 			if err != nil {
 				return nil, err
 			}
-			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{})
+			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{Thesis: s.Cap.Nodes > 0})
 			if err != nil {
 				return nil, fmt.Errorf("allocate %s: %w", o.Path, err)
 			}
 			stats[i] = st
-			fmt.Fprintf(log, "%s: allocated %s at %.3g hidden cells per byte, ceiling %d codes: hidden kept %.2f%%\n",
-				t.Name, filepath.Base(o.Path), a.Threshold, a.CeilingCodes, 100*st.HiddenKept)
+			fmt.Fprintf(log, "%s: allocated %s at price %.3g, ceiling %d: hidden kept %.2f%%\n",
+				t.Name, filepath.Base(o.Path), a.Threshold, max(a.CeilingCodes, a.CeilingNodes), 100*st.HiddenKept)
 			if err := os.Remove(baked[i].Path); err != nil {
 				return nil, err
 			}

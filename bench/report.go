@@ -375,7 +375,7 @@ func (r *report) markdown(sums []summary) string {
 			"**ours-minloss** and **thesis-minloss** apply the same caps but collapse first the group that turns the fewest hidden cells visible (`--cap-policy min-loss`)")
 	}
 	if slices.ContainsFunc(r.accountingsUsed(), global) {
-		fmt.Fprintf(&b, "; **ours-global** bakes min-loss at %d× the limit, then spends the limit's bytes on all PVSs at once (`pvsbake allocate`): "+
+		fmt.Fprintf(&b, "; **ours-global** and **thesis-global** bake min-loss at %d× the limit, then spend the limit's bytes, in their accounting, on all PVSs at once (`pvsbake allocate`): "+
 			"every PVS makes the collapses worth one price in hidden cells per byte saved, the price set so the store fits, no PVS above %d× the uniform cap",
 			compress.DefaultCeilingFactor, compress.DefaultCeilingFactor)
 	}

@@ -30,10 +30,18 @@ import (
 type Allocation struct {
 	// Policy is "global".
 	Policy string `json:"policy"`
-	// CeilingCodes bounds every tree's codes (also the header's Cap.Codes).
-	CeilingCodes int `json:"ceiling_codes"`
-	// Threshold is the price λ in hidden cells (weighted) per byte; Relaxed
-	// trees were capped at the ladder's step below it.
+	// Accounting is "" for this project's (bytes of codes and rank
+	// samples, and QuadOverhead per quad), "thesis" for the thesis's 3
+	// bytes per node (§3.4, Table 4.5).
+	Accounting string `json:"accounting,omitempty"`
+	// CeilingCodes bounds every tree's codes (also the header's Cap.Codes);
+	// in the thesis's accounting CeilingNodes bounds its nodes instead
+	// (Cap.Nodes), and CeilingCodes is 0.
+	CeilingCodes int `json:"ceiling_codes,omitempty"`
+	CeilingNodes int `json:"ceiling_nodes,omitempty"`
+	// Threshold is the price λ in hidden cells (weighted) per byte (per
+	// node in the thesis's accounting); Relaxed trees were capped at the
+	// ladder's step below it.
 	Threshold float64 `json:"threshold"`
 	Relaxed   int     `json:"relaxed_trees"`
 	// LevelWeight w: a collapse in a quad of level l counts its hidden
@@ -41,12 +49,28 @@ type Allocation struct {
 	LevelWeight float64 `json:"level_weight"`
 }
 
+// ceilingMatches reports whether a's ceiling is the cap's: codes in this
+// project's accounting, nodes in the thesis's.
+func (a *Allocation) ceilingMatches(c Cap) bool {
+	switch a.Accounting {
+	case "":
+		return a.CeilingCodes >= 1 && a.CeilingNodes == 0 && c.Codes == a.CeilingCodes && c.Nodes == 0
+	case "thesis":
+		return a.CeilingNodes >= 1 && a.CeilingCodes == 0 && c.Nodes == a.CeilingNodes && c.Codes == 0
+	}
+	return false
+}
+
 // AllocateOptions configure Allocate.
 type AllocateOptions struct {
-	// CeilingCodes bounds each tree's codes; 0 means 4 times the uniform
-	// cap the budget allows (CapForBudget). It is clipped to the input's
-	// own code cap, beyond which the input holds nothing.
-	CeilingCodes int
+	// Thesis counts the budget in the thesis's accounting, 3 bytes per
+	// node (ThesisNodeCap), instead of this project's.
+	Thesis bool
+	// Ceiling bounds each tree's codes (nodes with Thesis); 0 means 4
+	// times the uniform cap the budget allows (BudgetCap). It is clipped to
+	// the input's own cap of that kind, beyond which the input holds
+	// nothing.
+	Ceiling int
 	// LevelWeight is Allocation.LevelWeight; 0 means 1.
 	LevelWeight float64
 	// Workers bounds the goroutines; 0 means GOMAXPROCS.
@@ -70,8 +94,9 @@ func ladder(max float64) []float64 {
 
 // Allocate returns h's trees re-capped at one global price so that the
 // loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
-// per tree) fits budget bytes, with the record to put in the header: the
-// memory limit of thesis §3.4 spent across trees instead of per tree. h's
+// per tree; with opt.Thesis, 3 bytes per node) fits budget bytes, with the
+// record to put in the header: the memory limit of thesis §3.4 spent
+// across trees instead of per tree. h's
 // trees should be uncapped or min-loss capped at a larger cap (a store
 // baked with Cap.MinLoss at a larger budget): each result tree is then the
 // min-loss cap of the uncapped tree at its own size. It reads h only, from
@@ -83,19 +108,31 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 		return nil, Allocation{}, errors.New("compress: allocating a shared hierarchy: share after allocating")
 	}
 	quads := h.Quads()
-	uniform, err := CapForBudget(budget, quads)
+	thesis := opt.Thesis
+	uniform, err := BudgetCap(Cap{Nodes: btoi(thesis)}, budget, quads)
 	if err != nil {
 		return nil, Allocation{}, err
 	}
-	ceiling := opt.CeilingCodes
-	if ceiling == 0 {
-		ceiling = int(min(int64(uniform.Codes)*DefaultCeilingFactor, math.MaxInt32))
+	unit, ceiling, inputCap := "codes", opt.Ceiling, from.Codes
+	if thesis {
+		unit, inputCap = "nodes", from.Nodes
 	}
-	if from.Codes > 0 {
-		ceiling = min(ceiling, from.Codes)
+	if ceiling == 0 {
+		ceiling = int(min(int64(max(uniform.Codes, uniform.Nodes))*DefaultCeilingFactor, math.MaxInt32))
+	}
+	if inputCap > 0 {
+		ceiling = min(ceiling, inputCap)
 	}
 	if ceiling < 1 {
-		return nil, Allocation{}, fmt.Errorf("compress: allocation ceiling of %d codes, want at least 1", ceiling)
+		return nil, Allocation{}, fmt.Errorf("compress: allocation ceiling of %d %s, want at least 1", ceiling, unit)
+	}
+	// A tree's memory in the accounting: codes and rank samples, and the
+	// quad's overhead; or the thesis's 3 bytes per node.
+	cost := func(codes, nodes int32) int64 {
+		if thesis {
+			return ThesisBytesPerNode * int64(nodes)
+		}
+		return int64(QuadOverhead + quadpvs.BytesFor(int(codes)))
 	}
 	w := opt.LevelWeight
 	if w == 0 {
@@ -124,17 +161,17 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 	var mu sync.Mutex
 	err = parallel(quads, workers, func() func(lo, hi int) error {
 		c := quadpvs.Capper{G: h.G}
-		sizes := make([]int32, len(th))
+		sizes, nodes := make([]int32, len(th)), make([]int32, len(th))
 		sum := make([]int64, len(th))
 		return func(lo, hi int) error {
 			clear(sum)
 			for q := lo; q < hi; q++ {
 				t := h.PVS(q)
-				if err := c.LossSizes(sizes, &t, ceiling, weight(q), th); err != nil {
+				if err := c.LossSizes(sizes, nodes, &t, ceiling, thesis, weight(q), th); err != nil {
 					return err
 				}
 				for j, s := range sizes {
-					sum[j] += int64(QuadOverhead + quadpvs.BytesFor(int(s)))
+					sum[j] += cost(s, nodes[j])
 				}
 			}
 			mu.Lock()
@@ -153,24 +190,30 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 		j++
 	}
 	if j == len(th) {
-		return nil, Allocation{}, fmt.Errorf("%w: %s for %d quads even with every PVS at one code", ErrBudget, FormatBytes(budget), quads)
+		return nil, Allocation{}, fmt.Errorf("%w: %s for %d quads even with every PVS at one node", ErrBudget, FormatBytes(budget), quads)
 	}
 
 	// Pass 2: each tree's size at λ = th[j] and, when j > 0, at the step
 	// below; the spare bytes go to trees at the lower step, in index order.
 	steps := th[max(j-1, 0) : j+1]
-	size := make([]int32, quads)
-	lower := make([]int32, quads)
+	size, lower := make([]int32, quads), make([]int32, quads)
+	var sizeNodes, lowerNodes []int32
+	if thesis {
+		sizeNodes, lowerNodes = make([]int32, quads), make([]int32, quads)
+	}
 	err = parallel(quads, workers, func() func(lo, hi int) error {
 		c := quadpvs.Capper{G: h.G}
-		s := make([]int32, len(steps))
+		s, n := make([]int32, len(steps)), make([]int32, len(steps))
 		return func(lo, hi int) error {
 			for q := lo; q < hi; q++ {
 				t := h.PVS(q)
-				if err := c.LossSizes(s, &t, ceiling, weight(q), steps); err != nil {
+				if err := c.LossSizes(s, n, &t, ceiling, thesis, weight(q), steps); err != nil {
 					return err
 				}
 				lower[q], size[q] = s[0], s[len(s)-1]
+				if thesis {
+					lowerNodes[q], sizeNodes[q] = n[0], n[len(n)-1]
+				}
 			}
 			return nil
 		}
@@ -180,7 +223,13 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 	}
 	spare, relaxed := budget-totals[j], 0
 	for q := range size {
-		if d := int64(quadpvs.BytesFor(int(lower[q])) - quadpvs.BytesFor(int(size[q]))); lower[q] > size[q] && d <= spare {
+		var d int64
+		if thesis {
+			d = cost(lower[q], lowerNodes[q]) - cost(size[q], sizeNodes[q])
+		} else {
+			d = cost(lower[q], 0) - cost(size[q], 0)
+		}
+		if lower[q] > size[q] && d <= spare {
 			spare -= d
 			size[q] = lower[q]
 			relaxed++
@@ -219,7 +268,11 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 			}
 		}
 	}
-	return out, Allocation{Policy: "global", CeilingCodes: ceiling, Threshold: th[j], Relaxed: relaxed, LevelWeight: w}, nil
+	a := Allocation{Policy: "global", CeilingCodes: ceiling, Threshold: th[j], Relaxed: relaxed, LevelWeight: w}
+	if thesis {
+		a.Accounting, a.CeilingCodes, a.CeilingNodes = "thesis", 0, ceiling
+	}
+	return out, a, nil
 }
 
 // parallel runs the work on [0,n) in chunks of 256 among workers
@@ -244,4 +297,11 @@ func parallel(n, workers int, work func() func(lo, hi int) error) error {
 		})
 	}
 	return eg.Wait()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

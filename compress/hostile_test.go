@@ -160,7 +160,7 @@ func hostileStores(t testing.TB) []struct {
 		{"width -64", "terrain of -64×9 cells", header(func(h *Header) { h.Width = -64 })},
 		{"zero cell spacing", "cell spacing 0 × 3 m", header(func(h *Header) { h.DxM = 0 })},
 		{"bad sectors", "2 sectors", header(func(h *Header) { h.Params.Sectors = 2 })},
-		{"allocation ceiling apart from the cap", "allocation {Policy:global CeilingCodes:50", header(func(h *Header) {
+		{"allocation ceiling apart from the cap", "CeilingCodes:50 CeilingNodes:0 Threshold:0 Relaxed:0 LevelWeight:1} with a cap of 99 codes", header(func(h *Header) {
 			h.Allocation = &Allocation{Policy: "global", CeilingCodes: 50, LevelWeight: 1}
 		})},
 		{"allocation threshold −1", "want policy global", header(func(h *Header) {
@@ -171,6 +171,12 @@ func hostileStores(t testing.TB) []struct {
 		})},
 		{"tree over the allocation's ceiling", "codes, over the allocation's ceiling of 1", header(func(h *Header) {
 			h.Cap.Codes, h.Allocation = 1, &Allocation{Policy: "global", CeilingCodes: 1, LevelWeight: 1}
+		})},
+		{"tree over the thesis allocation's ceiling", "nodes, over the allocation's ceiling of 1", header(func(h *Header) {
+			h.Cap, h.Allocation = Cap{Nodes: 1}, &Allocation{Policy: "global", Accounting: "thesis", CeilingNodes: 1, LevelWeight: 1}
+		})},
+		{"thesis allocation with a code cap", "want policy global, the cap as ceiling", header(func(h *Header) {
+			h.Allocation = &Allocation{Policy: "global", Accounting: "thesis", CeilingNodes: h.Cap.Codes, LevelWeight: 1}
 		})},
 		{"ELEV of the wrong size", "ELEV section of 4 bytes for a 13×9 grid, which needs 468", craft(func(c []craftSection) []craftSection {
 			e := find(c, tagElev)

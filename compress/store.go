@@ -633,10 +633,11 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if h.Shared < 0 || h.Shared > 1<<31 || h.Shared > 0 && (h.RefBits < 1 || h.RefBits > 31 || h.Shared > 1<<h.RefBits) {
 		return 0, 0, fmt.Errorf("%d shared subtrees named by %d bits", h.Shared, h.RefBits)
 	}
-	if a := h.Allocation; a != nil && (a.Policy != "global" || a.CeilingCodes < 1 || a.CeilingCodes != h.Cap.Codes ||
+	if a := h.Allocation; a != nil && (a.Policy != "global" || !a.ceilingMatches(h.Cap) ||
 		!(a.Threshold >= 0) || math.IsInf(a.Threshold, 0) || !(a.LevelWeight > 0) || math.IsInf(a.LevelWeight, 0) ||
 		a.Relaxed < 0 || a.Relaxed > g.QuadCount()) {
-		return 0, 0, fmt.Errorf("allocation %+v with a cap of %d codes: want policy global, the cap as ceiling, a threshold ≥ 0, a level weight > 0", *a, h.Cap.Codes)
+		return 0, 0, fmt.Errorf("allocation %+v with a cap of %d codes, %d nodes: want policy global, the cap as ceiling, a threshold ≥ 0, a level weight > 0",
+			*a, h.Cap.Codes, h.Cap.Nodes)
 	}
 	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())+uint64(h.Shared)
 	if size >= 0 && 8*quads > uint64(size) {
@@ -700,8 +701,13 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
 		h.Len[q] = binary.LittleEndian.Uint32(e[8:])
 		h.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
-		if a := s.Allocation; a != nil && q < h.Quads() && h.Len[q] > uint32(a.CeilingCodes) {
-			return &FormatError{end, fmt.Sprintf("quad %d: %d codes, over the allocation's ceiling of %d", q, h.Len[q], a.CeilingCodes)}
+		if a := s.Allocation; a != nil && q < h.Quads() {
+			if a.CeilingCodes > 0 && h.Len[q] > uint32(a.CeilingCodes) {
+				return &FormatError{end, fmt.Sprintf("quad %d: %d codes, over the allocation's ceiling of %d", q, h.Len[q], a.CeilingCodes)}
+			}
+			if a.CeilingNodes > 0 && h.NodeCount[q] > uint32(a.CeilingNodes) {
+				return &FormatError{end, fmt.Sprintf("quad %d: %d nodes, over the allocation's ceiling of %d", q, h.NodeCount[q], a.CeilingNodes)}
+			}
 		}
 	}
 	h.Codes = codes

@@ -231,51 +231,63 @@ func TestLossSizes(t *testing.T) {
 	th := []float64{0, 1, 2, 3, 5, 8, 13, 40, 200, 1e9}
 	for i, x := range cases {
 		src := encode(t, x.g, x.bm)
-		for _, ceiling := range []int{src.Len(), max(src.Len()/3, 1)} {
-			for _, weight := range []float64{1, 2.5} {
-				c := Capper{G: x.g}
-				got := make([]int32, len(th))
-				if err := c.LossSizes(got, src, ceiling, weight, th); err != nil {
-					t.Fatal(err)
-				}
-				// The reference walks the same collapses one cap at a time.
-				ref := Capper{MinLoss: true, G: x.g}
-				var cur, next Tree
-				src.CopyTo(&cur)
-				if cur.Len() > ceiling {
-					ref.CapCodes(&cur, src, ceiling)
-				}
-				sizes, losses := []int{cur.Len()}, []float64{}
-				for cur.Len() > 1 {
-					ref.CapCodes(&next, &cur, cur.Len()-1)
-					losses = append(losses, float64(w.HiddenCells(x.g, &cur)-w.HiddenCells(x.g, &next))*weight)
-					sizes = append(sizes, next.Len())
-					cur, next = next, cur
-				}
-				// At price λ, the longest prefix maximising λ·(bytes saved) − loss.
-				for j, lambda := range th {
-					best, bestK, lost := 0.0, 0, 0.0
-					for k, l := range losses {
-						lost += l
-						if v := lambda*float64(BytesFor(sizes[0])-BytesFor(sizes[k+1])) - lost; v >= best {
-							best, bestK = v, k+1
-						}
+		for _, byNodes := range []bool{false, true} {
+			size := src.Len()
+			if byNodes {
+				size = src.Nodes()
+			}
+			for _, ceiling := range []int{size, max(size/3, 1)} {
+				for _, weight := range []float64{1, 2.5} {
+					c := Capper{G: x.g}
+					got, gotNodes := make([]int32, len(th)), make([]int32, len(th))
+					if err := c.LossSizes(got, gotNodes, src, ceiling, byNodes, weight, th); err != nil {
+						t.Fatal(err)
 					}
-					got[j] -= int32(sizes[bestK])
-				}
-				for j, d := range got {
-					if d != 0 {
-						t.Fatalf("case %d, ceiling %d, weight %g: size at λ %g differs from the reference by %d codes", i, ceiling, weight, th[j], d)
+					// The reference walks the same collapses one cap at a time.
+					ref := Capper{MinLoss: true, G: x.g}
+					var cur, next Tree
+					src.CopyTo(&cur)
+					if byNodes && cur.Nodes() > ceiling {
+						ref.Cap(&cur, src, ceiling)
+					} else if !byNodes && cur.Len() > ceiling {
+						ref.CapCodes(&cur, src, ceiling)
+					}
+					sizes, nodes, losses := []int{cur.Len()}, []int{cur.Nodes()}, []float64{}
+					for cur.Len() > 1 {
+						ref.CapCodes(&next, &cur, cur.Len()-1)
+						losses = append(losses, float64(w.HiddenCells(x.g, &cur)-w.HiddenCells(x.g, &next))*weight)
+						sizes, nodes = append(sizes, next.Len()), append(nodes, next.Nodes())
+						cur, next = next, cur
+					}
+					cost := func(k int) float64 {
+						if byNodes {
+							return float64(nodes[k])
+						}
+						return float64(BytesFor(sizes[k]))
+					}
+					// At price λ, the longest prefix maximising λ·(cost saved) − loss.
+					for j, lambda := range th {
+						best, bestK, lost := 0.0, 0, 0.0
+						for k, l := range losses {
+							lost += l
+							if v := lambda*(cost(0)-cost(k+1)) - lost; v >= best {
+								best, bestK = v, k+1
+							}
+						}
+						if got[j] != int32(sizes[bestK]) || gotNodes[j] != int32(nodes[bestK]) {
+							t.Fatalf("case %d, by nodes %v, ceiling %d, weight %g: at λ %g %d codes and %d nodes, the reference %d and %d",
+								i, byNodes, ceiling, weight, lambda, got[j], gotNodes[j], sizes[bestK], nodes[bestK])
+						}
 					}
 				}
 			}
 		}
 	}
 	var c Capper
-	if err := c.LossSizes(make([]int32, 2), encode(t, g, real[0]), 10, 1, []float64{2, 1}); err == nil {
+	if err := c.LossSizes(make([]int32, 2), nil, encode(t, g, real[0]), 10, false, 1, []float64{2, 1}); err == nil {
 		t.Error("decreasing thresholds accepted")
 	}
-	if err := c.LossSizes(make([]int32, 1), encode(t, g, real[0]), 0, 1, []float64{1}); err == nil {
+	if err := c.LossSizes(make([]int32, 1), nil, encode(t, g, real[0]), 0, false, 1, []float64{1}); err == nil {
 		t.Error("ceiling 0 accepted")
 	}
 }

@@ -124,24 +124,28 @@ func (c *Capper) leafGroup(p int) bool {
 }
 
 // LossSizes continues min-loss collapses on src, from src capped at ceiling
-// codes (as CapCodes would), and writes into sizes[j] the codes the tree
-// keeps after the prefix of those collapses, least loss first, that the
-// price λ = thresholds[j] (hidden cells, times weight, per byte) makes: the
-// longest prefix of k collapses maximising λ·(bytes saved) − (hidden cells
-// lost, times weight), bytes as BytesFor counts them. A collapse inside a
-// code word saves no byte until the word empties, and a costly collapse
-// can make cheap ones possible (a parent whose children are now all
-// leaves): the prefix chosen lies on the lower convex hull of the loss
-// against the bytes saved. thresholds must be non-decreasing and sizes as
-// long; weight > 0. CapCodes(dst, src, int(sizes[j])) with MinLoss set
-// then writes that tree, since a smaller cap continues the same collapses.
-// This is the per-tree curve of a global allocation (compress.Allocate):
-// one price for every tree of a store spends its bytes where they keep
-// the most hidden cells. Errors: a ceiling below 1, thresholds out of
-// order, sizes of another length.
-func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64, thresholds []float64) error {
-	if ceiling < 1 || len(sizes) != len(thresholds) || !(weight > 0) {
-		return fmt.Errorf("quadpvs: loss sizes with ceiling %d, weight %g, %d sizes for %d thresholds", ceiling, weight, len(sizes), len(thresholds))
+// codes (as CapCodes would; nodes when byNodes), and writes into sizes[j]
+// the codes the tree keeps after the prefix of those collapses, least loss
+// first, that the price λ = thresholds[j] makes, and into nodes[j] (when
+// nodes is not nil) its nodes then. λ is in hidden cells, times weight, per
+// byte as BytesFor counts the codes — or per node when byNodes, the
+// thesis's accounting (§3.4, Table 4.5) —, and the prefix is the longest
+// of k collapses maximising λ·(cost saved) − (hidden cells lost, times
+// weight). A collapse inside a code word saves no byte until the word
+// empties, and a costly collapse can make cheap ones possible (a parent
+// whose children are now all leaves): the prefix chosen lies on the lower
+// convex hull of the loss against the cost saved. thresholds must be
+// non-decreasing and sizes (and nodes) as long; weight > 0. CapCodes(dst,
+// src, int(sizes[j])) with MinLoss set then writes that tree, since a
+// smaller cap continues the same collapses. This is the per-tree curve of
+// a global allocation (compress.Allocate): one price for every tree of a
+// store spends its bytes where they keep the most hidden cells. Errors: a
+// ceiling below 1, thresholds out of order, sizes or nodes of another
+// length.
+func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes bool, weight float64, thresholds []float64) error {
+	if ceiling < 1 || len(sizes) != len(thresholds) || nodes != nil && len(nodes) != len(thresholds) || !(weight > 0) {
+		return fmt.Errorf("quadpvs: loss sizes with ceiling %d, weight %g, %d sizes and %d node counts for %d thresholds",
+			ceiling, weight, len(sizes), len(nodes), len(thresholds))
 	}
 	for j := 1; j < len(thresholds); j++ {
 		if thresholds[j] < thresholds[j-1] {
@@ -150,18 +154,24 @@ func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64
 	}
 	c.MinLoss = true
 	c.prepare(src.flat(&c.flat, &c.cq))
-	c.collapseMinLoss(ceiling, true)
-	n0 := c.ncodes
-	b0 := BytesFor(n0)
-	// The lower convex hull of (bytes saved, loss) after k collapses, k =
+	c.collapseMinLoss(ceiling, !byNodes)
+	n0, nodes0 := c.ncodes, c.nodes
+	cost := func() float64 {
+		if byNodes {
+			return float64(c.nodes)
+		}
+		return float64(BytesFor(c.ncodes))
+	}
+	c0 := cost()
+	// The lower convex hull of (cost saved, loss) after k collapses, k =
 	// 0, 1, … to the last: x never decreases with k; of points with the
 	// same x the lowest (then the latest) stays; collinear points go.
-	hull := append(c.hull[:0], hullPoint{})
+	hull := append(c.hull[:0], hullPoint{nodes: int32(nodes0)})
 	var loss float64
 	for k := 1; len(c.groups) > 0; k++ {
 		loss += float64(c.groups[0].loss) * weight
 		c.collapseLeast()
-		p := hullPoint{k: int32(k), x: float64(b0 - BytesFor(n0-4*k)), y: loss}
+		p := hullPoint{k: int32(k), nodes: int32(c.nodes), x: c0 - cost(), y: loss}
 		if last := hull[len(hull)-1]; p.x == last.x {
 			if p.y > last.y {
 				continue
@@ -183,15 +193,18 @@ func (c *Capper) LossSizes(sizes []int32, src *Tree, ceiling int, weight float64
 			h++
 		}
 		sizes[j] = int32(n0 - 4*int(hull[h].k))
+		if nodes != nil {
+			nodes[j] = hull[h].nodes
+		}
 	}
 	c.hull = hull
 	c.src = nil
 	return nil
 }
 
-// hullPoint is a prefix of k collapses: the bytes it saves and the hidden
-// cells (times the weight) it loses.
+// hullPoint is a prefix of k collapses, leaving nodes nodes: the cost it
+// saves and the hidden cells (times the weight) it loses.
 type hullPoint struct {
-	k    int32
-	x, y float64
+	k, nodes int32
+	x, y     float64
 }

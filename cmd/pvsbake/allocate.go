@@ -23,8 +23,8 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: cli.Args("STORE")}
 	fs := c.Flags()
 	out := fs.StringP("output", "o", "", "output store `path`")
-	budgetArg := fs.String("budget", "", "memory budget of the store written, e.g. 100MB or 0.1GiB (this project's accounting: codes and 24 bytes per quad)")
-	ceiling := fs.Int("ceiling", 0, "most `codes` any PVS keeps, which bounds the slowest query (0: 4× the uniform cap the budget allows)")
+	budgetArg := fs.String("budget", "", "memory budget of the store written, e.g. 100MB or 0.1GiB, in the input's accounting: this project's (codes, and 24 bytes per quad), or the thesis's 3 bytes per node for a store baked with --nodes")
+	ceiling := fs.Int("ceiling", 0, "most `codes` any PVS keeps (nodes for a store capped in nodes), which bounds the slowest query (0: 4× the uniform cap the budget allows)")
 	weight := fs.Float64("level-weight", 1, "count a hidden cell lost in a quad of level l as `w`^l cells (1: every hidden cell alike)")
 	workers := fs.IntP("workers", "j", 0, "`goroutines` (0: one per core)")
 	asJSON := cli.JSONFlag(fs, "the store written")
@@ -45,7 +45,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		if !s.Cap.MinLoss && (s.Cap.Codes > 0 || s.Cap.Nodes > 0) {
 			fmt.Fprintf(stderr, "allocate: %s was capped deepest-first; its trees are re-capped min-loss from there (bake with --cap-policy min-loss for the best result)\n", pos[0])
 		}
-		stats, a, err := bake.AllocateStore(s, *out, budget, compress.AllocateOptions{CeilingCodes: *ceiling, LevelWeight: *weight, Workers: *workers})
+		stats, a, err := bake.AllocateStore(s, *out, budget, compress.AllocateOptions{Thesis: s.Cap.Nodes > 0, Ceiling: *ceiling, LevelWeight: *weight, Workers: *workers})
 		if errors.Is(err, compress.ErrBudget) {
 			return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
 		}
@@ -53,13 +53,17 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		quads := s.Hierarchy.Quads()
-		uniform, _ := compress.CapForBudget(budget, quads) // Allocate checked the budget
+		uniform, _ := compress.BudgetCap(s.Cap, budget, quads) // Allocate checked the budget
 		if *asJSON {
-			return cli.WriteJSON(stdout, allocateJSON{Path: *out, Allocation: a, UniformCap: uniform.Codes, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
+			return cli.WriteJSON(stdout, allocateJSON{Path: *out, Allocation: a, UniformCap: uniform, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
 				MemoryBytes: stats.MemoryBytes, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
 		}
-		fmt.Fprintf(stdout, "%s: price %.3g hidden cells per byte (%d PVSs one step below), ceiling %d codes (the uniform cap: %d), %.0f codes per PVS on average, %s in memory, hidden kept %.2f%% (input %.2f%%)\n",
-			*out, a.Threshold, a.Relaxed, a.CeilingCodes, uniform.Codes, float64(stats.CodesTotal)/float64(quads),
+		per, ceil := "byte", fmt.Sprintf("%d codes", a.CeilingCodes)
+		if a.Accounting == "thesis" {
+			per, ceil = "node", fmt.Sprintf("%d nodes", a.CeilingNodes)
+		}
+		fmt.Fprintf(stdout, "%s: price %.3g hidden cells per %s (%d PVSs one step below), ceiling %s (the uniform cap: %s), %.0f codes per PVS on average, %s in memory, hidden kept %.2f%% (input %.2f%%)\n",
+			*out, a.Threshold, per, a.Relaxed, ceil, capString(uniform), float64(stats.CodesTotal)/float64(quads),
 			compress.FormatBytes(stats.MemoryBytes), 100*stats.HiddenKept, 100*s.HiddenKept)
 		return nil
 	}
@@ -70,7 +74,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 type allocateJSON struct {
 	Path            string              `json:"path"`
 	Allocation      compress.Allocation `json:"allocation"`
-	UniformCap      int                 `json:"uniform_cap_codes"` // what every PVS would get without the allocation
+	UniformCap      compress.Cap        `json:"uniform_cap"` // what every PVS would get without the allocation
 	CodesMean       float64             `json:"codes_mean"`
 	MemoryBytes     int64               `json:"memory_bytes"`
 	HiddenKept      float64             `json:"hidden_kept"`

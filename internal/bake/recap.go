@@ -60,7 +60,8 @@ func RecappedStats(s *compress.Store, h *quadpvs.Hierarchy, c compress.Cap) comp
 
 // AllocateStore re-caps store s (read from a bake) to budget bytes by
 // global allocation (compress.Allocate) and writes it to path, with the
-// allocation in its header. It returns the statistics written.
+// allocation in its header. It returns the statistics written, the memory
+// in the allocation's accounting.
 func AllocateStore(s *compress.Store, path string, budget int64, opt compress.AllocateOptions) (compress.Stats, compress.Allocation, error) {
 	if s.Header.Shared > 0 || s.Header.Allocation != nil {
 		return compress.Stats{}, compress.Allocation{}, fmt.Errorf("a store with shared subtrees or an allocation: allocate a store straight from a bake")
@@ -69,7 +70,7 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 	if err != nil {
 		return compress.Stats{}, compress.Allocation{}, err
 	}
-	cp := compress.Cap{Codes: a.CeilingCodes, MinLoss: true}
+	cp := compress.Cap{Codes: a.CeilingCodes, Nodes: a.CeilingNodes, MinLoss: true}
 	st := RecappedStats(s, h, cp)
 	hd := s.Header
 	hd.BudgetBytes, hd.Cap, hd.Allocation = budget, cp, &a
