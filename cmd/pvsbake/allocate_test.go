@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,5 +80,40 @@ func TestAllocate(t *testing.T) {
 		if _, errOut, code := runCmd(args...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, errOut)
 		}
+	}
+}
+
+// TestAllocateThesis: a store baked with --nodes is allocated in the
+// thesis's accounting (3 bytes per node): the ceiling is in nodes, the
+// store fits the budget at 3 bytes per node and keeps more hidden cells
+// than the uniform node cap of the same budget.
+func TestAllocateThesis(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "demo")
+	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256",
+		"-o", prefix, "--nodes", "100,400", "--cap-policy", "min-loss", "--quiet"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, errOut)
+	}
+	plain, err := bake.OpenStore(prefix + "-n100.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := 3 * 100 * plain.Hierarchy.Quads()
+	out := filepath.Join(dir, "global.pvs")
+	stdout, errOut, code := runCmd("allocate", prefix+"-n400.pvs", "-o", out, "--budget", strconv.Itoa(budget))
+	if code != 0 || !strings.Contains(stdout, "hidden cells per node") {
+		t.Fatalf("allocate: exit %d: %s%s", code, stdout, errOut)
+	}
+	s, err := bake.OpenStore(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Allocation
+	t.Logf("%s; uniform: %d nodes per PVS, hidden kept %.4f", strings.TrimSpace(stdout), plain.Cap.Nodes, plain.HiddenKept)
+	if a == nil || a.Accounting != "thesis" || a.CeilingNodes != s.Cap.Nodes || s.Cap.Codes != 0 || a.CeilingNodes != 400 {
+		t.Fatalf("header cap %+v, allocation %+v", s.Cap, a)
+	}
+	if n := 3 * s.Hierarchy.StoredNodes(); n > int64(budget) || s.HiddenKept <= plain.HiddenKept {
+		t.Errorf("allocated: %d bytes at 3 per node (budget %d), hidden kept %.4f; uniform %.4f", n, budget, s.HiddenKept, plain.HiddenKept)
 	}
 }
