@@ -54,17 +54,20 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		quads := s.Hierarchy.Quads()
 		uniform, _ := compress.BudgetCap(s.Cap, budget, quads) // Allocate checked the budget
+		accounted := stats.MemoryBytes                         // the loaded hierarchy's bytes, or 3 per node
+		per, ceil, mem := "byte", fmt.Sprintf("%d codes", a.CeilingCodes), compress.FormatBytes(stats.MemoryBytes)+" in memory"
+		if a.Accounting == "thesis" {
+			accounted = compress.ThesisBytesPerNode * stats.NodesTotal
+			per, ceil = "node", fmt.Sprintf("%d nodes", a.CeilingNodes)
+			mem = fmt.Sprintf("%s at 3 bytes per node (%s in memory)", compress.FormatBytes(accounted), compress.FormatBytes(stats.MemoryBytes))
+		}
 		if *asJSON {
 			return cli.WriteJSON(stdout, allocateJSON{Path: *out, Allocation: a, UniformCap: uniform, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
-				MemoryBytes: stats.MemoryBytes, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
+				MemoryBytes: stats.MemoryBytes, AccountedBytes: accounted, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
 		}
-		per, ceil := "byte", fmt.Sprintf("%d codes", a.CeilingCodes)
-		if a.Accounting == "thesis" {
-			per, ceil = "node", fmt.Sprintf("%d nodes", a.CeilingNodes)
-		}
-		fmt.Fprintf(stdout, "%s: price %.3g hidden cells per %s (%d PVSs one step below), ceiling %s (the uniform cap: %s), %.0f codes per PVS on average, %s in memory, hidden kept %.2f%% (input %.2f%%)\n",
+		fmt.Fprintf(stdout, "%s: price %.3g hidden cells per %s (%d PVSs one step below), ceiling %s (the uniform cap: %s), %.0f codes per PVS on average, %s, hidden kept %.2f%% (input %.2f%%)\n",
 			*out, a.Threshold, per, a.Relaxed, ceil, capString(uniform), float64(stats.CodesTotal)/float64(quads),
-			compress.FormatBytes(stats.MemoryBytes), 100*stats.HiddenKept, 100*s.HiddenKept)
+			mem, 100*stats.HiddenKept, 100*s.HiddenKept)
 		return nil
 	}
 	return c
@@ -76,7 +79,8 @@ type allocateJSON struct {
 	Allocation      compress.Allocation `json:"allocation"`
 	UniformCap      compress.Cap        `json:"uniform_cap"` // what every PVS would get without the allocation
 	CodesMean       float64             `json:"codes_mean"`
-	MemoryBytes     int64               `json:"memory_bytes"`
+	MemoryBytes     int64               `json:"memory_bytes"`    // the loaded hierarchy
+	AccountedBytes  int64               `json:"accounted_bytes"` // in the allocation's accounting (the budget's)
 	HiddenKept      float64             `json:"hidden_kept"`
 	InputHiddenKept float64             `json:"input_hidden_kept"`
 }

@@ -52,7 +52,7 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
 		}
 		unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
-		stats := bake.RecappedStats(s, h, c)
+		stats := bake.RecappedStats(s, h)
 		hd := s.Header
 		hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
 		if err := bake.WriteStore(*out, hd, h, s, stats); err != nil {

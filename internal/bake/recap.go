@@ -30,11 +30,12 @@ func WriteStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compre
 }
 
 // RecappedStats are the statistics of the store h re-capped from s (by
-// pvsbake share or allocate), its memory in c's accounting. Hidden cells
-// kept compose: s's kept fraction times what h keeps of s's trees, over
-// every 16th quad (the bake's sample).
-func RecappedStats(s *compress.Store, h *quadpvs.Hierarchy, c compress.Cap) compress.Stats {
-	st := compress.Stats{Quads: h.Quads(), MemoryBytes: c.Size(h)}
+// pvsbake share or allocate), its memory the loaded hierarchy's
+// (Hierarchy.Bytes), whatever the cap's accounting, as a bake's. Hidden
+// cells kept compose: s's kept fraction times what h keeps of s's trees,
+// over every 16th quad (the bake's sample).
+func RecappedStats(s *compress.Store, h *quadpvs.Hierarchy) compress.Stats {
+	st := compress.Stats{Quads: h.Quads(), MemoryBytes: int64(h.Bytes())}
 	var w quadpvs.Walker
 	var before, after int64
 	for q := range h.Quads() {
@@ -71,7 +72,7 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 		return compress.Stats{}, compress.Allocation{}, err
 	}
 	cp := compress.Cap{Codes: a.CeilingCodes, Nodes: a.CeilingNodes, MinLoss: true}
-	st := RecappedStats(s, h, cp)
+	st := RecappedStats(s, h)
 	hd := s.Header
 	hd.BudgetBytes, hd.Cap, hd.Allocation = budget, cp, &a
 	return st, a, WriteStore(path, hd, h, s, st)
