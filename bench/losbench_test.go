@@ -22,11 +22,7 @@ func TestLOSBench(t *testing.T) {
 	if _, err := exec.LookPath("gdalwarp"); err != nil {
 		t.Skip("gdalwarp not installed (apt-get install gdal-bin)")
 	}
-	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real DEM %s absent: %v", p, err)
-		}
-	}
+	needRealDEMs(t)
 	out := t.TempDir()
 	if err := run([]string{"los", "--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
 		"--size", "32", "--observers", "3", "--pairs", "20", "--out", out}, io.Discard, io.Discard); err != nil {

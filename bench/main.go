@@ -402,7 +402,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 			if err != nil {
 				return nil, err
 			}
-			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{Thesis: s.Cap.Nodes > 0})
+			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{})
 			if err != nil {
 				return nil, fmt.Errorf("allocate %s: %w", o.Path, err)
 			}

@@ -15,11 +15,7 @@ import (
 // once in two parts (simple/lossless continued with --first-pair), combines
 // the parts, and checks that the combined report holds the same queries.
 func TestCombineParts(t *testing.T) {
-	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real DEM %s absent: %v", p, err)
-		}
-	}
+	needRealDEMs(t)
 	tmp := t.TempDir()
 	stores := filepath.Join(tmp, "stores")
 	common := []string{"--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
@@ -112,11 +108,7 @@ func TestBenchUsage(t *testing.T) {
 // allocate to the limit, and the report sets them beside the min-loss ones
 // with at least as many hidden cells kept at the same limit.
 func TestGlobalAccounting(t *testing.T) {
-	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real DEM %s absent: %v", p, err)
-		}
-	}
+	needRealDEMs(t)
 	tmp := t.TempDir()
 	var log strings.Builder
 	args := []string{"--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
@@ -163,5 +155,16 @@ func TestGlobalAccounting(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dirs[0], "README.md"))
 	if err != nil || !strings.Contains(string(md), "| urban | 0.0001 GiB | ours-global |") || !strings.Contains(string(md), "**ours-global**") {
 		t.Errorf("README without the global rows (%v):\n%.2000s", err, md)
+	}
+}
+
+// needRealDEMs skips the test when the two real DEMs are not in
+// ../shared/data.
+func needRealDEMs(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("real DEM %s absent: %v", p, err)
+		}
 	}
 }

@@ -23,8 +23,8 @@ import (
 // fewest hidden cells of any choice of prefixes with as many bytes saved.
 // λ is the smallest price of a ladder (ladder) whose trees fit the budget;
 // the bytes left over go to trees at the ladder's previous step, in quad
-// index order, while they fit. A per-tree ceiling (codes) bounds the
-// largest tree, and so the slowest query.
+// index order, while they fit. A per-tree ceiling (codes, or nodes in the
+// thesis's accounting) bounds the largest tree, and so the slowest query.
 
 // Allocation records a global allocation in the store header.
 type Allocation struct {
@@ -78,7 +78,7 @@ type AllocateOptions struct {
 }
 
 // DefaultCeilingFactor is the ceiling, in uniform caps, when
-// AllocateOptions.CeilingCodes is 0.
+// AllocateOptions.Ceiling is 0.
 const DefaultCeilingFactor = 4
 
 // ladder returns the prices λ tried, in hidden cells per byte: 0
@@ -96,20 +96,27 @@ func ladder(max float64) []float64 {
 // loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
 // per tree; with opt.Thesis, 3 bytes per node) fits budget bytes, with the
 // record to put in the header: the memory limit of thesis §3.4 spent
-// across trees instead of per tree. h's
-// trees should be uncapped or min-loss capped at a larger cap (a store
-// baked with Cap.MinLoss at a larger budget): each result tree is then the
-// min-loss cap of the uncapped tree at its own size. It reads h only, from
-// opt.Workers goroutines. Errors: ErrBudget when even every tree
-// collapsed to one code does not fit; a shared h; a level weight that is
-// not a positive number.
+// across trees instead of per tree. h's trees should be uncapped or
+// min-loss capped at a larger cap (a store baked with Cap.MinLoss at a
+// larger budget): each result tree is then the min-loss cap of the
+// uncapped tree at its own size. It reads h only, from opt.Workers
+// goroutines, and runs min-loss collapses over every tree three times
+// (the bytes at every price; the sizes at the chosen price; the capping),
+// keeping nothing per tree and price between passes. Errors: ErrBudget
+// when even every tree collapsed to one code (node) does not fit; a
+// shared h; a ceiling below 1; a level weight that is not a positive
+// number.
 func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions) (*quadpvs.Hierarchy, Allocation, error) {
 	if h.Shared > 0 {
 		return nil, Allocation{}, errors.New("compress: allocating a shared hierarchy: share after allocating")
 	}
 	quads := h.Quads()
 	thesis := opt.Thesis
-	uniform, err := BudgetCap(Cap{Nodes: btoi(thesis)}, budget, quads)
+	kind := Cap{} // the accounting's cap kind, for BudgetCap
+	if thesis {
+		kind.Nodes = 1
+	}
+	uniform, err := BudgetCap(kind, budget, quads)
 	if err != nil {
 		return nil, Allocation{}, err
 	}
@@ -193,14 +200,12 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 		return nil, Allocation{}, fmt.Errorf("%w: %s for %d quads even with every PVS at one node", ErrBudget, FormatBytes(budget), quads)
 	}
 
-	// Pass 2: each tree's size at λ = th[j] and, when j > 0, at the step
-	// below; the spare bytes go to trees at the lower step, in index order.
+	// Pass 2: each tree's size (codes, nodes) at λ = th[j] and, when j > 0,
+	// at the step below; the spare bytes go to trees at the lower step, in
+	// index order.
 	steps := th[max(j-1, 0) : j+1]
 	size, lower := make([]int32, quads), make([]int32, quads)
-	var sizeNodes, lowerNodes []int32
-	if thesis {
-		sizeNodes, lowerNodes = make([]int32, quads), make([]int32, quads)
-	}
+	sizeNodes, lowerNodes := make([]int32, quads), make([]int32, quads)
 	err = parallel(quads, workers, func() func(lo, hi int) error {
 		c := quadpvs.Capper{G: h.G}
 		s, n := make([]int32, len(steps)), make([]int32, len(steps))
@@ -211,9 +216,7 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 					return err
 				}
 				lower[q], size[q] = s[0], s[len(s)-1]
-				if thesis {
-					lowerNodes[q], sizeNodes[q] = n[0], n[len(n)-1]
-				}
+				lowerNodes[q], sizeNodes[q] = n[0], n[len(n)-1]
 			}
 			return nil
 		}
@@ -223,13 +226,7 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 	}
 	spare, relaxed := budget-totals[j], 0
 	for q := range size {
-		var d int64
-		if thesis {
-			d = cost(lower[q], lowerNodes[q]) - cost(size[q], sizeNodes[q])
-		} else {
-			d = cost(lower[q], 0) - cost(size[q], 0)
-		}
-		if lower[q] > size[q] && d <= spare {
+		if d := cost(lower[q], lowerNodes[q]) - cost(size[q], sizeNodes[q]); lower[q] > size[q] && d <= spare {
 			spare -= d
 			size[q] = lower[q]
 			relaxed++
@@ -297,11 +294,4 @@ func parallel(n, workers int, work func() func(lo, hi int) error) error {
 		})
 	}
 	return eg.Wait()
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

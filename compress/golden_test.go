@@ -118,3 +118,10 @@ func TestGoldenStore(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "golden.json"), got, *updateGolden)
 }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

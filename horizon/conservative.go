@@ -165,8 +165,11 @@ func segMin(elev []float32, W, H, px, py int, sg *chordSeg, dx, dy float64) floa
 // value, less the slack 2·gmax·bulge per patch, of the bilinear surface
 // through the cell centres along the segment from (x0,y0) to (x1,y1), in
 // cells relative to cell (col,row), within the grid's hull [0, W−1]×[0,
-// H−1]; cur when the segment misses the hull. segs are the segment's
-// patches (chordPatches). It first tries each patch's highest corner
+// H−1]; cur when the segment misses the hull. z, drop (the Earth's
+// curvature, 0 without) and eye are metres, inv is 1 / the step's distance
+// in metres, bulge is cells of slack per cell of slope, gmax the patches'
+// slope bounds (patchSlope) and cur a slope (metres per metre). segs are
+// the segment's patches (chordPatches). It first tries each patch's highest corner
 // (consTop) less its slack, which bounds z from above: rounding is
 // monotone, so when such a bound's slope does not exceed cur neither does
 // z's, and cur is the answer without evaluating the surface.

@@ -28,8 +28,9 @@ func (cs *CodeStats) Add(t *Tree) {
 	cs.grow(0)
 	cs.byDepth[0][4][t.code(0)]++
 	cs.Codes += int64(t.n)
-	depth, next, r := 0, 1, 0 // depth of codes [start, next)
-	levelEnd := 1
+	// Codes before levelEnd have depth depth; the children of the Unknown
+	// codes seen so far end at next; r counts those Unknown codes.
+	depth, levelEnd, next, r := 0, 1, 1, 0
 	for i := 0; i < t.n; i++ {
 		if i == levelEnd {
 			depth++

@@ -39,18 +39,15 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if s.Header.Shared > 0 || s.Header.Allocation != nil {
-			return fmt.Errorf("%s already has shared subtrees or an allocation: allocate a store straight from pvsbake bake", pos[0])
-		}
 		if !s.Cap.MinLoss && (s.Cap.Codes > 0 || s.Cap.Nodes > 0) {
 			fmt.Fprintf(stderr, "allocate: %s was capped deepest-first; its trees are re-capped min-loss from there (bake with --cap-policy min-loss for the best result)\n", pos[0])
 		}
-		stats, a, err := bake.AllocateStore(s, *out, budget, compress.AllocateOptions{Thesis: s.Cap.Nodes > 0, Ceiling: *ceiling, LevelWeight: *weight, Workers: *workers})
+		stats, a, err := bake.AllocateStore(s, *out, budget, compress.AllocateOptions{Ceiling: *ceiling, LevelWeight: *weight, Workers: *workers})
 		if errors.Is(err, compress.ErrBudget) {
 			return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", pos[0], err)
 		}
 		quads := s.Hierarchy.Quads()
 		uniform, _ := compress.BudgetCap(s.Cap, budget, quads) // Allocate checked the budget

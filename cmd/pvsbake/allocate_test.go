@@ -19,10 +19,7 @@ import (
 func TestAllocate(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "demo")
-	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256",
-		"-o", prefix, "--budget", "300kB,2MB", "--cap-policy", "min-loss", "--quiet"); code != 0 {
-		t.Fatalf("bake: exit %d: %s", code, errOut)
-	}
+	bakeDemo(t, prefix, "--budget", "300kB,2MB", "--cap-policy", "min-loss")
 	out := filepath.Join(dir, "global.pvs")
 	stdout, errOut, code := runCmd("allocate", prefix+"-2MB.pvs", "-o", out, "--budget", "300kB")
 	if code != 0 || !strings.Contains(stdout, "hidden cells per byte") {
@@ -90,10 +87,7 @@ func TestAllocate(t *testing.T) {
 func TestAllocateThesis(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "demo")
-	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256",
-		"-o", prefix, "--nodes", "100,400", "--cap-policy", "min-loss", "--quiet"); code != 0 {
-		t.Fatalf("bake: exit %d: %s", code, errOut)
-	}
+	bakeDemo(t, prefix, "--nodes", "100,400", "--cap-policy", "min-loss")
 	plain, err := bake.OpenStore(prefix + "-n100.pvs")
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,7 @@ import (
 func TestShare(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "demo")
-	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256",
-		"-o", prefix, "--budget", "300kB,2MB", "--quiet"); code != 0 {
-		t.Fatalf("bake: exit %d: %s", code, errOut)
-	}
+	bakeDemo(t, prefix, "--budget", "300kB,2MB")
 	shared := filepath.Join(dir, "shared.pvs")
 	stdout, errOut, code := runCmd("share", prefix+"-2MB.pvs", "-o", shared, "--budget", "300kB")
 	if code != 0 {
@@ -61,5 +58,15 @@ func TestShare(t *testing.T) {
 	}
 	if _, errOut, code := runCmd("share", prefix+"-2MB.pvs", "-o", filepath.Join(dir, "tiny.pvs"), "--budget", "1kB"); code != 1 || !strings.Contains(errOut, "minimum") {
 		t.Errorf("tiny budget: exit %d: %s", code, errOut)
+	}
+}
+
+// bakeDemo bakes a 64² window of the demo DEM at 256 sectors into the
+// stores of prefix, with the budget or node flags given.
+func bakeDemo(t *testing.T, prefix string, flags ...string) {
+	t.Helper()
+	args := append([]string{"bake", "../../data/demo-hills.tif", "--window", "60,60,64,64", "--sectors", "256", "-o", prefix, "--quiet"}, flags...)
+	if _, errOut, code := runCmd(args...); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, errOut)
 	}
 }

@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -60,13 +61,17 @@ func RecappedStats(s *compress.Store, h *quadpvs.Hierarchy) compress.Stats {
 }
 
 // AllocateStore re-caps store s (read from a bake) to budget bytes by
-// global allocation (compress.Allocate) and writes it to path, with the
-// allocation in its header. It returns the statistics written, the memory
-// in the allocation's accounting.
+// global allocation (compress.Allocate) in the store's own accounting —
+// the thesis's 3 bytes per node when its cap counts nodes, opt.Thesis being
+// set from it — and writes it to path, with the allocation in its header.
+// It returns the statistics written (their memory the loaded hierarchy's,
+// RecappedStats). Errors: a store with shared subtrees or an allocation
+// already, Allocate's, writing's.
 func AllocateStore(s *compress.Store, path string, budget int64, opt compress.AllocateOptions) (compress.Stats, compress.Allocation, error) {
 	if s.Header.Shared > 0 || s.Header.Allocation != nil {
-		return compress.Stats{}, compress.Allocation{}, fmt.Errorf("a store with shared subtrees or an allocation: allocate a store straight from a bake")
+		return compress.Stats{}, compress.Allocation{}, errors.New("bake: a store with shared subtrees or an allocation already: allocate a store straight from a bake")
 	}
+	opt.Thesis = s.Cap.Nodes > 0
 	h, a, err := compress.Allocate(s.Hierarchy, s.Cap, budget, opt)
 	if err != nil {
 		return compress.Stats{}, compress.Allocation{}, err
