@@ -135,9 +135,9 @@ type BlockWorker struct {
 	ext      [Lanes]int32 // scratch: each lane's steps inside the grid on the current line
 	stop     []float32    // scratch: the band's heights per chunk of the current line
 	sb       []float32    // scratch of the walk kernel: per chunk, each lane's slope bound
-	segs     []chordSeg   // scratch of the conservative walk: a step's patches,
-	consSuf  []float32    // the band's suffix maxima,
-	consLane []float32    // and each lane's bounds above its eye
+	consJ    consJob      // scratch of the conservative walk: a step, its segments when computed,
+	consSegs []consSeg
+	consSuf  []float32 // and the band's suffix maxima
 	bj       boundJob
 	cj       cellJob
 	// scratch of the vector kernels

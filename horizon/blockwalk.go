@@ -130,17 +130,19 @@ func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
 // walkConservative fills sector k's rows pos … pos+n of every lane with
 // the lane's conservative profile, as Model.consProfile computes it for the
 // lane's observer alone: the lanes' chords at a step are lane 0's
-// translated by whole cells, so one traversal of the patches (chordPatches)
-// serves all sixteen, each evaluating its own patches. A lane whose line
-// leaves the grid earlier keeps its last slot, as walk does; lanes without
-// data read −Inf. The early stop reads the band's highest elevation per
-// chunk of 2^stepShift steps (stop) as a suffix maximum over the rest of
-// the line, per lane above its eye.
+// translated by whole cells, so one traversal of the patches (consStep)
+// serves all sixteen, and the kernel (kernels.cons) evaluates each lane's
+// own patches. A lane whose line leaves the grid, or whose early stop
+// comes, keeps its running maximum in the later rows, as walk does; lanes
+// without data read −Inf. The band's highest elevation per chunk of
+// 2^stepShift steps (stop) bounds every step of the chunk: a lane that
+// cannot rise over a chunk skips it, and one that cannot rise over the
+// rest of the line (their suffix maximum) stops.
 func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	m := bw.m
-	gmax := m.patchSlope()
+	m.patchSlope()
 	negInf := float32(math.Inf(-1))
-	// Per lane, the bound above its eye of the rest of the line from chunk c.
+	// The band's highest elevation over the rest of the line from chunk c.
 	if cap(bw.consSuf) < chunks+1 {
 		bw.consSuf = make([]float32, chunks+1)
 	}
@@ -149,67 +151,114 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	for c := chunks - 1; c >= 0; c-- {
 		top[c] = max(top[c+1], bw.stop[c])
 	}
-	if cap(bw.consLane) < Lanes*(chunks+1) {
-		bw.consLane = make([]float32, Lanes*(chunks+1))
-	}
-	suf := bw.consLane[:Lanes*(chunks+1)]
-	var cur [Lanes]float32
-	var last [Lanes]int // each lane's last slot written
-	todo := uint16(0)   // lanes still walking
+	j := &bw.consJ
+	j.col, j.row = bw.col, bw.row
+	todo := uint16(0) // lanes still walking
 	e := m.consShift[k]
 	for b := range Lanes {
-		cur[b], last[b] = negInf, min(e, n)
+		j.cur[b] = negInf
 		if bw.active&(1<<b) != 0 && e < int(bw.ext[b]) {
 			todo |= 1 << b
 		}
-		for c := range chunks + 1 {
-			v := top[c] + 0.01 + float32(1e-6*float32(math.Abs(float64(top[c])))) - bw.eye[b]
-			if !(v >= 0) {
-				v = float32(math.Inf(1)) // lower than the eye: no decreasing bound
-			}
-			suf[b*(chunks+1)+c] = v
-		}
 	}
-	for j := 0; j <= min(e, n); j++ {
+	for r := 0; r <= min(e, n); r++ {
+		*(*[Lanes]float32)(bw.prof[(pos+r)*Lanes:]) = j.cur
+	}
+	last := min(e, n)     // the last row written
+	leave := func() int { // the step after which a walking lane next leaves the grid
+		l := n
 		for b := range Lanes {
-			bw.prof[(pos+j)*Lanes+b] = negInf
+			if todo&(1<<b) != 0 {
+				l = min(l, int(bw.ext[b])-e)
+			}
 		}
+		return l
 	}
-	ax, ay, bx, by, bulge := m.consArc(k)
+	next := leave()
+	var skip uint16 // lanes that cannot rise in the current chunk
 	for i := 1; i+e <= n && todo != 0; i++ {
-		d := float64(i) * m.secStep[k]
-		// Relative to the observer's cell; converted, as a product feeding a
-		// subtraction may not be fused.
-		x0, y0, x1, y1 := float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by)
-		bw.segs = chordPatches(x0, y0, x1, y1, bw.segs[:0])
-		inv := float32(1 / d)
-		var drop float32
-		if m.secDrop != nil {
-			drop = float32(m.secDrop[k] * float32(i*i))
+		if i > next {
+			for b := range Lanes {
+				if i+e > int(bw.ext[b]) {
+					todo &^= 1 << b // the lane's line has left the grid
+				}
+			}
+			if next = leave(); todo == 0 {
+				break
+			}
 		}
-		for b := range Lanes {
-			if todo&(1<<b) == 0 {
+		if c := (i - 1) >> stepShift; (i-1)&(1<<stepShift-1) == 0 {
+			skip = 0
+			// The chunk's lower bounds lie at most zc high, the band's
+			// height (padStop; a lower bound over the arc never exceeds
+			// the surface at the arc's midline point). A lane whose slope
+			// bound over them is at most its maximum skips the chunk.
+			// Rounding is monotone, so every step's slope is at most the
+			// bound. (A tighter bound, the highest cell over the block's
+			// chords from the pyramid's 4×4 quads, skipped 14% more steps
+			// on the benchmark windows but cost as much as it saved.)
+			end := min((c+1)<<stepShift, n-e)
+			near := float32(1 / (float64(i) * m.secStep[k]))
+			far := float32(1 / (float64(end) * m.secStep[k]))
+			zc := padStop(bw.stop[min(c, chunks-1)])
+			for b := 0; b < Lanes && c < chunks; b++ {
+				h := zc - bw.eye[b]
+				bound := h * far
+				if h >= 0 {
+					bound = h * near
+				}
+				if bound <= j.cur[b] {
+					skip |= 1 << b
+				}
+			}
+			if todo&^skip == 0 {
+				for r := i + e; r <= end+e; r++ {
+					*(*[Lanes]float32)(bw.prof[(pos+r)*Lanes:]) = j.cur
+				}
+				last = end + e
+				i = end
+				if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 {
+					j.inv = far
+					bw.consStop(&todo, top[i>>stepShift])
+				}
 				continue
 			}
-			if i+e > int(bw.ext[b]) {
-				todo &^= 1 << b // the lane's line has left the grid
-				continue
-			}
-			cur[b] = m.chordMax(bw.col+b%BlockSide, bw.row+b/BlockSide, x0, y0, x1, y1, float64(bulge*d), gmax, bw.segs, drop, bw.eye[b], inv, cur[b])
-			bw.prof[(pos+i+e)*Lanes+b] = cur[b]
-			last[b] = i + e
-			if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 && cur[b] >= suf[b*(chunks+1)+i>>stepShift]*inv {
-				todo &^= 1 << b // no later step can raise the maximum
-			}
+		}
+		j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i, &bw.consSegs)
+		j.live = todo &^ skip
+		kernels.cons(bw, j)
+		*(*[Lanes]float32)(bw.prof[(pos+i+e)*Lanes:]) = j.cur
+		last = i + e
+		if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 {
+			bw.consStop(&todo, top[i>>stepShift])
 		}
 	}
-	for b := range Lanes {
-		for j := last[b] + 1; j <= n; j++ {
-			bw.prof[(pos+j)*Lanes+b] = cur[b]
-		}
+	for r := last + 1; r <= n; r++ {
+		*(*[Lanes]float32)(bw.prof[(pos+r)*Lanes:]) = j.cur
 	}
 	bw.n[k] = int32(n)
 	bw.Stats.WalkSteps += n * Lanes
+}
+
+// consStop drops from todo the lanes whose running maximum has reached
+// their slope bound at 1/d = consJ.inv over the steps after a chunk's end,
+// whose samples lie at most z metres high (padStop): no later step can
+// raise it. Lanes whose eye is above that bound are not stopped (their
+// bound would grow with distance).
+func (bw *BlockWorker) consStop(todo *uint16, z float32) {
+	j := &bw.consJ
+	zc := padStop(z)
+	for b := range Lanes {
+		if v := zc - bw.eye[b]; v >= 0 && j.cur[b] >= v*j.inv {
+			*todo &^= 1 << b
+		}
+	}
+}
+
+// padStop returns a band height z in metres raised for the rounding of
+// the samples it bounds: 1 cm and 10⁻⁶ of its magnitude.
+func padStop(z float32) float32 {
+	return z + 0.01 + float32(1e-6*float32(math.Abs(float64(z))))
 }
 
 // curveDrop returns sector k's Earth-curvature drop per step², metres (0

@@ -17,52 +17,85 @@ import "math"
 // (zlow(d)−eye)/d for some step at d < D, then where the true ray crosses
 // that arc — a point P at distance d on azimuth u — the ray's height is
 // below zlow(d), and zlow(d) ≤ surface(P): the ray passes under the
-// surface and the target is hidden. zlow(d) is the exact minimum of the
+// surface and the target is hidden. zlow(d) is the least value of the
 // surface along the arc's chord — patch by patch, where the bilinear
-// surface is a quadratic in the chord's parameter — less, for each patch,
-// twice its steepest edge difference (the surface's slope bound there and
-// in its neighbours, gmax) times the arc's bulge beyond the chord (its
-// sagitta, in cells): every arc point lies within the sagitta of a chord
-// point. Earth curvature lowers
-// zlow by the same drop as the true point. Steps count only when they end
-// at least half a cell diagonal before the target (the blocker is then
-// outside the target's own cell, which the exact test, like the thesis,
-// ignores; consProfile's shift does this); the first step lies a cell
-// beyond the observer's.
+// surface is a quadratic in the chord's parameter (segLow) — less, for
+// each patch, twice its steepest edge difference (the surface's slope
+// bound there and in its neighbours) times the arc's bulge beyond the
+// chord (its sagitta, in cells): every arc point lies within the sagitta
+// of a chord point. Earth curvature lowers zlow by the same drop as the
+// true point. Steps count only when they end at least half a cell
+// diagonal before the target (the blocker is then outside the target's own
+// cell, which the exact test, like the thesis, ignores; consProfile's
+// shift does this); the first step lies a cell beyond the observer's.
+//
+// Rounding. The chord's geometry is computed in float64 and rounded to
+// float32 per patch (chordSegs: within 10⁻⁷ cells of the chord, which the
+// slack's 10⁻⁶ cells per metre of radius covers); the quadratic is
+// evaluated in float32, every operation rounded on its own so that every
+// CPU and the vector kernel compute the same bits. Its error is below
+// 3·10⁻⁶ of the corners' magnitude; zlow subtracts consPad, 8·10⁻⁶ of the
+// terrain's largest magnitude plus 1 µm, which also covers the slopes'
+// float32 rounding (so the bound holds, with millimetres to spare on real
+// terrain, through the cell test's comparison); the slack is rounded up
+// (consBulge).
 //
 // The price: arcs a sector wide hide fewer cells than midline samples
-// (measured in TestConservative); a step walks a chord across a few
-// patches instead of one read (the block engine shares the walk between
-// its 16 lanes, whose chords are the same translated by whole cells). Most
-// steps cannot raise the running maximum, and a patch's highest corner
-// shows it without evaluating the surface (chordMax). A line stops early
-// on the sector model's bound (consProfile).
+// (measured in TestConservative); a step evaluates a chord across a few
+// patches instead of one sample. The block engine shares each step's
+// chord between its 16 lanes, whose chords are the same translated by
+// whole cells, and evaluates the lanes in vectors (consLanes16); the
+// chords of the first steps of every sector, which every line walks, are
+// a table built once (buildSegTable). Most steps cannot raise the running
+// maximum: a patch's highest corner shows it without evaluating the
+// surface (chordLow), and the band's height skips whole chunks of steps
+// (BlockWorker.walkConservative). A line stops early on the sector model's
+// bound (consProfile). Measured (BenchmarkBlockConservative, 500² windows,
+// S = 1024): about 2.1× the sector model's block time, from 7.8× with one
+// lane at a time in float64.
 
-// patchSlope returns, for each bilinear patch (px, py) of the grid (index
-// py·max(W−1, 1)+px), the steepest edge difference in metres per cell over
-// the patch and its eight neighbours: a bound on how fast the surface
-// changes near the patch, built once per Model. It also builds consTop,
-// each patch's highest corner plus 10⁻⁶ of its magnitude and 1 µm: no
-// value segMin computes in the patch exceeds it (a bilinear patch is
-// highest at a corner; the margin covers the rounding of segMin's float64
-// sums, whose terms are at most a few times the corners' magnitude).
-func (m *Model) patchSlope() []float32 {
+// consBorder is the border, in patches, of the conservative mode's patch
+// tables (consG2, consTop): the block engine reads 4×4 windows of them at
+// lane 0's patch, which may lie up to BlockSide−1 patches outside the grid.
+const consBorder = BlockSide
+
+// patchSlope builds, once per Model, the conservative mode's patch tables
+// over the bilinear patches (px, py) of the grid, px < pw = max(W−1, 1),
+// py < ph = max(H−1, 1), each padded by consBorder patches (zeros) and
+// row-major over pw+2·consBorder columns (consIndex):
+//
+//   - consG2: twice the steepest edge difference in metres per cell over
+//     the patch and its eight neighbours, a bound on how fast the surface
+//     changes near the patch;
+//   - consTop: the patch's highest corner, which no lower bound chordLow
+//     computes in the patch exceeds (a bilinear patch is highest at a
+//     corner; chordLow subtracts consPad, which exceeds segLow's rounding).
+//
+// and consPad, the rounding allowance in metres: 8·10⁻⁶ of the terrain's
+// largest magnitude (elevation or eye) plus 1 µm.
+func (m *Model) patchSlope() {
 	m.consOnce.Do(func() {
 		W, H := m.t.Width, m.t.Height
 		pw, ph := max(W-1, 1), max(H-1, 1)
 		elev := m.t.Elev
+		var mag float32
+		for _, z := range elev {
+			mag = max(mag, abs32(z))
+		}
+		mag += float32(m.p.ObserverHeight + m.p.TargetHeight + math.Abs(m.p.Margin))
+		m.consPad = float32(8e-6*float64(mag) + 1e-6)
 		at := func(c, r int) float32 { return elev[min(r, H-1)*W+min(c, W-1)] }
-		g, top := make([]float32, pw*ph), make([]float32, pw*ph)
+		g := make([]float32, pw*ph)
+		gw := pw + 2*consBorder
+		top := make([]float32, gw*(ph+2*consBorder))
 		for y := range ph {
 			for x := range pw {
 				z00, z10, z01, z11 := at(x, y), at(x+1, y), at(x, y+1), at(x+1, y+1)
 				g[y*pw+x] = max(abs32(z10-z00), abs32(z11-z01), abs32(z01-z00), abs32(z11-z10))
-				hi := max(z00, z10, z01, z11)
-				top[y*pw+x] = hi + 1e-6*max(abs32(z00), abs32(z10), abs32(z01), abs32(z11)) + 1e-6
+				top[m.consIndex(x, y)] = max(z00, z10, z01, z11)
 			}
 		}
-		m.consTop = top
-		q := make([]float32, pw*ph)
+		q := make([]float32, len(top))
 		for y := range ph {
 			for x := range pw {
 				var v float32
@@ -71,32 +104,93 @@ func (m *Model) patchSlope() []float32 {
 						v = max(v, g[yy*pw+xx])
 					}
 				}
-				q[y*pw+x] = v
+				q[m.consIndex(x, y)] = 2 * v
 			}
 		}
-		m.consSlope = q
+		m.consG2, m.consTop, m.consGW = q, top, gw
+		m.buildSegTable()
 	})
-	return m.consSlope
+}
+
+// consTableSegs caps the chord-segment table at this many segments (40
+// bytes each): the steps nearest the observers, which every line walks,
+// are looked up; farther ones are computed (consStep).
+const consTableSegs = 1 << 19
+
+// buildSegTable fills the chord-segment table of steps 1 … consL of every
+// sector, sector-major (a line's steps are read in order): step i of
+// sector k holds consTab[consOff[k·consL+i−1] : consOff[k·consL+i]], empty
+// past the sector's last step. consL is the last step whose segments, over
+// all sectors, fit in consTableSegs.
+func (m *Model) buildSegTable() {
+	S := m.p.Sectors
+	var scratch []consSeg
+	// Count step by step to find consL, then fill sector by sector.
+	total, L := 0, 0
+	for i := 1; ; i++ {
+		n := 0
+		for k := range S {
+			if i <= int(m.secMax[k]) {
+				scratch, _, _, _ = m.consGeometry(k, i, scratch)
+				n += len(scratch)
+			}
+		}
+		if n == 0 || total+n > consTableSegs {
+			break
+		}
+		total, L = total+n, i
+	}
+	tab, off := make([]consSeg, 0, total), make([]int32, S*L+1)
+	for k := range S {
+		for i := 1; i <= L; i++ {
+			if i <= int(m.secMax[k]) {
+				scratch, _, _, _ = m.consGeometry(k, i, scratch)
+				tab = append(tab, scratch...)
+			}
+			off[k*L+i] = int32(len(tab))
+		}
+	}
+	m.consTab, m.consOff, m.consL = tab, off, L
+}
+
+// ConservativeBytes bounds the memory, in bytes, that the conservative
+// mode (Params.Conservative) adds to a Model of a width×height terrain:
+// the padded patch tables, their build's scratch and the chord-segment
+// table with its offsets.
+func ConservativeBytes(width, height, sectors int) int64 {
+	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
+	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
+	return 8*padded + 4*pw*ph + 40*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+}
+
+// consIndex returns patch (px, py)'s index in the padded patch tables;
+// px, py ≥ −consBorder.
+func (m *Model) consIndex(px, py int) int {
+	return (py+consBorder)*(max(m.t.Width-1, 1)+2*consBorder) + px + consBorder
 }
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
-// chordSeg is the part of a chord inside one bilinear patch: patch (px, py)
-// for the chord's parameter t in [t0, t1], the chord starting at (x0, y0)
-// = (px, py) + (u0, v0) in the patch's own coordinates.
-type chordSeg struct {
-	px, py         int
-	t0, t1, u0, v0 float64
+// consSeg is the part of one step's chord inside one bilinear patch: patch
+// (px, py) relative to the observer's cell, the segment from (ua, va) to
+// (ub, vb) in the patch's own coordinates (cells, 0 … 1 up to rounding),
+// du = ub − ua and dv = vb − va, and the quadratic's shared terms dd =
+// du·dv and w = ua·dv + va·du (segLow). Observers a whole number of cells
+// apart share these values bit for bit.
+type consSeg struct {
+	px, py                        int32
+	ua, va, ub, vb, du, dv, dd, w float32
 }
 
-// chordPatches appends to segs the patches the segment from (x0,y0) to
-// (x1,y1) crosses, in order (Amanatides–Woo), with the parameter interval
-// in each, unclipped. The coordinates are in cells relative to an
-// observer's cell, and so are the patches: the caller adds the observer's
-// column and row (exactly: the chords of observers a whole number of cells
-// apart are the same, bit for bit), and skips patches outside the grid (the
-// grid's hull edges are patch edges, so this clips exactly).
-func chordPatches(x0, y0, x1, y1 float64, segs []chordSeg) []chordSeg {
+// chordSegs appends to segs the patches the segment from (x0,y0) to
+// (x1,y1) crosses, in order (Amanatides–Woo), with the segment's part in
+// each, unclipped. The coordinates are in cells relative to an observer's
+// cell, and so are the patches: the caller adds the observer's column and
+// row, and skips patches outside the grid (the grid's hull edges are patch
+// edges, so this clips exactly). The geometry is computed in float64 and
+// rounded to float32 per patch: the rounded ends lie within 10⁻⁷ cells of
+// the chord, which the slack's 10⁻⁶ cells per metre of radius covers.
+func chordSegs(x0, y0, x1, y1 float64, segs []consSeg) []consSeg {
 	dx, dy := x1-x0, y1-y0
 	px, py := int(math.Floor(x0)), int(math.Floor(y0))
 	stepX, stepY := 1, 1
@@ -117,7 +211,13 @@ func chordPatches(x0, y0, x1, y1 float64, segs []chordSeg) []chordSeg {
 	limit := int(math.Abs(dx)+math.Abs(dy)) + 4
 	for range limit {
 		te := min(tMaxX, tMaxY, 1)
-		segs = append(segs, chordSeg{px, py, t, te, x0 - float64(px), y0 - float64(py)})
+		// Converted: a product feeding an addition may not be fused.
+		u0, v0 := x0-float64(px), y0-float64(py)
+		ua, va := float32(u0+float64(t*dx)), float32(v0+float64(t*dy))
+		ub, vb := float32(u0+float64(te*dx)), float32(v0+float64(te*dy))
+		du, dv := ub-ua, vb-va
+		segs = append(segs, consSeg{px: int32(px), py: int32(py), ua: ua, va: va, ub: ub, vb: vb,
+			du: du, dv: dv, dd: du * dv, w: float32(ua*dv) + float32(va*du)})
 		if te >= 1 {
 			break
 		}
@@ -133,81 +233,119 @@ func chordPatches(x0, y0, x1, y1 float64, segs []chordSeg) []chordSeg {
 	return segs
 }
 
-// segMin returns the least value of the bilinear surface along a chord's
-// segment (direction dx, dy per unit t) in patch (px, py) of a W×H grid:
-// the quadratic in t at the ends and, when it curves up, at its vertex.
-func segMin(elev []float32, W, H, px, py int, sg *chordSeg, dx, dy float64) float64 {
-	c1, r1 := min(px+1, W-1), min(py+1, H-1)
-	z00, z10 := float64(elev[py*W+px]), float64(elev[py*W+c1])
-	z01, z11 := float64(elev[r1*W+px]), float64(elev[r1*W+c1])
-	bu, bv, cuv := z10-z00, z01-z00, z00-z10-z01+z11
-	u0, v0, t, te := sg.u0, sg.v0, sg.t0, sg.t1
-	// f(t) = z00 + bu·u + bv·v + cuv·u·v along u = u0+t·dx, v = v0+t·dy:
-	// a quadratic a + b·t + c·t², c = cuv·dx·dy.
-	// Every product is converted before it is added, so that no build fuses
-	// a multiply-add and every CPU computes the same bits.
-	f := func(u, v float64) float64 {
-		return z00 + float64(bu*u) + float64(bv*v) + float64(float64(cuv*u)*v)
+// segLow returns the least value of the bilinear patch with corners z00
+// (the patch's own cell), z10 (right), z01 (below), z11 along segment s:
+// with u = ua + σ·du, v = va + σ·dv, the surface z00 + bu·u + bv·v +
+// cuv·u·v is a quadratic in σ ∈ [0, 1], least at an end or, when it curves
+// up (C = cuv·dd > 0), at its vertex σ = −B / 2C, B = bu·du + bv·dv +
+// cuv·w. Every float32 operation is rounded on its own (no fused
+// multiply-add) in this order, which the vector kernel repeats. The result
+// is within 3·10⁻⁶ of the corners' largest magnitude of the exact least
+// value over a segment within 10⁻⁷ cells of s (consPad covers it).
+func segLow(z00, z10, z01, z11 float32, s *consSeg) float32 {
+	bu, bv := z10-z00, z01-z00
+	cuv := z00 - z10 - z01 + z11
+	f := func(u, v float32) float32 {
+		return z00 + float32(bu*u) + float32(bv*v) + float32(float32(cuv*u)*v)
 	}
-	ua, va := u0+float64(t*dx), v0+float64(t*dy)
-	ub, vb := u0+float64(te*dx), v0+float64(te*dy)
-	lo := min(f(ua, va), f(ub, vb))
-	if c := float64(float64(cuv*dx) * dy); c > 0 {
-		b := float64(bu*dx) + float64(bv*dy) + float64(cuv*(float64(u0*dy)+float64(v0*dx)))
-		if tm := -b / (2 * c); tm > t && tm < te {
-			lo = min(lo, f(u0+float64(tm*dx), v0+float64(tm*dy)))
+	lo := f(s.ua, s.va)
+	if fb := f(s.ub, s.vb); fb < lo {
+		lo = fb
+	}
+	if c := cuv * s.dd; c > 0 {
+		b := float32(bu*s.du) + float32(bv*s.dv) + float32(cuv*s.w)
+		// σ = −sm; sm ∈ (−1, 0) keeps the vertex inside the segment.
+		if sm := b / (c + c); sm > -1 && sm < 0 {
+			if fm := f(s.ua-float32(sm*s.du), s.va-float32(sm*s.dv)); fm < lo {
+				lo = fm
+			}
 		}
 	}
 	return lo
 }
 
-// chordMax returns max(cur, the slope (z − drop − eye)·inv) for z the least
-// value, less the slack 2·gmax·bulge per patch, of the bilinear surface
-// through the cell centres along the segment from (x0,y0) to (x1,y1), in
-// cells relative to cell (col,row), within the grid's hull [0, W−1]×[0,
-// H−1]; cur when the segment misses the hull. z, drop (the Earth's
-// curvature, 0 without) and eye are metres, inv is 1 / the step's distance
-// in metres, bulge is cells of slack per cell of slope, gmax the patches'
-// slope bounds (patchSlope) and cur a slope (metres per metre). segs are
-// the segment's patches (chordPatches). It first tries each patch's highest corner
-// (consTop) less its slack, which bounds z from above: rounding is
-// monotone, so when such a bound's slope does not exceed cur neither does
-// z's, and cur is the answer without evaluating the surface.
-func (m *Model) chordMax(col, row int, x0, y0, x1, y1, bulge float64, gmax []float32, segs []chordSeg, drop, eye, inv, cur float32) float32 {
+// chordLow returns the step's lower bound z of the surface over the arc,
+// in metres, for the observer at cell (col,row): over the segments segs of
+// the chord inside the grid's hull, the least segLow less the patch's slack
+// g2·bulge and consPad; in reports whether any segment lies inside. When
+// the slope (z − drop − eye)·inv cannot exceed cur — some patch's consTop
+// already gives no more — it returns in = false without evaluating the
+// surface (rounding is monotone and segLow exceeds consTop by less than
+// consPad, so z is at most consTop).
+func (m *Model) chordLow(col, row int, segs []consSeg, bulge, drop, eye, inv, cur float32) (z float32, in bool) {
 	W, H := m.t.Width, m.t.Height
 	pw, ph := max(W-1, 1), max(H-1, 1)
-	in := false
+	g2, top, pad := m.consG2, m.consTop, m.consPad
 	for i := range segs {
-		sg := &segs[i]
-		qx, qy := sg.px+col, sg.py+row
+		qx, qy := int(segs[i].px)+col, int(segs[i].py)+row
 		if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
 			continue
 		}
 		in = true
-		if zb := float64(m.consTop[qy*pw+qx]) - float64(2*float64(gmax[qy*pw+qx])*bulge); (float32(zb)-drop-eye)*inv <= cur {
-			return cur
+		q := m.consIndex(qx, qy)
+		if (top[q]-drop-eye)*inv <= cur {
+			return 0, false
 		}
 	}
 	if !in {
-		return cur
+		return 0, false
 	}
-	z := math.Inf(1)
+	elev := m.t.Elev
+	z = float32(math.Inf(1))
 	for i := range segs {
-		sg := &segs[i]
-		qx, qy := sg.px+col, sg.py+row
+		s := &segs[i]
+		qx, qy := int(s.px)+col, int(s.py)+row
 		if qx < 0 || qy < 0 || qx >= pw || qy >= ph {
 			continue
 		}
-		z = min(z, segMin(m.t.Elev, W, H, qx, qy, sg, x1-x0, y1-y0)-float64(2*float64(gmax[qy*pw+qx])*bulge))
+		c1, r1 := min(qx+1, W-1), min(qy+1, H-1)
+		lo := segLow(elev[qy*W+qx], elev[qy*W+c1], elev[r1*W+qx], elev[r1*W+c1], s)
+		q := m.consIndex(qx, qy)
+		if zs := lo - float32(g2[q]*bulge) - pad; zs < z {
+			z = zs
+		}
 	}
-	return max(cur, (float32(z)-drop-eye)*inv)
+	return z, true
 }
 
-// consArc returns sector k's arc ends per metre of radius, in cells
-// (consDir), and the slack per metre of radius, in cells (consSlack).
-func (m *Model) consArc(k int) (ax, ay, bx, by, slack float64) {
-	d := m.consDir[k]
-	return float64(d[0]), float64(d[1]), float64(d[2]), float64(d[3]), m.consSlack
+// consBulge returns the slack in cells per cell of slope at step i of
+// sector k: the arc's sagitta, rounded up so that the float32 product with
+// a patch's g2 is never below the exact one.
+func (m *Model) consBulge(k, i int) float32 {
+	return float32(m.consSlack * float64(i) * m.secStep[k] * (1 + 0x1p-18))
+}
+
+// consStep returns step i of sector k's chord segments for an observer at
+// cell (0,0) — the arc at distance d = i·secStep[k] metres from midline k
+// to midline k+1 — from the segment table when it holds the step, else
+// computed into *scratch (consGeometry); and the step's slack per cell of
+// slope (consBulge), Earth-curvature drop in metres and 1/d. The segments
+// are read-only.
+func (m *Model) consStep(k, i int, scratch *[]consSeg) (segs []consSeg, bulge, drop, inv float32) {
+	if i <= m.consL {
+		o := k*m.consL + i
+		segs = m.consTab[m.consOff[o-1]:m.consOff[o]]
+		if m.secDrop != nil {
+			drop = float32(m.secDrop[k] * float32(i*i))
+		}
+		return segs, m.consBulge(k, i), drop, float32(1 / (float64(i) * m.secStep[k]))
+	}
+	*scratch, bulge, drop, inv = m.consGeometry(k, i, *scratch)
+	return *scratch, bulge, drop, inv
+}
+
+// consGeometry computes consStep's values, the segments appended to
+// segs[:0].
+func (m *Model) consGeometry(k, i int, segs []consSeg) (_ []consSeg, bulge, drop, inv float32) {
+	dir := m.consDir[k]
+	d := float64(i) * m.secStep[k]
+	// Converted: a product feeding a subtraction may not be fused.
+	x0, y0 := float64(d*float64(dir[0])), float64(d*float64(dir[1]))
+	x1, y1 := float64(d*float64(dir[2])), float64(d*float64(dir[3]))
+	if m.secDrop != nil {
+		drop = float32(m.secDrop[k] * float32(i*i))
+	}
+	return chordSegs(x0, y0, x1, y1, segs[:0]), m.consBulge(k, i), drop, float32(1 / d)
 }
 
 // walkConservative fills the profiles of all sectors for the observer at
@@ -240,29 +378,23 @@ func (w *Worker) walkConservative(col, row int) {
 // the arc's midline point, which those samples bound; once the running
 // maximum reaches suf's slope at a chunk's end, no later step can raise it
 // and the remaining slots repeat it.
-func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint, scratch *[]chordSeg) {
-	gmax := m.patchSlope()
-	ax, ay, bx, by, bulge := m.consArc(k)
+func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint, scratch *[]consSeg) {
+	m.patchSlope()
 	negInf := float32(math.Inf(-1))
 	e := m.consShift[k]
 	for j := 0; j < len(prof) && j <= e; j++ {
 		prof[j] = negInf
 	}
 	cur := negInf
-	segs := *scratch
-	defer func() { *scratch = segs }()
 	for i := 1; i+e < len(prof); i++ {
-		d := float64(i) * m.secStep[k]
-		// Converted: a product feeding a subtraction may not be fused.
-		x0, y0, x1, y1 := float64(d*ax), float64(d*ay), float64(d*bx), float64(d*by)
-		segs = chordPatches(x0, y0, x1, y1, segs[:0])
-		var drop float32
-		if m.secDrop != nil {
-			drop = float32(m.secDrop[k] * float32(i*i))
+		segs, bulge, drop, inv := m.consStep(k, i, scratch)
+		if z, in := m.chordLow(col, row, segs, bulge, drop, eye, inv, cur); in {
+			if s := (z - drop - eye) * inv; s > cur {
+				cur = s
+			}
 		}
-		cur = m.chordMax(col, row, x0, y0, x1, y1, float64(bulge*d), gmax, segs, drop, eye, float32(1/d), cur)
 		prof[i+e] = cur
-		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= suf[i>>shift]*float32(1/d) {
+		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= suf[i>>shift]*inv {
 			for j := i + e + 1; j < len(prof); j++ {
 				prof[j] = cur
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +170,38 @@ func TestConservativeWarped(t *testing.T) {
 				t.Errorf("%d of %d hidden cells are exactly visible", falseHidden, hidden)
 			}
 		})
+	}
+}
+
+// TestConservativeBytes: the conservative mode's tables on the benchmark's
+// urban window (a full segment table) and on a small crop stay within
+// ConservativeBytes, and the segment table holds every step it claims.
+func TestConservativeBytes(t *testing.T) {
+	for _, ter := range []Terrain{
+		loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 143, Row: 184, Width: 500, Height: 500}),
+		cropWindow(t, "hgt-130x110", 0, 0, 40, 30),
+	} {
+		p := DefaultParams()
+		p.Conservative = true
+		m, err := New(ter, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.patchSlope()
+		used := 4*int64(len(m.consG2)+len(m.consTop)+len(m.consOff)) + 40*int64(len(m.consTab))
+		if bound := ConservativeBytes(ter.Width, ter.Height, p.Sectors); used > bound || len(m.consTab) > consTableSegs {
+			t.Errorf("%d×%d: tables take %d bytes (%d segments), ConservativeBytes says %d", ter.Width, ter.Height, used, len(m.consTab), bound)
+		}
+		var scratch []consSeg
+		for k := range p.Sectors {
+			for i := 1; i <= m.consL && i <= int(m.secMax[k]); i += 7 {
+				got, _, _, _ := m.consStep(k, i, &scratch)
+				want, _, _, _ := m.consGeometry(k, i, nil)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%d×%d: sector %d step %d: the table holds %v, the geometry %v", ter.Width, ter.Height, k, i, got, want)
+				}
+			}
+		}
+		t.Logf("%d×%d: segment table to step %d, %d segments, %d bytes in all", ter.Width, ter.Height, m.consL, len(m.consTab), used)
 	}
 }

@@ -154,15 +154,22 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
-	// Conservative mode: the patches' slope bounds in metres per cell and
-	// highest corners (patchSlope), built on first use; per sector the
+	// Conservative mode: the padded patch tables (patchSlope: twice the
+	// patches' slope bounds in metres per cell, their highest corners
+	// raised by consPad, consGW patches per row) and the rounding
+	// allowance in metres, built on first use; per sector the
 	// profile's shift in steps (consProfile): the least e with e ≥ (half a
 	// cell diagonal)/(metres per step) − ½; the arc's ends per metre of radius, in cells
 	// (midline k's, then midline k+1's), and its slack per metre of radius,
-	// in cells (consArc).
+	// in cells (consBulge).
 	consOnce  sync.Once
-	consSlope []float32
-	consTop   []float32 // per patch: its highest corner, raised by a rounding margin (patchSlope)
+	consG2    []float32
+	consTop   []float32
+	consGW    int
+	consPad   float32
+	consTab   []consSeg // chord segments of steps 1 … consL (buildSegTable)
+	consOff   []int32
+	consL     int
 	consShift []int
 	consDir   [][4]float32
 	consSlack float64

@@ -24,9 +24,10 @@ type kernelSet struct {
 	walk  func(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32, a0, maj, mw int, mf int64, inv, dk float32) int
 	bound func(bw *BlockWorker, j *boundJob)
 	cells func(bw *BlockWorker, j *cellJob)
+	cons  func(bw *BlockWorker, j *consJob)
 }
 
-var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes}
+var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
 
 // SIMD reports which kernels the block engine uses: "scalar" (portable Go)
 // or the vector extension (e.g. "avx512") of a GOEXPERIMENT=simd build on a
@@ -217,4 +218,55 @@ func cellLanes(bw *BlockWorker, j *cellJob) {
 		}
 		j.vis[k] = vis
 	}
+}
+
+// consJob is one step of the conservative block walk (walkConservative):
+// the step's chord segments for lane 0's observer at cell (col,row)
+// (consStep), the slack per cell of slope, the Earth-curvature drop in
+// metres and 1/d; live, the lanes to update; cur, the lanes' running
+// maximum slopes, updated in place.
+type consJob struct {
+	segs             []consSeg
+	col, row         int
+	bulge, drop, inv float32
+	live             uint16
+	cur              [Lanes]float32
+}
+
+// consLanes raises each live lane b's cur[b] to its step slope (z − drop −
+// eye[b])·inv when that is greater, z the lane's lower bound of the surface
+// over the arc (Model.chordLow for the observer at (col + b mod 4, row +
+// b div 4)); a lane whose chord misses the grid keeps cur[b].
+func consLanes(bw *BlockWorker, j *consJob) {
+	m := bw.m
+	for b := range Lanes {
+		if j.live&(1<<b) == 0 {
+			continue
+		}
+		if z, in := m.chordLow(j.col+b%BlockSide, j.row+b/BlockSide, j.segs, j.bulge, j.drop, bw.eye[b], j.inv, j.cur[b]); in {
+			if s := (z - j.drop - bw.eye[b]) * j.inv; s > j.cur[b] {
+				j.cur[b] = s
+			}
+		}
+	}
+}
+
+// lanesIn returns the lanes b whose patch (qx + b mod 4, qy + b div 4)
+// lies in the pw×ph patches of the grid.
+func lanesIn(qx, qy, pw, ph int) uint16 {
+	if qx >= 0 && qy >= 0 && qx+BlockSide <= pw && qy+BlockSide <= ph {
+		return 0xffff
+	}
+	var cols, bits uint16
+	for x := range BlockSide {
+		if qx+x >= 0 && qx+x < pw {
+			cols |= 1 << x
+		}
+	}
+	for y := range BlockSide {
+		if qy+y >= 0 && qy+y < ph {
+			bits |= cols << (BlockSide * y)
+		}
+	}
+	return bits
 }

@@ -13,7 +13,7 @@ import (
 // no fused multiply-add, comparisons and selects in place of max — so that
 // both give the same bits (TestKernelTwins).
 
-var avx512Kernels = kernelSet{name: "avx512", walk: walkLanes16, bound: boundLanes16, cells: cellLanes16}
+var avx512Kernels = kernelSet{name: "avx512", walk: walkLanes16, bound: boundLanes16, cells: cellLanes16, cons: consLanes16}
 
 func init() {
 	if simdCPU() {
@@ -248,4 +248,93 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	thr := archsimd.LoadFloat32x16(t0).Min(archsimd.LoadFloat32x16(t1))
 	vis := lhs.GreaterEqual(thr).And(d.LessEqual(archsimd.BroadcastFloat32x16(m.lim)))
 	return vis.ToBits()
+}
+
+// consLanes16 is consLanes in AVX-512: each segment's patch corners for
+// the 16 lanes from five 8-float rows of the padded elevations, their
+// slack from the padded patch table, segLow's operations in its order, and
+// the least value per lane by compare-and-select in the segments' order.
+// Like consLanes, it first tries the patches' highest corners, and returns
+// when they show that no live lane can rise; otherwise it evaluates every
+// lane (the screened ones cannot rise, so the result is the same). Terrains one cell wide or
+// high, whose patches clamp their corners, take consLanes.
+func consLanes16(bw *BlockWorker, j *consJob) {
+	m := bw.m
+	W, H := m.t.Width, m.t.Height
+	if W < 2 || H < 2 {
+		consLanes(bw, j)
+		return
+	}
+	pw, ph := W-1, H-1
+	elev, ew := bw.elev, bw.padW
+	g2, gw := m.consG2, m.consGW
+	pick0 := archsimd.LoadUint32x16(&rowPick[0])
+	pick1 := archsimd.LoadUint32x16(&rowPick[1])
+	bulge := archsimd.BroadcastFloat32x16(j.bulge)
+	pad := archsimd.BroadcastFloat32x16(m.consPad)
+	zero := archsimd.BroadcastFloat32x16(0)
+	minus1 := archsimd.BroadcastFloat32x16(-1)
+	drop, inv := archsimd.BroadcastFloat32x16(j.drop), archsimd.BroadcastFloat32x16(j.inv)
+	eye, cur := archsimd.LoadFloat32x16(&bw.eye), archsimd.LoadFloat32x16(&j.cur)
+	// The screen: lanes for which some patch's highest corner gives a
+	// slope of at most cur cannot rise (chordLow).
+	top := m.consTop
+	pass := uint16(0)
+	for i := range j.segs {
+		s := &j.segs[i]
+		qx, qy := j.col+int(s.px), j.row+int(s.py)
+		hull := lanesIn(qx, qy, pw, ph)
+		if hull == 0 {
+			continue
+		}
+		zb := rows4(top, m.consIndex(qx, qy), gw)
+		pass |= hull & zb.Sub(drop).Sub(eye).Mul(inv).LessEqual(cur).ToBits()
+		if j.live&^pass == 0 {
+			return
+		}
+	}
+	z := archsimd.BroadcastFloat32x16(float32(math.Inf(1)))
+	in := uint16(0)
+	for i := range j.segs {
+		s := &j.segs[i]
+		qx, qy := j.col+int(s.px), j.row+int(s.py) // lane 0's patch
+		hull := lanesIn(qx, qy, pw, ph)
+		if hull == 0 {
+			continue
+		}
+		in |= hull
+		a := (qy+blockPad)*ew + qx + blockPad
+		r0 := archsimd.LoadFloat32x8((*[8]float32)(elev[a : a+8]))
+		r1 := archsimd.LoadFloat32x8((*[8]float32)(elev[a+ew : a+ew+8]))
+		r2 := archsimd.LoadFloat32x8((*[8]float32)(elev[a+2*ew : a+2*ew+8]))
+		r3 := archsimd.LoadFloat32x8((*[8]float32)(elev[a+3*ew : a+3*ew+8]))
+		r4 := archsimd.LoadFloat32x8((*[8]float32)(elev[a+4*ew : a+4*ew+8]))
+		var v01, v23, v12, v34 archsimd.Float32x16
+		v01, v23 = v01.SetLo(r0).SetHi(r1), v23.SetLo(r2).SetHi(r3)
+		v12, v34 = v12.SetLo(r1).SetHi(r2), v34.SetLo(r3).SetHi(r4)
+		z00, z10 := v01.ConcatPermute(v23, pick0), v01.ConcatPermute(v23, pick1)
+		z01, z11 := v12.ConcatPermute(v34, pick0), v12.ConcatPermute(v34, pick1)
+		bu, bv := z10.Sub(z00), z01.Sub(z00)
+		cuv := z00.Sub(z10).Sub(z01).Add(z11)
+		f := func(u, v archsimd.Float32x16) archsimd.Float32x16 {
+			return z00.Add(bu.Mul(u)).Add(bv.Mul(v)).Add(cuv.Mul(u).Mul(v))
+		}
+		ua, va := archsimd.BroadcastFloat32x16(s.ua), archsimd.BroadcastFloat32x16(s.va)
+		du, dv := archsimd.BroadcastFloat32x16(s.du), archsimd.BroadcastFloat32x16(s.dv)
+		lo := f(ua, va)
+		fb := f(archsimd.BroadcastFloat32x16(s.ub), archsimd.BroadcastFloat32x16(s.vb))
+		lo = fb.Merge(lo, fb.Less(lo))
+		c := cuv.Mul(archsimd.BroadcastFloat32x16(s.dd))
+		if up := c.Greater(zero); up.ToBits() != 0 {
+			b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(archsimd.BroadcastFloat32x16(s.w)))
+			sm := b.Div(c.Add(c))
+			fm := f(ua.Sub(sm.Mul(du)), va.Sub(sm.Mul(dv)))
+			lo = fm.Merge(lo, fm.Less(lo).And(up).And(sm.Greater(minus1)).And(sm.Less(zero)))
+		}
+		zs := lo.Sub(rows4(g2, m.consIndex(qx, qy), gw).Mul(bulge)).Sub(pad)
+		z = zs.Merge(z, zs.Less(z).And(archsimd.Mask32x16FromBits(hull)))
+	}
+	sl := z.Sub(drop).Sub(eye).Mul(inv)
+	cur = sl.Merge(cur, sl.Greater(cur).And(archsimd.Mask32x16FromBits(j.live&in)))
+	cur.Store(&j.cur)
 }

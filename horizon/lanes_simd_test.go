@@ -95,6 +95,9 @@ func TestBlockKernelTwins(t *testing.T) {
 	defer func(k kernelSet) { kernels = k }(kernels)
 	far := DefaultParams()
 	far.MaxDistance, far.EarthCurvature, far.Refraction = 1500, true, 0.13
+	cons := Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true}
+	consFar := far
+	consFar.Sectors, consFar.Conservative = 256, true
 	for _, tc := range []struct {
 		name string
 		ter  Terrain
@@ -103,6 +106,8 @@ func TestBlockKernelTwins(t *testing.T) {
 		{"hgt", cropWindow(t, "hgt-130x110", 20, 10, 90, 70), DefaultParams()},
 		{"dsm", cropWindow(t, "dsm-120x136", 30, 40, 70, 66), DefaultParams()},
 		{"hgt far curved", cropWindow(t, "hgt-130x110", 0, 30, 61, 57), far},
+		{"hgt conservative", cropWindow(t, "hgt-130x110", 20, 10, 50, 46), cons},
+		{"dsm conservative curved", cropWindow(t, "dsm-120x136", 30, 40, 45, 42), consFar},
 	} {
 		m, err := New(tc.ter, tc.p)
 		if err != nil {
@@ -135,6 +140,77 @@ func TestBlockKernelTwins(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestConsKernelTwins: the conservative step kernel in vectors gives its
+// portable twin's bits on a terrain full of ties (integer metres, flat
+// stretches, walls), for random steps, blocks at and past the grid's edges
+// (lanes whose patches leave the grid), eyes and running maxima (ties with
+// the step's slopes, −Inf) and live lanes.
+func TestConsKernelTwins(t *testing.T) {
+	if !simdCPU() {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const w, h = 37, 29
+	elev := make([]float32, w*h)
+	for i := range elev {
+		switch rng.IntN(4) {
+		case 0:
+			elev[i] = 10 // flat
+		case 1:
+			elev[i] = float32(rng.IntN(5)) * 25 // walls
+		default:
+			elev[i] = float32(rng.IntN(12))
+		}
+	}
+	for _, curved := range []bool{false, true} {
+		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true, EarthCurvature: curved}
+		m, err := New(Terrain{Width: w, Height: h, Dx: 30, Dy: 30, Elev: elev}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.patchSlope()
+		bw := m.NewBlockWorker()
+		var scratch []consSeg
+		rose := 0 // lanes whose maximum the step raised: the kernels did work
+		for trial := range 20000 {
+			k := rng.IntN(p.Sectors)
+			i := 1 + rng.IntN(int(m.secMax[k]))
+			var j1 consJob
+			j1.segs, j1.bulge, j1.drop, j1.inv = m.consStep(k, i, &scratch)
+			j1.col, j1.row = rng.IntN((w+3)/4)*4, rng.IntN((h+3)/4)*4
+			j1.live = uint16(rng.Uint32())
+			for b := range Lanes {
+				bw.eye[b] = float32(rng.IntN(30))
+				switch rng.IntN(4) {
+				case 0:
+					j1.cur[b] = float32(math.Inf(-1))
+				case 1:
+					j1.cur[b] = float32(rng.IntN(9)-4) * j1.inv // ties with whole metres
+				default:
+					j1.cur[b] = float32(rng.NormFloat64() * 0.05)
+				}
+			}
+			j2, before := j1, j1.cur
+			consLanes(bw, &j1)
+			consLanes16(bw, &j2)
+			for b := range Lanes {
+				if math.Float32bits(j1.cur[b]) != math.Float32bits(j2.cur[b]) {
+					t.Fatalf("curved %v trial %d (sector %d step %d, block %d,%d) lane %d: %v portable, %v vector",
+						curved, trial, k, i, j1.col, j1.row, b, j1.cur[b], j2.cur[b])
+				}
+			}
+			for b := range Lanes {
+				if j1.cur[b] != before[b] {
+					rose++
+				}
+			}
+		}
+		if rose < 10000 {
+			t.Errorf("curved %v: only %d lanes rose in 20,000 steps: the trials test little", curved, rose)
 		}
 	}
 }

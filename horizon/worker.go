@@ -28,8 +28,8 @@ type Worker struct {
 	tau  float32   // target height plus margin minus eye elevation, metres
 	col  int       // last observer
 	row  int
-	band band       // early-stop bounds shared by the observers of one tile
-	segs []chordSeg // scratch of the conservative walk
+	band band      // early-stop bounds shared by the observers of one tile
+	segs []consSeg // scratch of the conservative walk
 }
 
 // NewWorker returns a Worker with its scratch allocated: 4 bytes per

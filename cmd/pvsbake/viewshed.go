@@ -48,7 +48,11 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		dem.Need = func(w, h int, dx, dy float64) int64 {
-			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
+			need := cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
+			if p.Conservative {
+				need += horizon.ConservativeBytes(w, h, p.Sectors)
+			}
+			return need
 		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {
