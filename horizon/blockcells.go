@@ -100,7 +100,7 @@ func (bw *BlockWorker) cell(c, r int, act uint16) uint16 {
 			zz -= m.offDrp[o]
 		}
 		k0 := int(u + float32(m.p.Sectors) - 0.5) // brackets' first sector, not reduced modulo S
-		if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+1, d, b)) {
+		if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+m.k1, d, b)) {
 			vis |= 1 << b
 		}
 	}

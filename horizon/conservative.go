@@ -10,10 +10,10 @@ import "math"
 // The argument. Midline k's profile is built not from samples on the
 // midline but from lower bounds zlow(d) of the surface over the arc at the
 // step's distance d across the wedge from midline k to midline k+1. A
-// target at azimuth u and distance D is judged, as in the sector model,
-// against the lower of the two profiles of the midlines bracketing u; the
-// lower midline's wedge holds u, so that profile is a valid bound and the
-// lower of the two is no higher. If the target's slope is below a step's
+// target at azimuth u and distance D is judged against the profile of the
+// lower of the two midlines bracketing u, whose wedge holds u (Model.k1;
+// the sector model takes the lower of both profiles, which with these
+// profiles would be valid too, but looser). If the target's slope is below a step's
 // (zlow(d)−eye)/d for some step at d < D, then where the true ray crosses
 // that arc — a point P at distance d on azimuth u — the ray's height is
 // below zlow(d), and zlow(d) ≤ surface(P): the ray passes under the

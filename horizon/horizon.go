@@ -162,6 +162,7 @@ type Model struct {
 	// cell diagonal)/(metres per step) − ½; the arc's ends per metre of radius, in cells
 	// (midline k's, then midline k+1's), and its slack per metre of radius,
 	// in cells (consBulge).
+	k1        int // the second profile a cell reads: sector k0+k1 (1; 0 in the conservative mode)
 	consOnce  sync.Once
 	consG2    []float32
 	consTop   []float32
@@ -234,7 +235,9 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.buildLines()
 	m.buildOffsets()
 	m.buildPyramid()
+	m.k1 = 1
 	if p.Conservative {
+		m.k1 = 0 // a cell's wedge is bounded by its first bracketing profile alone
 		near := 0.5 * math.Hypot(t.Dx, t.Dy)
 		m.consShift = make([]int, p.Sectors)
 		m.consDir = make([][4]float32, p.Sectors)

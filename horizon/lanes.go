@@ -172,7 +172,8 @@ func boundLanes(bw *BlockWorker, j *boundJob) {
 // cellLanes applies the per-cell test to a cellJob's cells for every lane
 // (the caller keeps those it wants) and sets vis: Worker.cellVisible's
 // arithmetic on the windows' table entries, with the bracketing sectors k0
-// = ⌊u + S − ½⌋ and k0+1 read from the tables that repeat past S.
+// = ⌊u + S − ½⌋ and k0+k1 (Model.k1) read from the tables that repeat
+// past S.
 func cellLanes(bw *BlockWorker, j *cellJob) {
 	m := bw.m
 	S := float32(m.p.Sectors)
@@ -211,7 +212,7 @@ func cellLanes(bw *BlockWorker, j *cellJob) {
 			}
 			k0 := int(u + S - 0.5)
 			var v uint16
-			if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+1, d, b)) && d <= m.lim {
+			if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+m.k1, d, b)) && d <= m.lim {
 				v = 1
 			}
 			vis |= v << b

@@ -209,7 +209,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	base := max(int(k0.GetLo().GetLo().GetElem(0))-15, 0)
 	k0i := k0.Sub(archsimd.BroadcastInt32x16(int32(base))).AsUint32x16()
 	if k0i.Less(archsimd.BroadcastUint32x16(31)).ToBits() == 0xffff {
-		k1i := k0i.Add(archsimd.BroadcastUint32x16(1))
+		k1i := k0i.Add(archsimd.BroadcastUint32x16(uint32(m.k1)))
 		invLo := archsimd.LoadFloat32x16((*[Lanes]float32)(m.secInvX[base : base+Lanes]))
 		invHi := archsimd.LoadFloat32x16((*[Lanes]float32)(m.secInvX[base+Lanes : base+2*Lanes]))
 		nLo := archsimd.LoadInt32x16((*[Lanes]int32)(bw.n[base : base+Lanes]))
@@ -239,8 +239,8 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 		for b := range Lanes {
 			k := int(ks[b])
 			j0 := max(min(int(float32(ds[b]*secInv[k])-marginSteps), int(n[k])), 0)
-			j1 := max(min(int(float32(ds[b]*secInv[k+1])-marginSteps), int(n[k+1])), 0)
-			t0[b], t1[b] = prof[(int(start[k])+j0)*Lanes+b], prof[(int(start[k+1])+j1)*Lanes+b]
+			j1 := max(min(int(float32(ds[b]*secInv[k+m.k1])-marginSteps), int(n[k+m.k1])), 0)
+			t0[b], t1[b] = prof[(int(start[k])+j0)*Lanes+b], prof[(int(start[k+m.k1])+j1)*Lanes+b]
 		}
 	}
 	// Profile values are never NaN, and ±0 compare equal: the vector min

@@ -242,13 +242,18 @@ func brackets(u float32, s int) (k0, k1 int) {
 
 // threshold returns the slope a target at distance d metres and azimuth u
 // sectors must reach to be visible: the lower of the two bracketing
-// midlines' running maxima at its distance (+Inf beyond MaxDistance).
+// midlines' running maxima at its distance (+Inf beyond MaxDistance); in
+// the conservative mode the first one's, whose profile bounds the wedge
+// between the two.
 func (w *Worker) threshold(u, d float32) float32 {
 	m := w.m
 	if d > m.lim {
 		return float32(math.Inf(1))
 	}
 	k0, k1 := brackets(u, m.p.Sectors)
+	if m.p.Conservative {
+		k1 = k0 // the wedge from midline k0 to k0+1 holds u (conservative.go)
+	}
 	return min(w.prof[w.slot(k0, d)], w.prof[w.slot(k1, d)])
 }
 
