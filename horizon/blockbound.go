@@ -31,12 +31,13 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 	uLo, uHi := rc.uLo, rc.uHi
 	// The sectors that bracket some cell: a cell at azimuth u has brackets
 	// k0 = int(u + S − ½) (computed so, in float32, a monotone function of
-	// u) and k0+1, in the tables that repeat past S. The table's azimuths
+	// u) and k0+k1 (Model.k1: k0 alone in the conservative mode), in the
+	// tables that repeat past S. The table's azimuths
 	// are monotone in the true ones only up to a unit in the last place:
 	// the corners' are widened by two.
 	const slack = 0x1p-7 // two units in the last place of a float32 below 2^16
 	kLo := int(uLo - slack + float32(S) - 0.5)
-	kHi := int(uHi+slack+float32(S)-0.5) + 1
+	kHi := int(uHi+slack+float32(S)-0.5) + m.k1
 	if kHi-kLo+1 >= S {
 		kLo, kHi = S, 2*S-1
 	}
