@@ -293,6 +293,7 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 			return
 		}
 	}
+	need := j.live &^ pass // the lanes the screen left
 	z := archsimd.BroadcastFloat32x16(float32(math.Inf(1)))
 	in := uint16(0)
 	for i := range j.segs {
@@ -333,6 +334,11 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 		}
 		zs := lo.Sub(rows4(g2, m.consIndex(qx, qy), gw).Mul(bulge)).Sub(pad)
 		z = zs.Merge(z, zs.Less(z).And(archsimd.Mask32x16FromBits(hull)))
+		// z only falls with more segments: once no lane left to decide
+		// can rise, none will.
+		if need&^(in&z.Sub(drop).Sub(eye).Mul(inv).LessEqual(cur).ToBits()) == 0 {
+			return
+		}
 	}
 	sl := z.Sub(drop).Sub(eye).Mul(inv)
 	cur = sl.Merge(cur, sl.Greater(cur).And(archsimd.Mask32x16FromBits(j.live&in)))
