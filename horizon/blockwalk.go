@@ -140,7 +140,7 @@ func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
 // rest of the line (their suffix maximum) stops.
 func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	m := bw.m
-	m.patchSlope()
+	m.segTable()
 	negInf := float32(math.Inf(-1))
 	// The band's highest elevation over the rest of the line from chunk c.
 	if cap(bw.consSuf) < chunks+1 {

@@ -108,8 +108,16 @@ func (m *Model) patchSlope() {
 			}
 		}
 		m.consG2, m.consTop, m.consGW = q, top, gw
-		m.buildSegTable()
 	})
+}
+
+// segTable builds, once per Model, the chord-segment table the block
+// engine reads (buildSegTable), after the patch tables. Single viewsheds
+// (Worker) compute their chords instead: the table costs about as much as
+// a few viewsheds.
+func (m *Model) segTable() {
+	m.patchSlope()
+	m.segOnce.Do(m.buildSegTable)
 }
 
 // consTableSegs caps the chord-segment table at this many segments (40
@@ -317,10 +325,10 @@ func (m *Model) consBulge(k, i int) float32 {
 
 // consStep returns step i of sector k's chord segments for an observer at
 // cell (0,0) — the arc at distance d = i·secStep[k] metres from midline k
-// to midline k+1 — from the segment table when it holds the step, else
-// computed into *scratch (consGeometry); and the step's slack per cell of
-// slope (consBulge), Earth-curvature drop in metres and 1/d. The segments
-// are read-only.
+// to midline k+1 — from the segment table (segTable, which must be built)
+// when it holds the step, else computed into *scratch (consGeometry); and
+// the step's slack per cell of slope (consBulge), Earth-curvature drop in
+// metres and 1/d. The segments are read-only.
 func (m *Model) consStep(k, i int, scratch *[]consSeg) (segs []consSeg, bulge, drop, inv float32) {
 	if i <= m.consL {
 		o := k*m.consL + i
@@ -387,7 +395,9 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 	}
 	cur := negInf
 	for i := 1; i+e < len(prof); i++ {
-		segs, bulge, drop, inv := m.consStep(k, i, scratch)
+		var bulge, drop, inv float32
+		*scratch, bulge, drop, inv = m.consGeometry(k, i, *scratch)
+		segs := *scratch
 		if z, in := m.chordLow(col, row, segs, bulge, drop, eye, inv, cur); in {
 			if s := (z - drop - eye) * inv; s > cur {
 				cur = s

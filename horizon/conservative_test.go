@@ -187,7 +187,7 @@ func TestConservativeBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.patchSlope()
+		m.segTable()
 		used := 4*int64(len(m.consG2)+len(m.consTop)+len(m.consOff)) + 40*int64(len(m.consTab))
 		if bound := ConservativeBytes(ter.Width, ter.Height, p.Sectors); used > bound || len(m.consTab) > consTableSegs {
 			t.Errorf("%d×%d: tables take %d bytes (%d segments), ConservativeBytes says %d", ter.Width, ter.Height, used, len(m.consTab), bound)

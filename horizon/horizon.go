@@ -168,6 +168,7 @@ type Model struct {
 	consTop   []float32
 	consGW    int
 	consPad   float32
+	segOnce   sync.Once
 	consTab   []consSeg // chord segments of steps 1 … consL (buildSegTable)
 	consOff   []int32
 	consL     int

@@ -172,7 +172,7 @@ func TestConsKernelTwins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.patchSlope()
+		m.segTable()
 		bw := m.NewBlockWorker()
 		var scratch []consSeg
 		rose := 0 // lanes whose maximum the step raised: the kernels did work
