@@ -237,7 +237,7 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 		*(*[Lanes]float32)(bw.prof[(pos+r)*Lanes:]) = j.cur
 	}
 	bw.n[k] = int32(n)
-	bw.Stats.WalkSteps += n * Lanes
+	bw.Stats.WalkSteps += max(last-e, 0) * Lanes // the steps walked, chunks skipped included
 }
 
 // consStop drops from todo the lanes whose running maximum has reached
