@@ -24,10 +24,16 @@ import "math"
 // bound there and in its neighbours) times the arc's bulge beyond the
 // chord (its sagitta, in cells): every arc point lies within the sagitta
 // of a chord point. Earth curvature lowers zlow by the same drop as the
-// true point. Steps count only when they end at least half a cell
-// diagonal before the target (the blocker is then outside the target's own
-// cell, which the exact test, like the thesis, ignores; consProfile's
-// shift does this); the first step lies a cell beyond the observer's.
+// true point. A step counts for a target only where the true ray crosses
+// its arc outside the target's own cell, which the exact test, like the
+// thesis, ignores: the sector model's slot rule counts the steps at least
+// half a step before the target's distance, and the ray leaves the
+// target's cell within half a step along the midline's own direction, but
+// within a little more at the wedge's other directions. So each arc lies
+// consPull[k] metres nearer than its step (consMargin; a few thousandths
+// of a step at S = 1024), or, where that would not do (cells far from
+// square), the slots are shifted by whole steps (consShift). The first
+// arc lies outside the observer's own cell likewise.
 //
 // Rounding. The chord's geometry is computed in float64 and rounded to
 // float32 per patch (chordSegs: within 10⁻⁷ cells of the chord, which the
@@ -108,7 +114,70 @@ func (m *Model) patchSlope() {
 			}
 		}
 		m.consG2, m.consTop, m.consGW = q, top, gw
+		// The early stops bound the surface at step i's midline sample; an
+		// arc's midline point lies consPull nearer, and within 10⁻⁶ cells
+		// per step of the sample for the directions' rounding: the surface
+		// there is at most max(g2) per cell of distance higher.
+		var g2max float64
+		for _, v := range q {
+			g2max = max(g2max, float64(v))
+		}
+		m.consStopPad = make([]float32, m.p.Sectors)
+		for k := range m.consStopPad {
+			cells := float64(m.consPull[k])/min(m.t.Dx, m.t.Dy) + 1e-6*float64(m.secMax[k]+1)
+			m.consStopPad[k] = roundUp32(g2max * cells)
+		}
 	})
+}
+
+// roundUp32 returns v rounded up to a float32.
+func roundUp32(v float64) float32 {
+	f := float32(v)
+	if float64(f) < v {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// exitMax returns the largest distance, in metres, from a cell's centre to
+// its edge along an azimuth θ in [a0, a1] (radians clockwise from grid
+// north, a1 − a0 < π/2; cells dx × dy metres): min(½dx/|sin θ|, ½dy/|cos
+// θ|), which is largest at an end of the range or at a direction through
+// a corner of the cell (|tan θ| = dx/dy).
+func exitMax(a0, a1, dx, dy float64) float64 {
+	t := func(a float64) float64 { return min(0.5*dx/math.Abs(math.Sin(a)), 0.5*dy/math.Abs(math.Cos(a))) }
+	best := max(t(a0), t(a1))
+	corner := math.Atan2(dx, dy)
+	for q := -2; q <= 6; q++ {
+		for _, c := range [2]float64{float64(q)*math.Pi + corner, float64(q)*math.Pi - corner} {
+			if c > a0 && c < a1 {
+				best = max(best, t(c))
+			}
+		}
+	}
+	return best
+}
+
+// consMargin returns sector k's slot shift in steps and arc pull-in in
+// metres for a wedge whose rays leave a cell within exit metres of its
+// centre (exitMax). A step i counts for a target at distance D when i ≤
+// ⌊D/s − ½⌋ (s the step, metres; the slot rule), so D − i·s ≥ s/2 less
+// the rounding of the rule's float32 arithmetic, 2.4·10⁻⁷ of D/s, which
+// the allowance 4·10⁻⁷·(steps+2)·s covers. The arc must lie more than exit
+// from the target: pulled in by need = exit + allowance − s/2 when that is
+// at most s/4 (so that the first arc, 0.75·s out, stays outside the
+// observer's cell as well), else shifted by ⌈need/s⌉ steps.
+func (m *Model) consMargin(k int, exit float64) (shift int, pull float32) {
+	s := m.secStep[k]
+	need := exit + 4e-7*float64(m.secMax[k]+2)*s - marginSteps*s
+	switch {
+	case need <= 0:
+		return 0, 0
+	case need <= s/4:
+		return 0, roundUp32(need)
+	default:
+		return int(math.Ceil(need / s)), 0
+	}
 }
 
 // segTable builds, once per Model, the chord-segment table the block
@@ -324,7 +393,7 @@ func (m *Model) consBulge(k, i int) float32 {
 }
 
 // consStep returns step i of sector k's chord segments for an observer at
-// cell (0,0) — the arc at distance d = i·secStep[k] metres from midline k
+// cell (0,0) — the arc at distance d = consDist(k, i) metres from midline k
 // to midline k+1 — from the segment table (segTable, which must be built)
 // when it holds the step, else computed into *scratch (consGeometry); and
 // the step's slack per cell of slope (consBulge), Earth-curvature drop in
@@ -336,17 +405,23 @@ func (m *Model) consStep(k, i int, scratch *[]consSeg) (segs []consSeg, bulge, d
 		if m.secDrop != nil {
 			drop = float32(m.secDrop[k] * float32(i*i))
 		}
-		return segs, m.consBulge(k, i), drop, float32(1 / (float64(i) * m.secStep[k]))
+		return segs, m.consBulge(k, i), drop, float32(1 / m.consDist(k, i))
 	}
 	*scratch, bulge, drop, inv = m.consGeometry(k, i, *scratch)
 	return *scratch, bulge, drop, inv
+}
+
+// consDist returns the distance in metres of step i's arc of sector k: the
+// step's, less the pull-in (consMargin).
+func (m *Model) consDist(k, i int) float64 {
+	return float64(i)*m.secStep[k] - float64(m.consPull[k])
 }
 
 // consGeometry computes consStep's values, the segments appended to
 // segs[:0].
 func (m *Model) consGeometry(k, i int, segs []consSeg) (_ []consSeg, bulge, drop, inv float32) {
 	dir := m.consDir[k]
-	d := float64(i) * m.secStep[k]
+	d := m.consDist(k, i)
 	// Converted: a product feeding a subtraction may not be fused.
 	x0, y0 := float64(d*float64(dir[0])), float64(d*float64(dir[1]))
 	x1, y1 := float64(d*float64(dir[2])), float64(d*float64(dir[3]))
@@ -374,18 +449,20 @@ func (w *Worker) walkConservative(col, row int) {
 
 // consProfile fills prof (slots 0 … len(prof)−1 of sector k's line from the
 // observer at (col,row), eye metres high) with the conservative running
-// maximum slope. The slots are shifted by consShift[k] steps: slot j holds
-// the maximum over steps i ≤ j − consShift[k], so that the sector model's
-// slot rule (the last step half a step before the target's distance d) reads
-// only steps ending half a cell diagonal before d, wherever it is applied
-// (Worker, BlockWorker, their bounds and kernels).
+// maximum slope. The slots are shifted by consShift[k] steps (usually 0):
+// slot j holds the maximum over steps i ≤ j − consShift[k], so that the
+// sector model's slot rule (the last step half a step before the target's
+// distance d), wherever it is applied (Worker, BlockWorker, their bounds and
+// kernels), reads only arcs that the ray crosses outside the target's cell
+// (consMargin).
 //
 // The line stops early as the sector model's does: suf[c] bounds, in metres
 // above the eye (+Inf: no bound), the midline's samples at steps after
 // c·2^shift, and a lower bound over the arc never exceeds the surface at
-// the arc's midline point, which those samples bound; once the running
-// maximum reaches suf's slope at a chunk's end, no later step can raise it
-// and the remaining slots repeat it.
+// the arc's midline point, which lies within consStopPad[k] metres of
+// those samples' bound; once the running maximum reaches that slope at a
+// chunk's end, no later step can raise it and the remaining slots repeat
+// it.
 func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint, scratch *[]consSeg) {
 	m.patchSlope()
 	negInf := float32(math.Inf(-1))
@@ -404,7 +481,7 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 			}
 		}
 		prof[i+e] = cur
-		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= suf[i>>shift]*inv {
+		if i&(1<<shift-1) == 0 && int(i>>shift) < len(suf) && cur >= (suf[i>>shift]+m.consStopPad[k])*inv {
 			for j := i + e + 1; j < len(prof); j++ {
 				prof[j] = cur
 			}

@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -203,5 +204,51 @@ func TestConservativeBytes(t *testing.T) {
 			}
 		}
 		t.Logf("%d×%d: segment table to step %d, %d segments, %d bytes in all", ter.Width, ter.Height, m.consL, len(m.consTab), used)
+	}
+}
+
+// TestExitMax: the largest distance from a cell's centre to its edge over a
+// range of azimuths, against a dense sampling of the range, for square and
+// oblong cells and ranges across the axes and the corners' directions; and
+// the margins it gives: square cells never need a whole-step shift.
+func TestExitMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 2000 {
+		dx, dy := 1.0, 1.0
+		if trial%2 == 1 {
+			dx, dy = 0.5+rng.Float64()*3, 0.5+rng.Float64()*3
+		}
+		a0 := rng.Float64() * 2 * math.Pi
+		a1 := a0 + rng.Float64()*math.Pi/4
+		got := exitMax(a0, a1, dx, dy)
+		var want float64
+		for i := 0; i <= 4000; i++ {
+			a := a0 + (a1-a0)*float64(i)/4000
+			want = max(want, min(0.5*dx/math.Abs(math.Sin(a)), 0.5*dy/math.Abs(math.Cos(a))))
+		}
+		if got < want-1e-12 || got > want*(1+1e-3) { // the sampling can miss a corner's peak by its step
+			t.Fatalf("cells %g×%g, azimuths %g…%g: exitMax %g, sampled %g", dx, dy, a0, a1, got, want)
+		}
+	}
+	for _, dxdy := range [][2]float64{{30, 30}, {0.61, 0.61}, {66.1, 92.6}} {
+		for _, S := range []int{8, 256, 1024} {
+			ter := Terrain{Width: 9, Height: 9, Dx: dxdy[0], Dy: dxdy[1], Elev: make([]float32, 81)}
+			m, err := New(ter, Params{Sectors: S, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range S {
+				width := 2 * math.Pi / float64(S)
+				exit := exitMax(m.sectorAzimuth(k), m.sectorAzimuth(k)+width, dxdy[0], dxdy[1])
+				// The slot rule counts steps half a step before the target; the
+				// pull and shift must cover the exit.
+				if reach := (marginSteps+float64(m.consShift[k]))*m.secStep[k] + float64(m.consPull[k]); reach < exit {
+					t.Fatalf("%g×%g m, S=%d, sector %d: arcs %g m before a target, its cell reaches %g m", dxdy[0], dxdy[1], S, k, reach, exit)
+				}
+				if dxdy[0] == dxdy[1] && m.consShift[k] != 0 {
+					t.Errorf("square cells, S=%d, sector %d: shifted %d steps", S, k, m.consShift[k])
+				}
+			}
+		}
 	}
 }

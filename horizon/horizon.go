@@ -162,19 +162,21 @@ type Model struct {
 	// cell diagonal)/(metres per step) − ½; the arc's ends per metre of radius, in cells
 	// (midline k's, then midline k+1's), and its slack per metre of radius,
 	// in cells (consBulge).
-	k1        int // the second profile a cell reads: sector k0+k1 (1; 0 in the conservative mode)
-	consOnce  sync.Once
-	consG2    []float32
-	consTop   []float32
-	consGW    int
-	consPad   float32
-	segOnce   sync.Once
-	consTab   []consSeg // chord segments of steps 1 … consL (buildSegTable)
-	consOff   []int32
-	consL     int
-	consShift []int
-	consDir   [][4]float32
-	consSlack float64
+	k1          int // the second profile a cell reads: sector k0+k1 (1; 0 in the conservative mode)
+	consOnce    sync.Once
+	consG2      []float32
+	consTop     []float32
+	consGW      int
+	consPad     float32
+	segOnce     sync.Once
+	consTab     []consSeg // chord segments of steps 1 … consL (buildSegTable)
+	consOff     []int32
+	consL       int
+	consShift   []int
+	consPull    []float32 // metres: the arcs lie this much nearer than their steps (consMargin)
+	consStopPad []float32 // metres: the early stops' allowance for that (patchSlope)
+	consDir     [][4]float32
+	consSlack   float64
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -239,8 +241,8 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.k1 = 1
 	if p.Conservative {
 		m.k1 = 0 // a cell's wedge is bounded by its first bracketing profile alone
-		near := 0.5 * math.Hypot(t.Dx, t.Dy)
 		m.consShift = make([]int, p.Sectors)
+		m.consPull = make([]float32, p.Sectors)
 		m.consDir = make([][4]float32, p.Sectors)
 		width := 2 * math.Pi / float64(p.Sectors)
 		// The arc's bulge beyond its chord (sagitta) plus the directions'
@@ -249,11 +251,11 @@ func New(t Terrain, p Params) (*Model, error) {
 		cell := min(t.Dx, t.Dy)
 		m.consSlack = float64(float32((1-math.Cos(width/2))/cell + 1e-6/cell))
 		for k := range m.consShift {
-			m.consShift[k] = max(int(math.Ceil(near/m.secStep[k]-marginSteps)), 0)
+			az := m.sectorAzimuth(k)
+			m.consShift[k], m.consPull[k] = m.consMargin(k, exitMax(az, az+width, t.Dx, t.Dy))
 			// Rounded to float32: the math library's last bits may differ
 			// between builds (fused multiply-adds), float32 values do not
 			// (consProfile widens its slack by the rounding).
-			az := m.sectorAzimuth(k)
 			m.consDir[k] = [4]float32{float32(math.Sin(az) / t.Dx), float32(-math.Cos(az) / t.Dy),
 				float32(math.Sin(az+width) / t.Dx), float32(-math.Cos(az+width) / t.Dy)}
 		}
