@@ -155,13 +155,12 @@ type Model struct {
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
 	// Conservative mode: the padded patch tables (patchSlope: twice the
-	// patches' slope bounds in metres per cell, their highest corners
-	// raised by consPad, consGW patches per row) and the rounding
-	// allowance in metres, built on first use; per sector the
-	// profile's shift in steps (consProfile): the least e with e ≥ (half a
-	// cell diagonal)/(metres per step) − ½; the arc's ends per metre of radius, in cells
-	// (midline k's, then midline k+1's), and its slack per metre of radius,
-	// in cells (consBulge).
+	// patches' slope bounds in metres per cell and their highest corners,
+	// consGW patches per row) and the rounding allowance consPad in
+	// metres, built on first use; per sector the profile's shift in steps
+	// and its arcs' pull-in in metres (consMargin); the arc's ends per
+	// metre of radius, in cells (midline k's, then midline k+1's), and its
+	// slack per metre of radius, in cells (consBulge).
 	k1          int // the second profile a cell reads: sector k0+k1 (1; 0 in the conservative mode)
 	consOnce    sync.Once
 	consG2      []float32
