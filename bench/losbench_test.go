@@ -14,7 +14,9 @@ import (
 // TestLOSBench runs the line-of-sight benchmark on 32-cell windows: ten
 // rows (five crops, two modes), the conservative stores hiding no cell
 // that exact line of sight sees and no adversarial violation, and hiding
-// no more cells than the sector model's (and some, on most crops).
+// at least 95% as many cells as the sector model's (and some, on most
+// crops). They may hide a few more: a cell is judged against its own
+// wedge's profile, where the sector model takes the lower of two.
 func TestLOSBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes ten small stores")
@@ -54,7 +56,7 @@ func TestLOSBench(t *testing.T) {
 		if r[col["false_hidden"]] != "0" || r[col["violations"]] != "0" {
 			t.Errorf("%s conservative: %s of %s checked hidden cells exactly visible, %s violations", r[col["crop"]], r[col["false_hidden"]], r[col["checked_hidden"]], r[col["violations"]])
 		}
-		if hidden > sectorHidden {
+		if float64(hidden) < 0.95*float64(sectorHidden) {
 			t.Errorf("%s: conservative hides %d cells, the sector model %d", r[col["crop"]], hidden, sectorHidden)
 		}
 	}

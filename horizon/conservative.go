@@ -13,8 +13,8 @@ import "math"
 // target at azimuth u and distance D is judged against the profile of the
 // lower of the two midlines bracketing u, whose wedge holds u (Model.k1;
 // the sector model takes the lower of both profiles, which with these
-// profiles would be valid too, but looser). If the target's slope is below a step's
-// (zlow(d)−eye)/d for some step at d < D, then where the true ray crosses
+// profiles would be valid too, but looser). If the target's slope is below
+// a step's (zlow(d)−eye)/d for some step at d < D, then where the true ray crosses
 // that arc — a point P at distance d on azimuth u — the ray's height is
 // below zlow(d), and zlow(d) ≤ surface(P): the ray passes under the
 // surface and the target is hidden. zlow(d) is the least value of the
@@ -56,9 +56,9 @@ import "math"
 // maximum: a patch's highest corner shows it without evaluating the
 // surface (chordLow), and the band's height skips whole chunks of steps
 // (BlockWorker.walkConservative). A line stops early on the sector model's
-// bound (consProfile). Measured (BenchmarkBlockConservative, 500² windows,
-// S = 1024): about 2.1× the sector model's block time, from 7.8× with one
-// lane at a time in float64.
+// bound (consProfile). Measured (BenchmarkBlockConservative, the
+// benchmark's windows, S = 1024): about 2.1× the sector model's block
+// time, from 7.8× with one lane at a time in float64.
 
 // consBorder is the border, in patches, of the conservative mode's patch
 // tables (consG2, consTop): the block engine reads 4×4 windows of them at
