@@ -38,6 +38,18 @@ type Options struct {
 	MaxSlope      float64 // steepest walkable step, rise over run (1 = 45°)
 	RespawnPerMin float64 // teleports per bot per minute (0: none)
 	Seed          uint64
+	// HotSpot draws waypoints near one place (the zero value: none).
+	HotSpot HotSpot
+}
+
+// HotSpot makes bots converge: each waypoint is, with probability Share,
+// a standable cell of the bots' area within RadiusM metres of cell (Col,
+// Row) — a contested objective, a market square — and otherwise any
+// standable cell, as without it. Bots still start anywhere.
+type HotSpot struct {
+	Col, Row int
+	RadiusM  float64
+	Share    float64 // 0 (none) to 1 (every waypoint)
 }
 
 // Defaults returns options that suit a terrain of the given cell spacing:
@@ -71,7 +83,8 @@ type Paths struct {
 // ErrNoRoom reports a terrain without a walkable component.
 var ErrNoRoom = errors.New("bots: no standable cells")
 
-// Run moves the bots. Errors: option errors, ErrNoRoom.
+// Run moves the bots. Errors: option errors, ErrNoRoom (also when the
+// bots' area has no cell within the hot spot's radius).
 func Run(t Terrain, o Options) (*Paths, error) {
 	switch {
 	case t.Width < 1 || t.Height < 1 || len(t.Elev) != t.Width*t.Height || (t.Nodata != nil && len(t.Nodata) != len(t.Elev)):
@@ -83,11 +96,27 @@ func Run(t Terrain, o Options) (*Paths, error) {
 	case !(o.TickSeconds > 0) || !(o.SpeedMS > 0) || !(o.MaxSlope > 0) || !(o.RespawnPerMin >= 0):
 		return nil, fmt.Errorf("bots: tick %g s, speed %g m/s, slope %g, respawns %g/min: want > 0 (respawns ≥ 0)",
 			o.TickSeconds, o.SpeedMS, o.MaxSlope, o.RespawnPerMin)
+	case !(o.HotSpot.Share >= 0 && o.HotSpot.Share <= 1):
+		return nil, fmt.Errorf("bots: hot spot share %g, want 0 to 1", o.HotSpot.Share)
+	case o.HotSpot.Share > 0 && (o.HotSpot.Col < 0 || o.HotSpot.Row < 0 || o.HotSpot.Col >= t.Width || o.HotSpot.Row >= t.Height || !(o.HotSpot.RadiusM > 0)):
+		return nil, fmt.Errorf("bots: hot spot at cell (%d,%d) with radius %g m: want a cell of the %d×%d grid and a radius > 0",
+			o.HotSpot.Col, o.HotSpot.Row, o.HotSpot.RadiusM, t.Width, t.Height)
 	}
 	w := newWalker(t, o.MaxSlope)
 	comp := w.largest()
 	if len(comp) == 0 {
 		return nil, ErrNoRoom
+	}
+	var hot []int32 // the hot spot's cells of the component
+	if hs := o.HotSpot; hs.Share > 0 {
+		for _, c := range comp {
+			if math.Hypot(float64(int(c)%t.Width-hs.Col)*t.Dx, float64(int(c)/t.Width-hs.Row)*t.Dy) <= hs.RadiusM {
+				hot = append(hot, c)
+			}
+		}
+		if len(hot) == 0 {
+			return nil, fmt.Errorf("%w within %g m of the hot spot (%d,%d): the bots' area lies farther", ErrNoRoom, hs.RadiusM, hs.Col, hs.Row)
+		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0xb075))
 	p := &Paths{Bots: o.Bots, Ticks: o.Ticks, Standable: len(comp),
@@ -114,7 +143,11 @@ func Run(t Terrain, o Options) (*Paths, error) {
 				left := step
 				for left > 0 {
 					if len(route) == 0 {
-						route = w.route(route[:0], int32(int(math.Round(y))*t.Width+int(math.Round(x))), comp[br.IntN(len(comp))])
+						to := comp
+						if hot != nil && br.Float64() < o.HotSpot.Share {
+							to = hot
+						}
+						route = w.route(route[:0], int32(int(math.Round(y))*t.Width+int(math.Round(x))), to[br.IntN(len(to))])
 						if len(route) == 0 {
 							break // the waypoint is where the bot stands
 						}

@@ -120,11 +120,15 @@ func TestRunErrors(t *testing.T) {
 	tr := ridge()
 	good := Options{Bots: 2, Ticks: 10, TickSeconds: 0.1, SpeedMS: 1, MaxSlope: 1}
 	for name, mut := range map[string]func(*Options, *Terrain){
-		"no bots":     func(o *Options, _ *Terrain) { o.Bots = 0 },
-		"no speed":    func(o *Options, _ *Terrain) { o.SpeedMS = 0 },
-		"NaN slope":   func(o *Options, _ *Terrain) { o.MaxSlope = math.NaN() },
-		"bad spacing": func(_ *Options, t *Terrain) { t.Dx = 0 },
-		"short elev":  func(_ *Options, t *Terrain) { t.Elev = t.Elev[:10] },
+		"no bots":       func(o *Options, _ *Terrain) { o.Bots = 0 },
+		"no speed":      func(o *Options, _ *Terrain) { o.SpeedMS = 0 },
+		"NaN slope":     func(o *Options, _ *Terrain) { o.MaxSlope = math.NaN() },
+		"bad spacing":   func(_ *Options, t *Terrain) { t.Dx = 0 },
+		"short elev":    func(_ *Options, t *Terrain) { t.Elev = t.Elev[:10] },
+		"hot share":     func(o *Options, _ *Terrain) { o.HotSpot = HotSpot{Col: 20, Row: 10, RadiusM: 5, Share: 1.5} },
+		"hot outside":   func(o *Options, _ *Terrain) { o.HotSpot = HotSpot{Col: 30, Row: 10, RadiusM: 5, Share: 1} },
+		"hot radius":    func(o *Options, _ *Terrain) { o.HotSpot = HotSpot{Col: 20, Row: 10, Share: 1} },
+		"hot on nodata": func(o *Options, _ *Terrain) { o.HotSpot = HotSpot{Col: 3, Row: 3, RadiusM: 1, Share: 1} },
 		"all nodata": func(_ *Options, t *Terrain) {
 			for i := range t.Nodata {
 				t.Nodata[i] = true
@@ -139,5 +143,49 @@ func TestRunErrors(t *testing.T) {
 	}
 	if _, err := Run(tr, good); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestHotSpot: with every waypoint at a hot spot the bots gather there —
+// most within its radius after a minute, against a few without it — and a
+// hot spot with share 0 changes no path.
+func TestHotSpot(t *testing.T) {
+	tr := ridge()
+	o := Options{Bots: 40, Ticks: 600, TickSeconds: 0.1, SpeedMS: 3, MaxSlope: 1, Seed: 4}
+	near := func(p *Paths, tk int) int {
+		n := 0
+		for b := range p.Bots {
+			c := p.Cells[tk*p.Bots+b]
+			if math.Hypot(float64(c[0]-22)*tr.Dx, float64(c[1]-12)*tr.Dy) <= 6 {
+				n++
+			}
+		}
+		return n
+	}
+	free, err := Run(tr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.HotSpot = HotSpot{Col: 22, Row: 12, RadiusM: 6, Share: 0}
+	same, err := Run(tr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(free.Cells, same.Cells) {
+		t.Error("a hot spot with share 0 changed the paths")
+	}
+	o.HotSpot.Share = 1
+	hot, err := Run(tr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := o.Ticks - 1
+	h, f := near(hot, last), near(free, last)
+	t.Logf("bots within 6 m of the hot spot after a minute: %d of 40 with it, %d without", h, f)
+	if h < 30 || f > 15 {
+		t.Errorf("bots within 6 m of the hot spot after a minute: %d of 40 with it, %d without", h, f)
+	}
+	if h := near(hot, 0); h > 15 {
+		t.Errorf("%d of 40 bots start at the hot spot", h)
 	}
 }

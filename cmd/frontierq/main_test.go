@@ -253,8 +253,16 @@ func TestSim(t *testing.T) {
 	if code != 0 || strings.Contains(out, "\nFB ") || strings.Contains(out, "FB: whole tick") || !strings.Contains(out, "\nCS ") || !strings.Contains(out, "\nGQ ") || !strings.Contains(out, "GQ per tick") {
 		t.Errorf("--schemes gq,CS (exit %d):\n%s", code, out)
 	}
+	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1", "--schemes", "CS,GQ", "--hotspot", "5,5,40", "--json")
+	if code != 0 || !strings.Contains(out, `"hot_spot": {`) || !strings.Contains(out, `"radius_m": 40`) {
+		t.Errorf("--hotspot (exit %d):\n%s", code, out)
+	}
 	for _, args := range [][]string{
 		{"sim", store, "--schemes", "CS,XX"},
+		{"sim", store, "--hotspot", "5,5"},
+		{"sim", store, "--hotspot", "5,5,0"},
+		{"sim", store, "--hotspot", "5,5,40,1.5"},
+		{"sim", store, "--hotspot", "5000,5,40"},
 		{"sim", store, "--bots", "1"},
 		{"sim", store, "--minutes", "-1"},
 		{"sim", store, "--predict", "0"},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	slope := fs.Float64("max-slope", 0, "steepest walkable step, rise over run (0: 1 on grids finer than 5 m, 0.5 on coarser ones)")
 	respawn := fs.Float64("respawn", 0, "teleports per bot per `minute`, like deaths in a match")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bots")
+	hotSpot := fs.String("hotspot", "", "make the bots converge: `col,row,metres[,share]`, waypoints within metres of cell col,row with probability share (default 1)")
 	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
 	aoi := fs.Float64("aoi-radius", 0, "AOI radius in `metres` (0: the distance holding 95% of the visible pairs)")
 	exactEvery := fs.Int("exact-every", 1000, "check one in `K` of FB's silent pair-ticks against the exact line of sight (0: none)")
@@ -64,6 +66,10 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
 			return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
 		}
+		hs, err := parseHotSpot(*hotSpot)
+		if err != nil {
+			return err
+		}
 		var only []interest.Scheme
 		if *schemes != "" {
 			for _, name := range strings.Split(*schemes, ",") {
@@ -87,6 +93,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if hs.Share > 0 && (hs.Col >= s.Width || hs.Row >= s.Height) {
+			return cli.Usagef("--hotspot cell (%d,%d) is outside the %d×%d grid of %s", hs.Col, hs.Row, s.Width, s.Height, pos[0])
+		}
 		need := simBytes(s, *nBots, ticks, only)
 		if avail := cli.AvailableMemory(); avail > 0 && need > avail/10*9 {
 			return fmt.Errorf("%d bots for %d ticks on %s need about %s of memory and %s is available: fewer bots or minutes, or --schemes without FB and FBP",
@@ -96,7 +105,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stderr, "frontierq sim: %d bots for %d ticks: about %s of memory with the store\n", *nBots, ticks, compress.FormatBytes(need))
 		}
 		bo := bots.Defaults(s.DxM, s.DyM)
-		bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed = *nBots, ticks, 1 / *hz, *respawn, *seed
+		bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin, bo.Seed, bo.HotSpot = *nBots, ticks, 1 / *hz, *respawn, *seed, hs
 		if *speed > 0 {
 			bo.SpeedMS = *speed
 		}
@@ -123,7 +132,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *asJSON {
 			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
 				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
-				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, JointRing: r.JointRing})
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, JointRing: r.JointRing, HotSpot: hotSpotJSON(hs)})
 		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
@@ -136,6 +145,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		fmt.Fprintf(stdout, "%s: %d bots, %d ticks at %g Hz, %.1f m/s, %d standable cells, %d respawns; %s/%s, FBP looks %d ticks ahead; AOI radius %.1f m\n",
 			terrain, r.Bots, r.Ticks, *hz, bo.SpeedMS, r.Standable, r.Respawns, opt.Method, opt.Merge, *predict, r.AOIRadiusM)
+		if hs.Share > 0 {
+			fmt.Fprintf(stdout, "hot spot: waypoints within %g m of cell (%d,%d) with probability %g\n", hs.RadiusM, hs.Col, hs.Row, hs.Share)
+		}
 		fmt.Fprintf(stdout, "%-6s %12s %10s %10s %8s %9s %9s %9s %10s %8s\n", "scheme", "packets", "per tick", "per client", "queries", "work p50", "work p99", "work max", "lifetime", "missed")
 		for _, row := range r.Rows {
 			fmt.Fprintf(stdout, "%-6s %12d %10.1f %10.2f %8d %7.3fms %7.3fms %7.3fms %9.1fs %8d\n", row.Scheme, row.Packets, row.PacketsPerTick,
@@ -213,6 +225,46 @@ type simJSON struct {
 	ExactMissed  int64        `json:"exact_missed"`
 	GQ           sim.GQCounts `json:"gq"`
 	JointRing    int          `json:"joint_ring_cells"`
+	HotSpot      *hotJSON     `json:"hot_spot,omitempty"`
+}
+
+// hotJSON is a run's hot spot (bots.HotSpot).
+type hotJSON struct {
+	Col     int     `json:"col"`
+	Row     int     `json:"row"`
+	RadiusM float64 `json:"radius_m"`
+	Share   float64 `json:"share"`
+}
+
+func hotSpotJSON(hs bots.HotSpot) *hotJSON {
+	if hs.Share == 0 {
+		return nil
+	}
+	return &hotJSON{hs.Col, hs.Row, hs.RadiusM, hs.Share}
+}
+
+// parseHotSpot parses --hotspot "col,row,metres[,share]" ("": none).
+func parseHotSpot(s string) (bots.HotSpot, error) {
+	if s == "" {
+		return bots.HotSpot{}, nil
+	}
+	bad := cli.Usagef("--hotspot %q: want col,row,metres[,share]: a cell, a radius > 0 in metres and a share in (0, 1]", s)
+	f := strings.Split(s, ",")
+	if len(f) != 3 && len(f) != 4 {
+		return bots.HotSpot{}, bad
+	}
+	col, err1 := strconv.Atoi(strings.TrimSpace(f[0]))
+	row, err2 := strconv.Atoi(strings.TrimSpace(f[1]))
+	radius, err3 := strconv.ParseFloat(strings.TrimSpace(f[2]), 64)
+	share, err4 := 1.0, error(nil)
+	if len(f) == 4 {
+		share, err4 = strconv.ParseFloat(strings.TrimSpace(f[3]), 64)
+	}
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || col < 0 || row < 0 ||
+		!(radius > 0 && radius <= 1e7) || !(share > 0 && share <= 1) {
+		return bots.HotSpot{}, bad
+	}
+	return bots.HotSpot{Col: col, Row: row, RadiusM: radius, Share: share}, nil
 }
 
 // schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".
