@@ -43,6 +43,7 @@ type simRun struct {
 	TickS     float64       `json:"tick_s"`
 	SpeedMS   float64       `json:"speed_m_s"`
 	Respawn   float64       `json:"respawn_per_min"`
+	HotSpot   bots.HotSpot  `json:"hot_spot"`
 	Extend    bool          `json:"extend"`
 	BudgetMS  float64       `json:"budget_ms"`
 	Predict   int           `json:"predict_ticks"`
@@ -86,6 +87,9 @@ type simVariant struct {
 	extend   bool
 	budgetMS float64
 	respawn  float64
+	// hot, when > 0, sends every waypoint within hot × the grid's longer
+	// extent of the grid's centre cell (bots.HotSpot).
+	hot float64
 }
 
 func runSimBench(args []string, stdout, stderr io.Writer) error {
@@ -95,7 +99,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	botsFlag := fs.String("bots", "16,32,64,128,256", "bot `counts`")
 	minutes := fs.Float64("minutes", 5, "simulated `minutes` at 10 Hz")
 	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
-	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns); 0: none")
+	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns, a hot spot); 0: none")
 	jobs := fs.Int("jobs", 2, "simulations at once (each runs its frontier queries on one goroutine)")
 	out := fs.String("out", "", "results `dir` (default bench/results/<date>/sim)")
 	replot := fs.String("replot", "", "redraw the CSVs and plots of this results `dir` from its runs/*.json")
@@ -136,6 +140,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 		{name: "plain", extend: false},
 		{name: "budget5ms", extend: true, budgetMS: 5},
 		{name: "respawn", extend: true, respawn: 0.5},
+		{name: "hotspot", extend: true, hot: 0.1},
 	}
 	type world struct {
 		name, path string
@@ -208,6 +213,10 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, v simVariant, log io.Writer) (*simRun, error) {
 	bo := bots.Defaults(s.DxM, s.DyM)
 	bo.Bots, bo.Ticks, bo.RespawnPerMin = n, int(minutes*600), v.respawn
+	if v.hot > 0 {
+		bo.HotSpot = bots.HotSpot{Col: s.Width / 2, Row: s.Height / 2, Share: 1,
+			RadiusM: v.hot * max(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM)}
+	}
 	cfg := sim.Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: v.extend, Predict: predict,
 		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2}
 	start := time.Now()
@@ -224,7 +233,7 @@ func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, m
 	}
 	fmt.Fprintf(log, "%s %d bots %s: done in %.0f s\n", terrain, n, v.name, time.Since(start).Seconds())
 	run := &simRun{Terrain: terrain, Store: path, Variant: v.name, Bots: n, Ticks: r.Ticks, TickS: bo.TickSeconds,
-		SpeedMS: bo.SpeedMS, Respawn: v.respawn, Extend: v.extend, BudgetMS: v.budgetMS, Predict: predict,
+		SpeedMS: bo.SpeedMS, Respawn: v.respawn, HotSpot: bo.HotSpot, Extend: v.extend, BudgetMS: v.budgetMS, Predict: predict,
 		Seconds: time.Since(start).Seconds(), Rows: r.Rows, PerSecond: r.PerSecond,
 		Extra: simExtra{AOIRadiusM: r.AOIRadiusM, Standable: r.Standable, Respawns: r.Respawns, ExactChecked: r.ExactChecked,
 			ExactMissed: r.ExactMissed, TickP99MS: r.TickP99MS, TickMaxMS: r.TickMaxMS, FBLeft: r.FBLeft, Extensions: r.Extensions,

@@ -47,9 +47,10 @@ type Options struct {
 // Row) — a contested objective, a market square — and otherwise any
 // standable cell, as without it. Bots still start anywhere.
 type HotSpot struct {
-	Col, Row int
-	RadiusM  float64
-	Share    float64 // 0 (none) to 1 (every waypoint)
+	Col     int     `json:"col"`
+	Row     int     `json:"row"`
+	RadiusM float64 `json:"radius_m"`
+	Share   float64 `json:"share"` // 0 (none) to 1 (every waypoint)
 }
 
 // Defaults returns options that suit a terrain of the given cell spacing:

@@ -210,37 +210,30 @@ func simBytes(s *compress.Store, bots, ticks int, schemes []interest.Scheme) int
 
 // simJSON is sim --json's report.
 type simJSON struct {
-	Terrain      string       `json:"terrain"`
-	Bots         int          `json:"bots"`
-	Ticks        int          `json:"ticks"`
-	Hz           float64      `json:"hz"`
-	SpeedMS      float64      `json:"speed_m_per_s"`
-	Standable    int          `json:"standable_cells"`
-	Respawns     int          `json:"respawns"`
-	Method       string       `json:"method"`
-	Merge        string       `json:"merge"`
-	AOIRadiusM   float64      `json:"aoi_radius_m"`
-	Rows         []sim.Row    `json:"schemes"`
-	ExactChecked int64        `json:"exact_checked"` // FB's silent pair-ticks checked against exact line of sight
-	ExactMissed  int64        `json:"exact_missed"`
-	GQ           sim.GQCounts `json:"gq"`
-	JointRing    int          `json:"joint_ring_cells"`
-	HotSpot      *hotJSON     `json:"hot_spot,omitempty"`
+	Terrain      string        `json:"terrain"`
+	Bots         int           `json:"bots"`
+	Ticks        int           `json:"ticks"`
+	Hz           float64       `json:"hz"`
+	SpeedMS      float64       `json:"speed_m_per_s"`
+	Standable    int           `json:"standable_cells"`
+	Respawns     int           `json:"respawns"`
+	Method       string        `json:"method"`
+	Merge        string        `json:"merge"`
+	AOIRadiusM   float64       `json:"aoi_radius_m"`
+	Rows         []sim.Row     `json:"schemes"`
+	ExactChecked int64         `json:"exact_checked"` // FB's silent pair-ticks checked against exact line of sight
+	ExactMissed  int64         `json:"exact_missed"`
+	GQ           sim.GQCounts  `json:"gq"`
+	JointRing    int           `json:"joint_ring_cells"`
+	HotSpot      *bots.HotSpot `json:"hot_spot,omitempty"`
 }
 
-// hotJSON is a run's hot spot (bots.HotSpot).
-type hotJSON struct {
-	Col     int     `json:"col"`
-	Row     int     `json:"row"`
-	RadiusM float64 `json:"radius_m"`
-	Share   float64 `json:"share"`
-}
-
-func hotSpotJSON(hs bots.HotSpot) *hotJSON {
+// hotSpotJSON returns hs, or nil when there is none.
+func hotSpotJSON(hs bots.HotSpot) *bots.HotSpot {
 	if hs.Share == 0 {
 		return nil
 	}
-	return &hotJSON{hs.Col, hs.Row, hs.RadiusM, hs.Share}
+	return &hs
 }
 
 // parseHotSpot parses --hotspot "col,row,metres[,share]" ("": none).
