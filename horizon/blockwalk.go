@@ -200,8 +200,8 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 			// on the benchmark windows but cost as much as it saved.)
 			end := min((c+1)<<stepShift, n-e)
 			near, far := float32(1/m.consDist(k, i)), float32(1/m.consDist(k, end))
-			zc := padStop(bw.stop[min(c, chunks-1)]) + m.consStopPad[k]
-			for b := 0; b < Lanes && c < chunks; b++ {
+			zc := padStop(bw.stop[c]) + m.consStopPad[k] // c < chunks: i ≤ n
+			for b := range Lanes {
 				h := zc - bw.eye[b]
 				bound := h * far
 				if h >= 0 {

@@ -30,8 +30,8 @@ import "math"
 // half a step before the target's distance, and the ray leaves the
 // target's cell within half a step along the midline's own direction, but
 // within a little more at the wedge's other directions. So each arc lies
-// consPull[k] metres nearer than its step (consMargin; a few thousandths
-// of a step at S = 1024), or, where that would not do (cells far from
+// consPull[k] metres nearer than its step (consMargin; at most 0.003 of a
+// step at S = 1024 on square cells), or, where that would not do (cells far from
 // square), the slots are shifted by whole steps (consShift). The first
 // arc lies outside the observer's own cell likewise.
 //
@@ -65,7 +65,7 @@ import "math"
 // lane 0's patch, which may lie up to BlockSide−1 patches outside the grid.
 const consBorder = BlockSide
 
-// patchSlope builds, once per Model, the conservative mode's patch tables
+// patchTables builds, once per Model, the conservative mode's patch tables
 // over the bilinear patches (px, py) of the grid, px < pw = max(W−1, 1),
 // py < ph = max(H−1, 1), each padded by consBorder patches (zeros) and
 // row-major over pw+2·consBorder columns (consIndex):
@@ -78,8 +78,10 @@ const consBorder = BlockSide
 //     corner; chordLow subtracts consPad, which exceeds segLow's rounding).
 //
 // and consPad, the rounding allowance in metres: 8·10⁻⁶ of the terrain's
-// largest magnitude (elevation or eye) plus 1 µm.
-func (m *Model) patchSlope() {
+// largest magnitude (elevation or eye) plus 1 µm; and per sector
+// consStopPad, the early stops' allowance in metres for the arcs' pull-in
+// (the steepest slope times the pull and the directions' rounding).
+func (m *Model) patchTables() {
 	m.consOnce.Do(func() {
 		W, H := m.t.Width, m.t.Height
 		pw, ph := max(W-1, 1), max(H-1, 1)
@@ -185,7 +187,7 @@ func (m *Model) consMargin(k int, exit float64) (shift int, pull float32) {
 // (Worker) compute their chords instead: the table costs about as much as
 // a few viewsheds.
 func (m *Model) segTable() {
-	m.patchSlope()
+	m.patchTables()
 	m.segOnce.Do(m.buildSegTable)
 }
 
@@ -208,7 +210,7 @@ func (m *Model) buildSegTable() {
 		n := 0
 		for k := range S {
 			if i <= int(m.secMax[k]) {
-				scratch, _, _, _ = m.consGeometry(k, i, scratch)
+				scratch = m.consChord(k, i, scratch)
 				n += len(scratch)
 			}
 		}
@@ -221,7 +223,7 @@ func (m *Model) buildSegTable() {
 	for k := range S {
 		for i := 1; i <= L; i++ {
 			if i <= int(m.secMax[k]) {
-				scratch, _, _, _ = m.consGeometry(k, i, scratch)
+				scratch = m.consChord(k, i, scratch)
 				tab = append(tab, scratch...)
 			}
 			off[k*L+i] = int32(len(tab))
@@ -386,29 +388,27 @@ func (m *Model) chordLow(col, row int, segs []consSeg, bulge, drop, eye, inv, cu
 }
 
 // consBulge returns the slack in cells per cell of slope at step i of
-// sector k: the arc's sagitta, rounded up so that the float32 product with
+// sector k: the sagitta of an arc at the step's distance (at least the
+// pulled-in arc's, consDist), rounded up so that the float32 product with
 // a patch's g2 is never below the exact one.
 func (m *Model) consBulge(k, i int) float32 {
 	return float32(m.consSlack * float64(i) * m.secStep[k] * (1 + 0x1p-18))
 }
 
 // consStep returns step i of sector k's chord segments for an observer at
-// cell (0,0) — the arc at distance d = consDist(k, i) metres from midline k
-// to midline k+1 — from the segment table (segTable, which must be built)
-// when it holds the step, else computed into *scratch (consGeometry); and
-// the step's slack per cell of slope (consBulge), Earth-curvature drop in
-// metres and 1/d. The segments are read-only.
+// cell (0,0) from the segment table (segTable, which must be built) when
+// it holds the step, else computed into *scratch (consChord), and the
+// step's scalars (consScalars). The segments are read-only.
 func (m *Model) consStep(k, i int, scratch *[]consSeg) (segs []consSeg, bulge, drop, inv float32) {
 	if i <= m.consL {
 		o := k*m.consL + i
 		segs = m.consTab[m.consOff[o-1]:m.consOff[o]]
-		if m.secDrop != nil {
-			drop = float32(m.secDrop[k] * float32(i*i))
-		}
-		return segs, m.consBulge(k, i), drop, float32(1 / m.consDist(k, i))
+	} else {
+		*scratch = m.consChord(k, i, *scratch)
+		segs = *scratch
 	}
-	*scratch, bulge, drop, inv = m.consGeometry(k, i, *scratch)
-	return *scratch, bulge, drop, inv
+	bulge, drop, inv = m.consScalars(k, i)
+	return segs, bulge, drop, inv
 }
 
 // consDist returns the distance in metres of step i's arc of sector k: the
@@ -417,18 +417,26 @@ func (m *Model) consDist(k, i int) float64 {
 	return float64(i)*m.secStep[k] - float64(m.consPull[k])
 }
 
-// consGeometry computes consStep's values, the segments appended to
-// segs[:0].
-func (m *Model) consGeometry(k, i int, segs []consSeg) (_ []consSeg, bulge, drop, inv float32) {
+// consChord appends to segs[:0] the segments (chordSegs) of step i's
+// chord of sector k for an observer at cell (0,0): the arc at distance d =
+// consDist(k, i) metres from midline k to midline k+1.
+func (m *Model) consChord(k, i int, segs []consSeg) []consSeg {
 	dir := m.consDir[k]
 	d := m.consDist(k, i)
 	// Converted: a product feeding a subtraction may not be fused.
 	x0, y0 := float64(d*float64(dir[0])), float64(d*float64(dir[1]))
 	x1, y1 := float64(d*float64(dir[2])), float64(d*float64(dir[3]))
+	return chordSegs(x0, y0, x1, y1, segs[:0])
+}
+
+// consScalars returns step i of sector k's slack per cell of slope
+// (consBulge), Earth-curvature drop in metres (the step's, at least the
+// arc's) and 1/d, d = consDist(k, i) metres.
+func (m *Model) consScalars(k, i int) (bulge, drop, inv float32) {
 	if m.secDrop != nil {
 		drop = float32(m.secDrop[k] * float32(i*i))
 	}
-	return chordSegs(x0, y0, x1, y1, segs[:0]), m.consBulge(k, i), drop, float32(1 / d)
+	return m.consBulge(k, i), drop, float32(1 / m.consDist(k, i))
 }
 
 // walkConservative fills the profiles of all sectors for the observer at
@@ -464,7 +472,7 @@ func (w *Worker) walkConservative(col, row int) {
 // chunk's end, no later step can raise it and the remaining slots repeat
 // it.
 func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, shift uint, scratch *[]consSeg) {
-	m.patchSlope()
+	m.patchTables()
 	negInf := float32(math.Inf(-1))
 	e := m.consShift[k]
 	for j := 0; j < len(prof) && j <= e; j++ {
@@ -472,9 +480,9 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 	}
 	cur := negInf
 	for i := 1; i+e < len(prof); i++ {
-		var bulge, drop, inv float32
-		*scratch, bulge, drop, inv = m.consGeometry(k, i, *scratch)
+		*scratch = m.consChord(k, i, *scratch)
 		segs := *scratch
+		bulge, drop, inv := m.consScalars(k, i)
 		if z, in := m.chordLow(col, row, segs, bulge, drop, eye, inv, cur); in {
 			if s := (z - drop - eye) * inv; s > cur {
 				cur = s

@@ -197,7 +197,7 @@ func TestConservativeBytes(t *testing.T) {
 		for k := range p.Sectors {
 			for i := 1; i <= m.consL && i <= int(m.secMax[k]); i += 7 {
 				got, _, _, _ := m.consStep(k, i, &scratch)
-				want, _, _, _ := m.consGeometry(k, i, nil)
+				want := m.consChord(k, i, nil)
 				if !slices.Equal(got, want) {
 					t.Fatalf("%d×%d: sector %d step %d: the table holds %v, the geometry %v", ter.Width, ter.Height, k, i, got, want)
 				}

@@ -154,7 +154,7 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
-	// Conservative mode: the padded patch tables (patchSlope: twice the
+	// Conservative mode: the padded patch tables (patchTables: twice the
 	// patches' slope bounds in metres per cell and their highest corners,
 	// consGW patches per row) and the rounding allowance consPad in
 	// metres, built on first use; per sector the profile's shift in steps
@@ -173,7 +173,7 @@ type Model struct {
 	consL       int
 	consShift   []int
 	consPull    []float32 // metres: the arcs lie this much nearer than their steps (consMargin)
-	consStopPad []float32 // metres: the early stops' allowance for that (patchSlope)
+	consStopPad []float32 // metres: the early stops' allowance for that (patchTables)
 	consDir     [][4]float32
 	consSlack   float64
 

@@ -16,8 +16,10 @@ import (
 
 // TestConservativeStoreAudits: on a real HGT window baked uncapped in the
 // conservative mode, no hidden cell of 8 observers' stored PVSs is exactly
-// visible and the adversarial search finds no candidate; the sector
-// model's store of the same window hides more cells.
+// visible and the adversarial search finds no candidate; it hides at
+// least 95% as many cells as the sector model's store of the same window
+// (it may hide a few more: a cell is judged against its own wedge's
+// profile, where the sector model takes the lower of two).
 func TestConservativeStoreAudits(t *testing.T) {
 	src := "../../../shared/data/N44W072.hgt"
 	if _, err := os.Stat(src); err != nil {
@@ -61,7 +63,7 @@ func TestConservativeStoreAudits(t *testing.T) {
 			t.Errorf("conservative store: %d exactly visible hidden cells, %d candidates, %d violations", fh.FalseHidden, adv.Candidates, adv.Violations)
 		}
 	}
-	if hidden[true] > hidden[false] {
+	if float64(hidden[true]) < 0.95*float64(hidden[false]) {
 		t.Errorf("conservative store hides %d cells, the sector model's %d", hidden[true], hidden[false])
 	}
 }
