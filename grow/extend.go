@@ -47,7 +47,7 @@ func (gr *Grower) Extend(r *Result, side int, c [2]int) (bool, error) {
 			return false, nil
 		}
 	}
-	m := mortonCode(c[0], c[1])
+	m := quadpvs.MortonCode(c[0], c[1])
 	k, _ := slices.BinarySearch(f.morton, m)
 	f.morton = slices.Insert(f.morton, k, m)
 	f.Quads = slices.Insert(f.Quads, k, Quad{0, c[0], c[1]})

@@ -100,7 +100,7 @@ func (q Quad) Parent() Quad { return Quad{q.Level + 1, q.X >> 1, q.Y >> 1} }
 // Morton returns the Morton code of q's top-left cell (column bits even,
 // row bits odd): the quads inside q are those whose code lies in
 // [q.Morton(), q.Morton()+4^q.Level) and whose level is at most q's.
-func (q Quad) Morton() uint64 { return mortonCode(q.Col(), q.Row()) }
+func (q Quad) Morton() uint64 { return quadpvs.MortonCode(q.Col(), q.Row()) }
 
 // Holds reports whether quad q holds cell (col, row).
 func (q Quad) Holds(col, row int) bool { return col>>q.Level == q.X && row>>q.Level == q.Y }
@@ -125,7 +125,7 @@ func (f *Frontier) Contains(col, row int) bool {
 	if col < 0 || row < 0 || col >= f.g.Width || row >= f.g.Height {
 		return false
 	}
-	m := mortonCode(col, row)
+	m := quadpvs.MortonCode(col, row)
 	lo, hi := 0, len(f.morton)
 	for lo < hi { // first quad starting after m
 		mid := (lo + hi) / 2
@@ -213,17 +213,3 @@ func New(h *quadpvs.Hierarchy, elev []float32, nodata []bool) (*Grower, error) {
 // Geometry returns the quad geometry of the grower's terrain.
 func (gr *Grower) Geometry() quadpvs.Geometry { return gr.g }
 
-// mortonCode interleaves the bits of col (even bits) and row (odd bits).
-func mortonCode(col, row int) uint64 {
-	return spread(uint64(col)) | spread(uint64(row))<<1
-}
-
-func spread(v uint64) uint64 {
-	v &= 0xffffffff
-	v = (v | v<<16) & 0x0000ffff0000ffff
-	v = (v | v<<8) & 0x00ff00ff00ff00ff
-	v = (v | v<<4) & 0x0f0f0f0f0f0f0f0f
-	v = (v | v<<2) & 0x3333333333333333
-	v = (v | v<<1) & 0x5555555555555555
-	return v
-}

@@ -187,6 +187,22 @@ func (gr *Grower) QuadsHidden(p, q Quad) bool {
 	return !p.Overlaps(q) && gr.mutuallyHidden(p, q)
 }
 
+// Hides reports whether quad p's PVS marks quad q hidden: no cell of p
+// sees any cell of q (the PVS holds the union of p's cells' per-point PVSs,
+// capped towards visible). It is one direction of QuadsHidden, which a
+// caller may certify with different quads each way: p's PVS hides q and
+// that of a quad holding q hides p. Both quads must lie on the store's
+// hierarchy; it does not check. Safe for concurrent use.
+func (gr *Grower) Hides(p, q Quad) bool {
+	t := gr.pvs(p)
+	return t.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden
+}
+
+// PVS returns quad q's PVS in the store's hierarchy (a view of the store's
+// memory, not to be changed), for walks such as quadpvs.Tree.QuadStatuses.
+// q must lie on the hierarchy. Safe for concurrent use.
+func (gr *Grower) PVS(q Quad) quadpvs.Tree { return gr.pvs(q) }
+
 // mutuallyHidden: each quad's PVS marks the other hidden.
 // The second tree is only read when the first test passes.
 func (gr *Grower) mutuallyHidden(p, q Quad) bool {
@@ -462,7 +478,7 @@ func (gr *Grower) adjacent(s *Scratch, p *player, c Quad, n int) bool {
 func (gr *Grower) result(p *player, f *Frontier) {
 	f.Quads = append(f.Quads[:0], p.quads...)
 	slices.SortFunc(f.Quads, func(a, b Quad) int {
-		ma, mb := mortonCode(a.Col(), a.Row()), mortonCode(b.Col(), b.Row())
+		ma, mb := quadpvs.MortonCode(a.Col(), a.Row()), quadpvs.MortonCode(b.Col(), b.Row())
 		switch {
 		case ma < mb:
 			return -1
@@ -473,7 +489,7 @@ func (gr *Grower) result(p *player, f *Frontier) {
 	})
 	f.morton = f.morton[:0]
 	for _, q := range f.Quads {
-		f.morton = append(f.morton, mortonCode(q.Col(), q.Row()))
+		f.morton = append(f.morton, quadpvs.MortonCode(q.Col(), q.Row()))
 	}
 	f.Points = p.points
 }

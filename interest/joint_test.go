@@ -21,9 +21,12 @@ import (
 func TestJointGuarantee(t *testing.T) {
 	for _, wc := range guaranteeWorlds {
 		w := newWorld(t, wc.name, wc.win, wc.nodes)
-		for _, opt := range []JointOptions{{}, {MaxLevel: 2}} {
-			t.Run(fmt.Sprintf("%s/cap%d/L%d", wc.name, wc.nodes, opt.MaxLevel), func(t *testing.T) {
-				const n, ticks = 12, 300
+		for _, c := range []struct {
+			opt      JointOptions
+			n, ticks int
+		}{{JointOptions{}, 12, 300}, {JointOptions{MaxLevel: 2}, 12, 300}, {JointOptions{}, 48, 60}} {
+			opt, n, ticks := c.opt, c.n, c.ticks
+			t.Run(fmt.Sprintf("%s/cap%d/L%d/%d", wc.name, wc.nodes, opt.MaxLevel, n), func(t *testing.T) {
 				jt, err := NewJoint(w.gr, n, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -114,19 +117,20 @@ func TestJointGuarantee(t *testing.T) {
 	}
 }
 
-// certified reports whether quads holding p and q (p, q or ancestors) are
-// mutually hidden by the store: the coordinator certifies a silent pair by
-// a partner's side or by a quad holding a run of partners' sides.
+// certified reports whether p and q are disjoint and each is hidden by the
+// store's PVS of a quad holding the other (that quad or an ancestor): the
+// coordinator certifies a side by its own PVS and by the PVS of a quad
+// holding a run of sides.
 func certified(gr *grow.Grower, p, q grow.Quad) bool {
-	K := gr.Geometry().K
-	for a := p; a.Level <= K; a = a.Parent() {
-		for b := q; b.Level <= K; b = b.Parent() {
-			if gr.QuadsHidden(a, b) {
+	hiddenBy := func(p, q grow.Quad) bool {
+		for a := p; a.Level <= gr.Geometry().K; a = a.Parent() {
+			if gr.Hides(a, q) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	return !p.Overlaps(q) && hiddenBy(p, q) && hiddenBy(q, p)
 }
 
 // sidesSee looks for a cell of quad p and one of quad q (inside the grid)

@@ -60,3 +60,24 @@ func (g Geometry) cellsIn(p quadPos) int {
 	}
 	return w * h
 }
+
+// MortonCode returns the Morton (Z-order) code of cell (col,row): the bits
+// of col at the even positions, those of row at the odd ones, so that the
+// quad of level l at (x,y) holds exactly the cells whose codes lie in
+// [MortonCode(x<<l, y<<l), +4^l) — the order of a tree's children
+// (top-left, top-right, bottom-left, bottom-right). col and row must lie in
+// 0…2^32-1.
+func MortonCode(col, row int) uint64 {
+	return spread(uint64(col)) | spread(uint64(row))<<1
+}
+
+// spread moves bit i of v's low 32 bits to bit 2i.
+func spread(v uint64) uint64 {
+	v &= 0xffffffff
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	v = (v | v<<4) & 0x0f0f0f0f0f0f0f0f
+	v = (v | v<<2) & 0x3333333333333333
+	v = (v | v<<1) & 0x5555555555555555
+	return v
+}

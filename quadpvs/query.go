@@ -144,3 +144,75 @@ func (t *Tree) AnyVisible(g Geometry, overlaps func(l, x, y int) bool, stack []u
 	}
 	return false, stack
 }
+
+// QuadStatuses sets dst[i] to t.QuadStatus(g, levels[i], x, y) for n =
+// len(keys) quads at once, the quad i being the one of level levels[i]
+// whose top-left cell has Morton code keys[i] (MortonCode). The keys must
+// ascend and, among equal keys, the levels descend; every quad must
+// intersect the terrain; len(levels) and len(dst) must be at least n. It
+// walks the tree once, depth first, entering only nodes whose cells hold a
+// quad's top-left cell: a leaf answers every quad under it, so the cost is at
+// most the tree's size and at most one step per level per quad, where n
+// QuadStatus calls take n·(K−l) steps, each from the root. Safe for
+// concurrent use on one tree.
+func (t *Tree) QuadStatuses(g Geometry, keys []uint64, levels []int8, dst []Status) {
+	if len(keys) == 0 {
+		return
+	}
+	w := statusWalk{v: newView(t), keys: keys, levels: levels[:len(keys)], dst: dst[:len(keys)]}
+	w.walk(-1, 0, g.K, 0, 0, len(keys))
+}
+
+// statusWalk is QuadStatuses' depth-first walk.
+type statusWalk struct {
+	v      view
+	keys   []uint64
+	levels []int8
+	dst    []Status
+}
+
+// walk answers quads lo…hi-1, all inside the node at position pos of tree id
+// (view), of level l whose top-left cell has Morton code m.
+func (w *statusWalk) walk(id int32, pos, l int, m uint64, lo, hi int) {
+	id, pos, s := w.v.follow(id, pos, w.v.at(id).code(pos))
+	// Quads equal to the node come first (the levels descend).
+	for lo < hi && w.keys[lo] == m && int(w.levels[lo]) == l {
+		w.dst[lo] = s
+		lo++
+	}
+	if lo == hi {
+		return
+	}
+	if s != Unknown || l == 0 {
+		for i := lo; i < hi; i++ {
+			w.dst[i] = s
+		}
+		return
+	}
+	base := w.v.at(id).childBase(pos)
+	span := uint64(1) << (2 * (l - 1))
+	for k := range 4 {
+		if lo == hi {
+			return
+		}
+		end := hi
+		if k < 3 {
+			// The first quad past child k: a lower bound over keys[lo:hi].
+			lim := m + uint64(k+1)*span
+			a, b := lo, hi
+			for a < b {
+				h := int(uint(a+b) >> 1)
+				if w.keys[h] < lim {
+					a = h + 1
+				} else {
+					b = h
+				}
+			}
+			end = a
+		}
+		if end > lo {
+			w.walk(id, base+k, l-1, m+uint64(k)*span, lo, end)
+		}
+		lo = end
+	}
+}

@@ -69,6 +69,8 @@ func checkShared(t *testing.T, h, s *Hierarchy, rng *rand.Rand) {
 			t.Fatalf("quad %d: expands to %d codes, %d nodes, root %v; want %d, %d, %v", i, ex.Len(), b.Nodes(), b.Root(), a.Len(), a.Nodes(), a.Root())
 		}
 		if i%7 == 0 {
+			keys, levels := randomQuads(rng, g, 50)
+			checkStatuses(t, g, &b, keys, levels)
 			for l := range g.Levels() {
 				qc, qr := g.QuadsAcross(l)
 				for y := range qr {

@@ -178,9 +178,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		}
 		per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
-		fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups per exit\n",
+		fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups and %.1f tree walks per exit\n",
 			per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2,
-			float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)))
+			float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)), float64(r.GQ.Walks)/float64(max(1, r.GQ.Uplinks)))
 		return nil
 	}
 	return c

@@ -493,6 +493,7 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		r.GQ.Flips += int64(res.Flips)
 		r.GQ.Open += int64(res.Open)
 		r.GQ.Lookups += res.Lookups
+		r.GQ.Walks += res.Walks
 		for i := range n {
 			for j := range n {
 				if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
@@ -519,6 +520,7 @@ type GQCounts struct {
 	Flips         int64 `json:"flips"`
 	Open          int64 `json:"open"`
 	Lookups       int64 `json:"lookups"`
+	Walks         int64 `json:"walks"`
 }
 
 // snapshot keeps tick tk's bots, exchanges and bot 0's largest frontier.
