@@ -84,8 +84,12 @@ type Paths struct {
 // ErrNoRoom reports a terrain without a walkable component.
 var ErrNoRoom = errors.New("bots: no standable cells")
 
-// Run moves the bots. Errors: option errors, ErrNoRoom (also when the
-// bots' area has no cell within the hot spot's radius).
+// Run moves the bots: each starts on a random standable cell, already
+// walked a random part of a cell's width along its first route (so that
+// bots do not change cells in waves, all in the same ticks), and walks from
+// waypoint to waypoint along shortest walkable routes at SpeedMS. Errors:
+// option errors, ErrNoRoom (also when the bots' area has no cell within the
+// hot spot's radius).
 func Run(t Terrain, o Options) (*Paths, error) {
 	switch {
 	case t.Width < 1 || t.Height < 1 || len(t.Elev) != t.Width*t.Height || (t.Nodata != nil && len(t.Nodata) != len(t.Elev)):
@@ -140,8 +144,14 @@ func Run(t Terrain, o Options) (*Paths, error) {
 				x, y, route = float64(cur%t.Width), float64(cur/t.Width), route[:0]
 				p.Respawned[k] = true
 				px, py = x, y
-			} else if tk > 0 {
+			} else {
 				left := step
+				if tk == 0 {
+					// A random start along the first route: bots that all
+					// left cell centres at tick 0 at one speed would cross
+					// cell edges in lockstep, every bot in the same ticks.
+					left = br.Float64() * max(t.Dx, t.Dy)
+				}
 				for left > 0 {
 					if len(route) == 0 {
 						to := comp

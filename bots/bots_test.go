@@ -189,3 +189,32 @@ func TestHotSpot(t *testing.T) {
 		t.Errorf("%d of 40 bots start at the hot spot", h)
 	}
 }
+
+// TestOutOfStep: bots start at random points of their first route, so their
+// cell changes spread over the ticks instead of coming in waves (bots all
+// leaving cell centres at one speed at tick 0 used to change cell in the
+// same ticks: more than half of them at once).
+func TestOutOfStep(t *testing.T) {
+	tr := Terrain{Width: 64, Height: 64, Elev: make([]float32, 64*64), Dx: 1, Dy: 1}
+	o := Options{Bots: 400, Ticks: 60, TickSeconds: 0.1, SpeedMS: 1.4, MaxSlope: 1, Seed: 3}
+	p, err := Run(tr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, most := 0, 0
+	for tk := 1; tk < o.Ticks; tk++ {
+		changes := 0
+		for b := range o.Bots {
+			if p.Cells[tk*o.Bots+b] != p.Cells[(tk-1)*o.Bots+b] {
+				changes++
+			}
+		}
+		total += changes
+		most = max(most, changes)
+	}
+	mean := float64(total) / float64(o.Ticks-1)
+	if float64(most) > 2*mean {
+		t.Errorf("at most %d of %d bots change cell in a tick, %.1f on average: waves", most, o.Bots, mean)
+	}
+	t.Logf("at most %d of %d bots change cell in a tick, %.1f on average", most, o.Bots, mean)
+}

@@ -59,6 +59,9 @@ type Joint struct {
 	isPart []bool           // scratch: j ∈ H
 	st     []quadpvs.Status // scratch: a walk's status of each side in order
 	pre    []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
+	pend   []int32          // scratch: candidates (positions in order) to certify one by one
+	pq     []grow.Quad      // scratch: their sides
+	hid    []bool           // scratch: grow.Grower.HidesEach's answers
 	near   []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
 	// The placed players sorted by the Morton code of their side's top-left
 	// cell (key), with their sides' levels: the players whose sides lie in
@@ -371,7 +374,15 @@ func (jt *Joint) exit(i int) {
 		jt.pre = append(jt.pre, c)
 	}
 	// The other direction, a quad of sides at a time where it can.
+	jt.pend = jt.pend[:0]
 	jt.partners(q, grow.Quad{Level: g.K}, 0, no)
+	jt.hidesEach(jt.pend, q)
+	for k, x := range jt.pend {
+		if jt.hid[k] {
+			jt.part = append(jt.part, x)
+			jt.isPart[jt.order[x]] = true
+		}
+	}
 	for x, j := range jt.order {
 		if !jt.isPart[j] && jt.lvl[x] > 0 {
 			jt.nearCell(q, int(j))
@@ -428,15 +439,16 @@ type group struct {
 
 // leafRun is the number of candidate sides partners tests one by one
 // rather than splitting their quad further.
-const leafRun = 4
+const leafRun = 8
 
 // partners certifies the second direction for the candidate sides (those
 // the exit quad c's PVS hides, counted by jt.pre) among the placed players
 // whose sides lie in quad Q, the run order[lo:hi]: for all of them at once
 // when Q's PVS hides c (Q's PVS holds its cells', so no cell of those sides
-// sees c), otherwise by Q's four children, and one by one (each side's PVS)
-// for short runs. Partners are marked in jt.isPart; those certified one by
-// one go to jt.part (as positions in order), runs to jt.groups.
+// sees c), otherwise by Q's four children; the candidates of short runs go
+// to jt.pend, for the caller to certify one by one (each side's PVS). Runs
+// certified at once go to jt.groups and their members are marked in
+// jt.isPart.
 func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 	cand := int(jt.pre[hi] - jt.pre[lo])
 	if cand == 0 {
@@ -480,16 +492,22 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 		return
 	}
 	for x := lo; x < hi; x++ {
-		if jt.pre[x+1] == jt.pre[x] {
-			continue
-		}
-		j := jt.order[x]
-		r.Lookups++
-		if jt.gr.Hides(jt.side[j], c) {
-			jt.part = append(jt.part, int32(x))
-			jt.isPart[j] = true
+		if jt.pre[x+1] > jt.pre[x] {
+			jt.pend = append(jt.pend, int32(x))
 		}
 	}
+}
+
+// hidesEach sets jt.hid[k] to whether the side at position xs[k] of order
+// hides quad q (its PVS), all descents side by side.
+func (jt *Joint) hidesEach(xs []int32, q grow.Quad) {
+	jt.pq = jt.pq[:0]
+	for _, x := range xs {
+		jt.pq = append(jt.pq, jt.side[jt.order[x]])
+	}
+	jt.hid = slices.Grow(jt.hid[:0], len(xs))[:len(xs)]
+	jt.gr.HidesEach(jt.pq, q, jt.hid)
+	jt.res.Lookups += int64(len(xs))
 }
 
 // index puts player i, by its side, into the sorted order: Morton codes
@@ -566,10 +584,14 @@ func (jt *Joint) grows(i int, p grow.Quad, others int) bool {
 			}
 		}
 	}
-	for _, x := range jt.part {
-		r.Lookups++
-		if !jt.gr.Hides(jt.side[jt.order[x]], p) {
-			return false
+	// A chunk at a time, to stop soon after the first that fails.
+	for lo := 0; lo < len(jt.part); lo += 32 {
+		xs := jt.part[lo:min(lo+32, len(jt.part))]
+		jt.hidesEach(xs, p)
+		for k := range xs {
+			if !jt.hid[k] {
+				return false
+			}
 		}
 	}
 	for _, j := range jt.near {

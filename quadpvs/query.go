@@ -1,6 +1,10 @@
 package quadpvs
 
-import "github.com/frontiersets/frontiersets/horizon"
+import (
+	"math/bits"
+
+	"github.com/frontiersets/frontiersets/horizon"
+)
 
 // QuadStatus returns the status of the quad of level l (side 2^l cells) at
 // column qx, row qy among that level's quads, in the tree t of geometry g:
@@ -214,5 +218,67 @@ func (w *statusWalk) walk(id int32, pos, l int, m uint64, lo, hi int) {
 			w.walk(id, base+k, l-1, m+uint64(k)*span, lo, end)
 		}
 		lo = end
+	}
+}
+
+// lanes is how many trees QuadStatusIn descends at once.
+const lanes = 8
+
+// QuadStatusIn sets dst[k] to the status of the quad of level l at (qx,qy)
+// in h's tree trees[k] (a quad index, QuadIndex) — QuadStatus of one quad in
+// many trees. The descents run side by side, eight trees a step at a time,
+// so that the memory reads of different trees overlap where one descent
+// after another waits on each: the trees of a large hierarchy are far apart
+// in memory. len(dst) must be at least len(trees); the quad must intersect
+// the terrain. Safe for concurrent use.
+func (h *Hierarchy) QuadStatusIn(trees []int32, l, qx, qy int, dst []Status) {
+	dst = dst[:len(trees)]
+	if h.RefStart != nil {
+		for k, q := range trees {
+			t := h.PVS(int(q))
+			dst[k] = t.QuadStatus(h.G, l, qx, qy)
+		}
+		return
+	}
+	depth := h.G.K - l
+	for lo := 0; lo < len(trees); lo += lanes {
+		m := min(lanes, len(trees)-lo)
+		var (
+			cs, rs [lanes]uint64 // the trees' first code word and rank sample
+			pos    [lanes]int    // the node each lane stands on
+			done   [lanes]bool
+		)
+		for k := range m {
+			q := trees[lo+k]
+			cs[k], rs[k] = h.CodeStart[q], h.RankStart[q]
+		}
+		left := m
+		for d := 0; left > 0; d++ {
+			shift := uint(depth - d - 1)
+			child := int(qy>>shift&1)<<1 | int(qx>>shift&1)
+			for k := range m {
+				if done[k] {
+					continue
+				}
+				i := pos[k]
+				c := Status(h.Codes[cs[k]+uint64(i>>5)] >> (uint(i&31) * 2) & 3)
+				if c != Unknown || d == depth {
+					dst[lo+k], done[k] = c, true
+					left--
+					continue
+				}
+				// The first child of the Unknown code at i: 4·rank(i)+1
+				// (Tree.rankAt; i < the tree's length).
+				j := uint64(i >> 6)
+				r := int(h.Ranks[rs[k]+j])
+				w := cs[k] + 2*j
+				if i&32 != 0 {
+					r += bits.OnesCount64(unknownMask(h.Codes[w]))
+					w++
+				}
+				r += bits.OnesCount64(unknownMask(h.Codes[w]) & (1<<(uint(i&31)*2) - 1))
+				pos[k] = 4*r + 1 + child
+			}
+		}
 	}
 }

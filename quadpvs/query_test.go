@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/frontiersets/frontiersets/heightmap"
 )
 
 // randomQuads returns n quads of g (duplicates and nested quads included)
@@ -72,6 +74,37 @@ func TestMortonCode(t *testing.T) {
 	}{{0, 0, 0}, {1, 0, 1}, {0, 1, 2}, {1, 1, 3}, {2, 0, 4}, {3, 5, 0b100111}, {1<<32 - 1, 0, 0x5555555555555555}, {0, 1<<32 - 1, 0xaaaaaaaaaaaaaaaa}} {
 		if got := MortonCode(c.col, c.row); got != c.want {
 			t.Errorf("MortonCode(%d,%d) = %#x, want %#x", c.col, c.row, got, c.want)
+		}
+	}
+}
+
+// TestQuadStatusIn compares QuadStatusIn, side by side over many trees,
+// with one QuadStatus per tree, on a real hierarchy, flat and shared.
+func TestQuadStatusIn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 96)
+	s, _, err := h.Share(ShareOptions{MinCodes: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := h.G
+	for _, hh := range []*Hierarchy{h, s} {
+		for range 300 {
+			trees := make([]int32, rng.IntN(40))
+			for k := range trees {
+				trees[k] = int32(rng.IntN(h.Quads()))
+			}
+			l := rng.IntN(g.K + 1)
+			qc, qr := g.QuadsAcross(l)
+			x, y := rng.IntN(qc), rng.IntN(qr)
+			got := make([]Status, len(trees))
+			hh.QuadStatusIn(trees, l, x, y, got)
+			for k, q := range trees {
+				tr := hh.PVS(int(q))
+				if want := tr.QuadStatus(g, l, x, y); got[k] != want {
+					t.Fatalf("shared %v: tree %d, quad level %d (%d,%d): %v, want %v", hh.RefStart != nil, q, l, x, y, got[k], want)
+				}
+			}
 		}
 	}
 }
