@@ -164,6 +164,10 @@ func (t *Tree) QuadStatuses(g Geometry, keys []uint64, levels []int8, dst []Stat
 		return
 	}
 	w := statusWalk{v: newView(t), keys: keys, levels: levels[:len(keys)], dst: dst[:len(keys)]}
+	if len(t.refs) == 0 {
+		w.walkFlat(t, 0, g.K, 0, 0, len(keys))
+		return
+	}
 	w.walk(-1, 0, g.K, 0, 0, len(keys))
 }
 
@@ -173,6 +177,60 @@ type statusWalk struct {
 	keys   []uint64
 	levels []int8
 	dst    []Status
+}
+
+// walkFlat is walk for a tree without references.
+func (w *statusWalk) walkFlat(t *Tree, pos, l int, m uint64, lo, hi int) {
+	s := Status(t.codes[pos>>5] >> (uint(pos&31) * 2) & 3)
+	for lo < hi && w.keys[lo] == m && int(w.levels[lo]) == l {
+		w.dst[lo] = s
+		lo++
+	}
+	if lo == hi {
+		return
+	}
+	if s != Unknown || l == 0 {
+		for i := lo; i < hi; i++ {
+			w.dst[i] = s
+		}
+		return
+	}
+	base := t.childBase(pos)
+	span := uint64(1) << (2 * (l - 1))
+	for k := range 4 {
+		end := hi
+		if k < 3 {
+			lim := m + uint64(k+1)*span
+			end = w.upTo(lo, hi, lim)
+		}
+		if end > lo {
+			w.walkFlat(t, base+k, l-1, m+uint64(k)*span, lo, end)
+		}
+		lo = end
+		if lo == hi {
+			return
+		}
+	}
+}
+
+// upTo returns the first of quads lo…hi-1 whose key is at least lim (hi
+// if none).
+func (w *statusWalk) upTo(lo, hi int, lim uint64) int {
+	if hi-lo <= 8 {
+		for lo < hi && w.keys[lo] < lim {
+			lo++
+		}
+		return lo
+	}
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if w.keys[h] < lim {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }
 
 // walk answers quads lo…hi-1, all inside the node at position pos of tree id
@@ -201,18 +259,8 @@ func (w *statusWalk) walk(id int32, pos, l int, m uint64, lo, hi int) {
 		}
 		end := hi
 		if k < 3 {
-			// The first quad past child k: a lower bound over keys[lo:hi].
-			lim := m + uint64(k+1)*span
-			a, b := lo, hi
-			for a < b {
-				h := int(uint(a+b) >> 1)
-				if w.keys[h] < lim {
-					a = h + 1
-				} else {
-					b = h
-				}
-			}
-			end = a
+			// The first quad past child k.
+			end = w.upTo(lo, hi, m+uint64(k+1)*span)
 		}
 		if end > lo {
 			w.walk(id, base+k, l-1, m+uint64(k)*span, lo, end)
