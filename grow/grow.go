@@ -212,4 +212,3 @@ func New(h *quadpvs.Hierarchy, elev []float32, nodata []bool) (*Grower, error) {
 
 // Geometry returns the quad geometry of the grower's terrain.
 func (gr *Grower) Geometry() quadpvs.Geometry { return gr.g }
-
