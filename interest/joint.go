@@ -41,28 +41,34 @@ import (
 // mutually hidden after each step, and so no update a receiver may see is
 // ever withheld.
 //
+// With JointOptions.Regions the same machinery runs region-pair frontiers
+// (scheme RP): sides are the quads of one level, fixed by the grid, and a
+// pair's silence depends only on its two quads, remembered once decided.
+//
 // Not safe for concurrent use.
 type Joint struct {
 	gr     *grow.Grower
 	opt    JointOptions
 	n      int
 	levels int // quad levels the sides may take: 0…levels-1
-	side   []grow.Quad
-	cells  [][2]int
-	silent []uint64 // bit i·n+j and j·n+i: pair (i,j) silent
-	dir    []Dir    // open pair i < j at i·n+j: who may see whom (IToJ: J may see I)
-	told   []bool   // scratch: client gets a downlink this tick
-	load   []int64  // scratch: the payload bytes of each client's downlink this tick
-	moved  []bool
-	part   []int32          // scratch: the exit's partners H certified one by one, as positions in order
-	groups []group          // scratch: the exit's partners H certified a quad at a time
-	isPart []bool           // scratch: j ∈ H
-	st     []quadpvs.Status // scratch: a walk's status of each side in order
-	pre    []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
-	pend   []int32          // scratch: candidates (positions in order) to certify one by one
-	pq     []grow.Quad      // scratch: their sides
-	hid    []bool           // scratch: grow.Grower.HidesEach's answers
-	near   []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
+	// regions remembers region pairs (JointOptions.Regions; nil for GQ).
+	regions *regionMemo
+	side    []grow.Quad
+	cells   [][2]int
+	silent  []uint64 // bit i·n+j and j·n+i: pair (i,j) silent
+	dir     []Dir    // open pair i < j at i·n+j: who may see whom (IToJ: J may see I)
+	told    []bool   // scratch: client gets a downlink this tick
+	load    []int64  // scratch: the payload bytes of each client's downlink this tick
+	moved   []bool
+	part    []int32          // scratch: the exit's partners H certified one by one, as positions in order
+	groups  []group          // scratch: the exit's partners H certified a quad at a time
+	isPart  []bool           // scratch: j ∈ H
+	st      []quadpvs.Status // scratch: a walk's status of each side in order
+	pre     []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
+	pend    []int32          // scratch: candidates (positions in order) to certify one by one
+	pq      []grow.Quad      // scratch: their sides
+	hid     []bool           // scratch: grow.Grower.HidesEach's answers
+	near    []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
 	// The tick's exits in order, and the position after the one being
 	// handled.
 	exiting []int32
@@ -94,6 +100,15 @@ type JointOptions struct {
 	// pairs the old sides kept silent stay hidden meanwhile. 0: exits when
 	// the cell leaves its side.
 	Ring int
+	// Regions > 0 makes the scheme region-pair frontiers (RP) instead: a
+	// player's side is the quad of level Regions holding its cell (with a
+	// ring, the smallest quad of at least that level holding the ring's
+	// square), and a pair is silent when its sides are disjoint and
+	// mutually hidden — a property of the two quads alone, which any host
+	// holding the store can compute and the coordinator remembers, shared
+	// by every pair of players in the same two quads. An exit is a change
+	// of quad; there is no partner search and no growing.
+	Regions int
 }
 
 // JointTickResult is what one Joint.Tick decided and what it costs on the
@@ -153,8 +168,9 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	if players < 2 || players > MaxJointPlayers {
 		return nil, fmt.Errorf("interest: %d players for a joint frontier, want 2 to %d", players, MaxJointPlayers)
 	}
-	if opt.MaxLevel < 0 || opt.Ring < 0 || opt.Ring > 1<<20 {
-		return nil, fmt.Errorf("interest: joint frontier max level %d, ring %d cells: want ≥ 0", opt.MaxLevel, opt.Ring)
+	if opt.MaxLevel < 0 || opt.Ring < 0 || opt.Ring > 1<<20 || opt.Regions < 0 || opt.Regions > gr.Geometry().K {
+		return nil, fmt.Errorf("interest: joint frontier max level %d, ring %d cells, region level %d: want ≥ 0, 0 to 2^20, 0 to %d",
+			opt.MaxLevel, opt.Ring, opt.Regions, gr.Geometry().K)
 	}
 	if opt.MaxLevel == 0 {
 		opt.MaxLevel = 6
@@ -163,7 +179,11 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 		opt.Wire = DefaultWire()
 	}
 	n := players
-	return &Joint{gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
+	var regions *regionMemo
+	if opt.Regions > 0 {
+		regions = newRegionMemo(gr, opt.Regions)
+	}
+	return &Joint{regions: regions, gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
 		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
 		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n)}}, nil
@@ -357,6 +377,10 @@ func (jt *Joint) exit(i int) {
 	if jt.start {
 		others = i
 	}
+	if jt.regions != nil {
+		jt.exitRegion(i, others)
+		return
+	}
 	// The exit's quad: i's cell, or with a ring the smallest quad holding
 	// the ring's square.
 	q := grow.Quad{Level: 0, X: jt.cells[i][0], Y: jt.cells[i][1]}
@@ -407,6 +431,14 @@ func (jt *Joint) exit(i int) {
 	}
 	jt.side[i] = q
 	jt.index(i)
+	jt.pairs(i, others)
+}
+
+// pairs sets player i's pairs with the placed players silent where
+// jt.isPart says (clearing it) and counts the coordinator's messages for
+// those that changed.
+func (jt *Joint) pairs(i, others int) {
+	r, w := &jt.res, jt.opt.Wire
 	for j := range others {
 		if j == i {
 			continue
@@ -427,6 +459,24 @@ func (jt *Joint) exit(i int) {
 		jt.load[j] += int64(w.CellB)
 		jt.load[i] += int64(w.CellB)
 	}
+}
+
+// exitRegion is exit for region-pair frontiers: i's side becomes its
+// region, and each pair is silent when the two regions are.
+func (jt *Joint) exitRegion(i, others int) {
+	q := grow.Quad{Level: 0, X: jt.cells[i][0], Y: jt.cells[i][1]}
+	for q.Level < jt.opt.Regions || !jt.holdsRing(q, i) && q.Level < jt.gr.Geometry().K {
+		q = q.Parent()
+	}
+	jt.side[i] = q
+	for j := range others {
+		if j != i {
+			h, cost := jt.regions.hidden(q, jt.side[j])
+			jt.res.Lookups += int64(cost)
+			jt.isPart[j] = h
+		}
+	}
+	jt.pairs(i, others)
 }
 
 // nearCell puts player j into jt.near when its cell and quad q are mutually

@@ -24,9 +24,10 @@ func TestJointGuarantee(t *testing.T) {
 		for _, c := range []struct {
 			opt      JointOptions
 			n, ticks int
-		}{{JointOptions{}, 12, 300}, {JointOptions{MaxLevel: 2}, 12, 300}, {JointOptions{}, 48, 60}} {
+		}{{JointOptions{}, 12, 300}, {JointOptions{MaxLevel: 2}, 12, 300}, {JointOptions{}, 48, 60},
+			{JointOptions{Regions: 1}, 12, 300}, {JointOptions{Regions: 1}, 48, 60}} {
 			opt, n, ticks := c.opt, c.n, c.ticks
-			t.Run(fmt.Sprintf("%s/cap%d/L%d/%d", wc.name, wc.nodes, opt.MaxLevel, n), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/cap%d/L%d/R%d/%d", wc.name, wc.nodes, opt.MaxLevel, opt.Regions, n), func(t *testing.T) {
 				jt, err := NewJoint(w.gr, n, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -60,7 +61,7 @@ func TestJointGuarantee(t *testing.T) {
 					for i, p := range ps {
 						q := jt.Side(i)
 						prev[i] = q
-						if !q.Holds(p.Col, p.Row) || q.Level > maxL {
+						if !q.Holds(p.Col, p.Row) || q.Level > maxL || opt.Regions > 0 && q.Level != opt.Regions {
 							t.Fatalf("tick %d: player %d at %v outside its side %+v (max level %d)", tk, i, p, q, maxL)
 						}
 						if q.Level >= 2 {
@@ -107,8 +108,8 @@ func TestJointGuarantee(t *testing.T) {
 					}
 				}
 				// The walk must exercise the scheme: silent pairs, exits after the
-				// first tick, sides above the cells.
-				if silent == 0 || exits <= n || high == 0 {
+				// first tick, sides above the cells (grown: not region quads).
+				if silent == 0 || exits <= n || high == 0 && opt.Regions == 0 {
 					t.Errorf("%d silent pair-ticks, %d exits, %d player-ticks on sides of level ≥ 2", silent, exits, high)
 				}
 				t.Logf("%d silent pair-ticks of %d, %d exits, %d player-ticks on level ≥ 2", silent, ticks*n*(n-1)/2, exits, high)

@@ -238,7 +238,7 @@ func TestSim(t *testing.T) {
 		if f[0] != "t" || f[1] != "5" || f[2] != string(interest.Schemes[k]) || f[3] != "120" {
 			t.Errorf("row %q", l)
 		}
-		if (f[2] == "FB" || f[2] == "FBP" || f[2] == "GQ") && f[12] != "0" {
+		if (f[2] == "FB" || f[2] == "FBP" || f[2] == "GQ" || f[2] == "RP") && f[12] != "0" {
 			t.Errorf("%s missed %s", f[2], f[12])
 		}
 		if f[2] == "NPP" && f[4] != "2400" { // 5·4 packets × 120 ticks
@@ -253,6 +253,10 @@ func TestSim(t *testing.T) {
 	if code != 0 || strings.Contains(out, "\nFB ") || strings.Contains(out, "FB: whole tick") || !strings.Contains(out, "\nCS ") || !strings.Contains(out, "\nGQ ") || !strings.Contains(out, "GQ per tick") {
 		t.Errorf("--schemes gq,CS (exit %d):\n%s", code, out)
 	}
+	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1", "--schemes", "RP,CS", "--region-level", "2")
+	if code != 0 || !strings.Contains(out, "\nRP ") || !strings.Contains(out, "RP per tick (regions of level 2)") || strings.Contains(out, "GQ per tick") {
+		t.Errorf("--schemes RP,CS (exit %d):\n%s", code, out)
+	}
 	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1", "--schemes", "CS,GQ", "--hotspot", "5,5,40", "--json")
 	if code != 0 || !strings.Contains(out, `"hot_spot": {`) || !strings.Contains(out, `"radius_m": 40`) {
 		t.Errorf("--hotspot (exit %d):\n%s", code, out)
@@ -264,6 +268,8 @@ func TestSim(t *testing.T) {
 		{"sim", store, "--hotspot", "5,5,40,1.5"},
 		{"sim", store, "--hotspot", "5000,5,40"},
 		{"sim", store, "--bots", "1"},
+		{"sim", store, "--region-level", "0"},
+		{"sim", store, "--region-level", "14"},
 		{"sim", store, "--minutes", "-1"},
 		{"sim", store, "--predict", "0"},
 		{"sim", store, "--budget-ms", "NaN"},

@@ -49,6 +49,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := cli.JSONFlag(fs, "the run and every scheme's row")
 	delay := fs.Float64("delay-ms", 0, "one-way network `delay` in ms (whole ticks) under which late updates are counted (0 to 1000)")
 	ring := fs.Int("joint-ring", -1, "GQ reports exits when this many `cells` around a player leave its side (-1: sized from --delay-ms and the speed; 0: none)")
+	regionLevel := fs.Int("region-level", sim.DefaultRegionLevel, "RP's region quads: `level` l, squares of 2^l cells")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
@@ -61,6 +62,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
 		case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
 			return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
+		case *regionLevel < 1 || *regionLevel > 15:
+			return cli.Usagef("--region-level %d: want 1 to 15", *regionLevel)
 		case !(*delay >= 0 && *delay <= 1000) || *ring < -1 || *ring > 1<<20:
 			return cli.Usagef("--delay-ms %g, --joint-ring %d: want 0 to 1000 ms and -1 (auto) to 1048576 cells", *delay, *ring)
 		case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
@@ -93,10 +96,13 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if k := s.Hierarchy.G.K; *regionLevel > k {
+			return cli.Usagef("--region-level %d: the quads of %s have levels 0 to %d", *regionLevel, pos[0], k)
+		}
 		if hs.Share > 0 && (hs.Col >= s.Width || hs.Row >= s.Height) {
 			return cli.Usagef("--hotspot cell (%d,%d) is outside the %d×%d grid of %s", hs.Col, hs.Row, s.Width, s.Height, pos[0])
 		}
-		need := simBytes(s, *nBots, ticks, only)
+		need := simBytes(s, *nBots, ticks, *regionLevel, only)
 		if avail := cli.AvailableMemory(); avail > 0 && need > avail/10*9 {
 			return fmt.Errorf("%d bots for %d ticks on %s need about %s of memory and %s is available: fewer bots or minutes, or --schemes without FB and FBP",
 				*nBots, ticks, pos[0], compress.FormatBytes(need), compress.FormatBytes(avail))
@@ -113,7 +119,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			bo.MaxSlope = *slope
 		}
 		cfg := sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only,
-			DelayMS: *delay, JointRing: *ring}
+			DelayMS: *delay, JointRing: *ring, RegionLevel: *regionLevel}
 		if !*quiet {
 			start := time.Now()
 			next := start.Add(10 * time.Second)
@@ -132,7 +138,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *asJSON {
 			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
 				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
-				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, JointRing: r.JointRing, HotSpot: hotSpotJSON(hs)})
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, RP: r.RP, JointRing: r.JointRing, RegionLevel: r.RegionLevel, HotSpot: hotSpotJSON(hs)})
 		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
@@ -174,13 +180,20 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
 				r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
 		}
-		if !ran(interest.GQ) {
-			return nil
-		}
 		per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
-		fmt.Fprintf(stdout, "GQ per tick: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups and %.1f tree walks per exit\n",
-			per(r.GQ.Uplinks), per(r.GQ.Downlinks), per(r.GQ.Messages), per(r.GQ.Updates), per(r.GQ.Announcements), per(r.GQ.Flips), per(r.GQ.Open), r.Bots*(r.Bots-1)/2,
-			float64(r.GQ.Lookups)/float64(max(1, r.GQ.Uplinks)), float64(r.GQ.Walks)/float64(max(1, r.GQ.Uplinks)))
+		for _, c := range []struct {
+			sc     interest.Scheme
+			counts sim.GQCounts
+			what   string
+		}{{interest.GQ, r.GQ, ""}, {interest.RP, r.RP, fmt.Sprintf(" (regions of level %d)", r.RegionLevel)}} {
+			if !ran(c.sc) {
+				continue
+			}
+			g := c.counts
+			fmt.Fprintf(stdout, "%s per tick%s: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups and %.1f tree walks per exit\n",
+				c.sc, c.what, per(g.Uplinks), per(g.Downlinks), per(g.Messages), per(g.Updates), per(g.Announcements), per(g.Flips), per(g.Open), r.Bots*(r.Bots-1)/2,
+				float64(g.Lookups)/float64(max(1, g.Uplinks)), float64(g.Walks)/float64(max(1, g.Uplinks)))
+		}
 		return nil
 	}
 	return c
@@ -192,18 +205,25 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 // bitmap per bot, the audit's visibility history (a bit per tick and
 // ordered pair) and two matrices of the current tick, the bots' paths (24
 // bytes per bot-tick), the joint frontier's pair state (1.1 bytes per
-// ordered pair), and, when FB or FBP run, their frontier sets (about 2 KiB
+// ordered pair), RP's table of region pairs (2 bits per pair of region
+// quads, at most 64 MiB), and, when FB or FBP run, their frontier sets (about 2 KiB
 // per pair); half as much again for the collector's headroom (measured:
 // 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
 // 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
 // 256 MB, estimated 311 MB), plus 64 MiB for the runtime.
-func simBytes(s *compress.Store, bots, ticks int, schemes []interest.Scheme) int64 {
+func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interest.Scheme) int64 {
 	n, t, cells := int64(bots), int64(ticks), int64(s.Width)*int64(s.Height)
 	p := s.Params.Horizon()
 	need := int64(s.Hierarchy.Bytes()) + 5*cells + horizon.TableBytes(s.Width, s.Height, p.Sectors, p.MaxDistance, s.DxM, s.DyM) +
 		n*(cells/8+8) + t*n*n/8 + 2*n*n + 24*t*n + 11*n*n/10
 	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
 		need += n * (n - 1) / 2 * 2 << 10
+	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.RP) {
+		c, r := s.Hierarchy.G.QuadsAcross(regionLevel)
+		if q := int64(c) * int64(r); q*q <= 1<<28 {
+			need += q * q / 4
+		}
 	}
 	return need*3/2 + 64<<20
 }
@@ -224,7 +244,9 @@ type simJSON struct {
 	ExactChecked int64         `json:"exact_checked"` // FB's silent pair-ticks checked against exact line of sight
 	ExactMissed  int64         `json:"exact_missed"`
 	GQ           sim.GQCounts  `json:"gq"`
+	RP           sim.GQCounts  `json:"rp"`
 	JointRing    int           `json:"joint_ring_cells"`
+	RegionLevel  int           `json:"rp_region_level"`
 	HotSpot      *bots.HotSpot `json:"hot_spot,omitempty"`
 }
 

@@ -7,6 +7,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -68,6 +69,9 @@ type Config struct {
 	// (interest.JointOptions.Ring); < 0 sizes it from the delay: the
 	// cells a bot can cross in a round trip, plus one.
 	JointRing int
+	// RegionLevel is the level of RP's region quads
+	// (interest.JointOptions.Regions); 0: DefaultRegionLevel.
+	RegionLevel int
 	// Progress, when set, is called after each tick of each pass.
 	Progress func(pass string, tick, ticks int)
 }
@@ -159,10 +163,12 @@ type Result struct {
 	Surprised, Early, FBLeft int64
 	// Extensions are FB's silent extensions (Config.Extend).
 	Extensions int64
-	// GQ breaks the joint frontier's packets down; JointRing is the ring
-	// its run used, in cells.
-	GQ        GQCounts
-	JointRing int
+	// GQ and RP break the joint frontier's and the region-pair frontiers'
+	// packets down; JointRing is the ring their runs used, in cells,
+	// RegionLevel RP's region level.
+	GQ, RP      GQCounts
+	JointRing   int
+	RegionLevel int
 	// Snapshot is FB's at Config.SnapshotTick, or nil.
 	Snapshot *Snapshot
 }
@@ -225,7 +231,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		switch sc {
 		case interest.CS, interest.CSA, interest.AOI:
 			audits[sc] = newLagAudit(n, 0, d)
-		case interest.FB, interest.FBP, interest.GQ:
+		case interest.FB, interest.FBP, interest.GQ, interest.RP:
 			audits[sc] = newLagAudit(n, 2*d, d)
 		}
 	}
@@ -294,12 +300,15 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		}
 		rows[sc] = row
 	}
-	if want[interest.GQ] {
-		row, err := runGQ(gr, o, paths, cfg, counts[interest.GQ], meters[interest.GQ], audits[interest.GQ], r)
+	for _, sc := range []interest.Scheme{interest.GQ, interest.RP} {
+		if !want[sc] {
+			continue
+		}
+		row, err := runJoint(sc, gr, o, paths, cfg, counts[sc], meters[sc], audits[sc], r)
 		if err != nil {
 			return nil, err
 		}
-		rows[interest.GQ] = row
+		rows[sc] = row
 	}
 	for _, sc := range interest.Schemes {
 		if !want[sc] {
@@ -450,21 +459,29 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	return row, nil
 }
 
-// runGQ runs the joint frontier (interest.Joint) over the paths, fills its
-// packets per tick and returns its row: Queries are the exits, the query
-// times the coordinator's work per tick, Missed audited as FB's.
-func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
+// runJoint runs the joint frontier (GQ) or region-pair frontiers (RP), both
+// an interest.Joint, over the paths, fills its packets per tick and returns
+// its row: Queries are the exits, the query times the coordinator's work per
+// tick, Missed audited as FB's.
+func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
 	ring := cfg.JointRing
 	if ring < 0 {
 		ring = autoRing(cfg, o.dx, o.dy)
 	}
 	r.JointRing = ring
-	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring})
+	opt := interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring}
+	counts := &r.GQ
+	if sc == interest.RP {
+		opt.Regions = cmp.Or(cfg.RegionLevel, DefaultRegionLevel)
+		r.RegionLevel = opt.Regions
+		counts = &r.RP
+	}
+	jt, err := interest.NewJoint(gr, n, opt)
 	if err != nil {
 		return nil, err
 	}
-	row := &Row{Scheme: interest.GQ}
+	row := &Row{Scheme: sc}
 	players := make([]interest.Player, n)
 	work := make([]float64, T)
 	for tk := range T {
@@ -474,7 +491,7 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		}
 		res, err := jt.Tick(players)
 		if err != nil {
-			return nil, fmt.Errorf("joint frontier, tick %d: %w", tk, err)
+			return nil, fmt.Errorf("%s, tick %d: %w", sc, tk, err)
 		}
 		packets[tk] = int64(res.Packets())
 		for i := range n {
@@ -485,15 +502,15 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		la.tick(tk, func(i, j int) bool { return !jt.Silent(i, j) }, jt.Sends, o)
 		row.Queries += int64(res.Exits)
 		work[tk] = float64(res.Work.Nanoseconds()) / 1e6
-		r.GQ.Uplinks += int64(res.Exits)
-		r.GQ.Downlinks += int64(res.Downlinks)
-		r.GQ.Messages += int64(res.Messages)
-		r.GQ.Updates += int64(res.Updates)
-		r.GQ.Announcements += int64(res.Announcements)
-		r.GQ.Flips += int64(res.Flips)
-		r.GQ.Open += int64(res.Open)
-		r.GQ.Lookups += res.Lookups
-		r.GQ.Walks += res.Walks
+		counts.Uplinks += int64(res.Exits)
+		counts.Downlinks += int64(res.Downlinks)
+		counts.Messages += int64(res.Messages)
+		counts.Updates += int64(res.Updates)
+		counts.Announcements += int64(res.Announcements)
+		counts.Flips += int64(res.Flips)
+		counts.Open += int64(res.Open)
+		counts.Lookups += res.Lookups
+		counts.Walks += res.Walks
 		for i := range n {
 			for j := range n {
 				if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
@@ -502,12 +519,19 @@ func runGQ(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 			}
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(string(interest.GQ), tk+1, T)
+			cfg.Progress(string(sc), tk+1, T)
 		}
 	}
 	row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS = percentiles(work)
 	return row, nil
 }
+
+// DefaultRegionLevel is RP's region level when Config.RegionLevel is 0:
+// quads of 8×8 cells. Measured at 1,024 bots on the benchmark's 0.5 GiB
+// stores (docs/interest.md): level 2 sends the fewest packets but its
+// coordinator is the slowest and remembers up to 64 MiB of region pairs;
+// level 3 keeps the coordinator under 2 ms per tick.
+const DefaultRegionLevel = 3
 
 // GQCounts are the joint frontier's packets by kind, summed over the run
 // (interest.JointTickResult), its open pair-ticks and its quad-PVS lookups.

@@ -46,7 +46,7 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 // TestRunCounts checks the schemes' counts against each other on an
 // uncapped store, where the store's per-point PVS is the uncompressed one:
 // CS relays exactly PPP's packets, FB and FBP miss nothing and send at
-// least PPP's, so does GQ (its packets the sum of its kinds), NPP is n(n−1) per tick, and an AOI radius spanning the
+// least PPP's, so do GQ and RP (their packets the sums of their kinds), NPP is n(n−1) per tick, and an AOI radius spanning the
 // terrain is NPP. A capped store keeps FB's audit at 0.
 func TestRunCounts(t *testing.T) {
 	for _, tc := range []struct {
@@ -94,6 +94,9 @@ func TestRunCounts(t *testing.T) {
 				case rows[interest.GQ].Packets < rows[interest.PPP].Packets || rows[interest.GQ].Queries < n ||
 					rows[interest.GQ].Packets != r.GQ.Uplinks+r.GQ.Downlinks+r.GQ.Updates+r.GQ.Announcements+r.GQ.Flips:
 					t.Errorf("GQ %d packets, %d exits; PPP %d; %+v", rows[interest.GQ].Packets, rows[interest.GQ].Queries, rows[interest.PPP].Packets, r.GQ)
+				case rows[interest.RP].Missed != 0 || rows[interest.RP].Packets < rows[interest.PPP].Packets || rows[interest.RP].Queries < n ||
+					rows[interest.RP].Packets != r.RP.Uplinks+r.RP.Downlinks+r.RP.Updates+r.RP.Announcements+r.RP.Flips || r.RP.Walks != 0 || r.RegionLevel != DefaultRegionLevel:
+					t.Errorf("RP %+v: %+v at level %d", rows[interest.RP], r.RP, r.RegionLevel)
 				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
 					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
 				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
