@@ -25,9 +25,10 @@ func TestJointGuarantee(t *testing.T) {
 			opt      JointOptions
 			n, ticks int
 		}{{JointOptions{}, 12, 300}, {JointOptions{MaxLevel: 2}, 12, 300}, {JointOptions{}, 48, 60},
-			{JointOptions{Regions: 1}, 12, 300}, {JointOptions{Regions: 1}, 48, 60}} {
+			{JointOptions{Regions: 1}, 12, 300}, {JointOptions{Regions: 1}, 48, 60},
+			{JointOptions{Far: -1}, 12, 300}, {JointOptions{Far: 2}, 48, 60}} {
 			opt, n, ticks := c.opt, c.n, c.ticks
-			t.Run(fmt.Sprintf("%s/cap%d/L%d/R%d/%d", wc.name, wc.nodes, opt.MaxLevel, opt.Regions, n), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/cap%d/L%d/R%d/F%d/%d", wc.name, wc.nodes, opt.MaxLevel, opt.Regions, opt.Far, n), func(t *testing.T) {
 				jt, err := NewJoint(w.gr, n, opt)
 				if err != nil {
 					t.Fatal(err)
