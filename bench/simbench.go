@@ -93,7 +93,7 @@ type simVariant struct {
 }
 
 func runSimBench(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("bench sim", "bench sim [--open STORE] [--urban STORE] [--bots 16,32,64,128,256] [--minutes 5] [--out DIR] [--replot DIR]", stderr)
+	fs := cli.NewFlagSet("bench sim", "bench sim [--open STORE] [--urban STORE] [--bots 16,32,64,128,256] [--minutes 5] [--schemes LIST] [--out DIR] [--replot DIR]", stderr)
 	open := fs.String("open", "/tmp/pvs-bench/open-0.5GiB-ours.pvs", "open terrain `store` (made by `go run ./bench`)")
 	urban := fs.String("urban", "/tmp/pvs-bench/urban-0.5GiB-ours.pvs", "urban terrain `store`")
 	botsFlag := fs.String("bots", "16,32,64,128,256", "bot `counts`")
@@ -103,6 +103,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", 2, "simulations at once (each runs its frontier queries on one goroutine)")
 	out := fs.String("out", "", "results `dir` (default bench/results/<date>/sim)")
 	replot := fs.String("replot", "", "redraw the CSVs and plots of this results `dir` from its runs/*.json")
+	schemesFlag := fs.String("schemes", "", "the `schemes` to count, such as CS,GQ,RP (\"\": all); without FB and FBP, 1,024 bots are affordable and the FB variants are left out")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -125,6 +126,17 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 		}
 		counts = append(counts, n)
 	}
+	var schemes []interest.Scheme
+	if *schemesFlag != "" {
+		for _, f := range strings.Split(*schemesFlag, ",") {
+			sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(f)))
+			if !slices.Contains(interest.Schemes, sc) {
+				return cli.Usagef("--schemes: no scheme %q; want a list of %v", f, interest.Schemes)
+			}
+			schemes = append(schemes, sc)
+		}
+	}
+	withFB := len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP)
 	if !(*minutes > 0) || *minutes > 60 || *predict < 1 || *jobs < 1 {
 		return cli.Usagef("--minutes %g, --predict %d, --jobs %d: want 0 to 60, ≥ 1, ≥ 1", *minutes, *predict, *jobs)
 	}
@@ -137,10 +149,11 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	}
 	variants := []simVariant{{name: "", extend: true}}
 	extra := []simVariant{
-		{name: "plain", extend: false},
-		{name: "budget5ms", extend: true, budgetMS: 5},
 		{name: "respawn", extend: true, respawn: 0.5},
 		{name: "hotspot", extend: true, hot: 0.1},
+	}
+	if withFB {
+		extra = append([]simVariant{{name: "plain", extend: false}, {name: "budget5ms", extend: true, budgetMS: 5}}, extra...)
 	}
 	type world struct {
 		name, path string
@@ -188,7 +201,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	eg.SetLimit(*jobs)
 	for _, j := range todo {
 		eg.Go(func() error {
-			r, err := simulate(j.w.s, j.w.gr, j.w.name, j.w.path, j.n, *minutes, *predict, j.v, stderr)
+			r, err := simulate(j.w.s, j.w.gr, j.w.name, j.w.path, j.n, *minutes, *predict, schemes, j.v, stderr)
 			if err != nil {
 				return err
 			}
@@ -210,7 +223,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // simulate runs one configuration.
-func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, v simVariant, log io.Writer) (*simRun, error) {
+func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, schemes []interest.Scheme, v simVariant, log io.Writer) (*simRun, error) {
 	bo := bots.Defaults(s.DxM, s.DyM)
 	bo.Bots, bo.Ticks, bo.RespawnPerMin = n, int(minutes*600), v.respawn
 	if v.hot > 0 {
@@ -218,7 +231,7 @@ func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, m
 			RadiusM: v.hot * max(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM)}
 	}
 	cfg := sim.Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: v.extend, Predict: predict,
-		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2}
+		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2, Schemes: schemes}
 	start := time.Now()
 	last := start
 	cfg.Progress = func(pass string, tick, ticks int) {
@@ -309,8 +322,8 @@ func loadSimRuns(dir string) ([]*simRun, error) {
 	return runs, nil
 }
 
-// writeSimResults writes summary.csv (main runs), variants.csv, fb.csv and
-// the plots.
+// writeSimResults writes summary.csv (main runs), variants.csv (every
+// scheme of the variant runs), fb.csv and the plots.
 func writeSimResults(dir string, runs []*simRun) error {
 	write := func(name string, header []string, rows func(w *csv.Writer)) error {
 		return atomicfile.Write(filepath.Join(dir, name), func(f io.Writer) error {
@@ -336,9 +349,7 @@ func writeSimResults(dir string, runs []*simRun) error {
 		for _, r := range runs {
 			if r.Variant != "" {
 				for _, row := range r.Rows {
-					if row.Scheme == interest.FB || row.Scheme == interest.FBP {
-						_ = w.Write(append([]string{r.Variant}, row.Record(r.Terrain, r.Bots)...))
-					}
+					_ = w.Write(append([]string{r.Variant}, row.Record(r.Terrain, r.Bots)...))
 				}
 			}
 		}
@@ -358,6 +369,9 @@ func writeSimResults(dir string, runs []*simRun) error {
 	}); err != nil {
 		return err
 	}
+	if err := plotScaling(dir, runs); err != nil {
+		return err
+	}
 	plotAt := 64 // the plots show 64 bots, or every count when none ran with 64
 	if !slices.ContainsFunc(runs, func(r *simRun) bool { return r.Bots == 64 && r.Variant == "" }) {
 		plotAt = -1
@@ -368,6 +382,9 @@ func writeSimResults(dir string, runs []*simRun) error {
 		}
 		if err := plotSeries(filepath.Join(dir, fmt.Sprintf("packets-%s-%d.png", r.Terrain, r.Bots)), r); err != nil {
 			return err
+		}
+		if !slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == interest.FB }) {
+			continue // the lifetimes and the snapshot are FB's
 		}
 		if err := plotLifetimes(filepath.Join(dir, fmt.Sprintf("lifetimes-%s-%d.png", r.Terrain, r.Bots)), r); err != nil {
 			return err
@@ -406,6 +423,74 @@ func plotSeries(path string, r *simRun) error {
 	}
 	p.Legend.Top = true
 	return savePlot(p, path, 8, 4.5)
+}
+
+// plotScaling draws, per terrain with main runs at two bot counts or more,
+// each scheme's kbit/s received per client (p95 over clients and seconds)
+// and its relevancy work per tick (p99; FB's and FBP's frontier queries,
+// GQ's and RP's coordinator) against the number of bots, log–log:
+// kbps-<terrain>.png and cpu-<terrain>.png.
+func plotScaling(dir string, runs []*simRun) error {
+	byTerrain := map[string][]*simRun{}
+	for _, r := range runs {
+		if r.Variant == "" {
+			byTerrain[r.Terrain] = append(byTerrain[r.Terrain], r)
+		}
+	}
+	for terrain, rs := range byTerrain {
+		if len(rs) < 2 {
+			continue
+		}
+		for _, c := range []struct {
+			name, title, unit string
+			value             func(sim.Row) float64
+			keep              func(interest.Scheme) bool
+		}{
+			{"kbps", "kbit/s received per client (p95)", "kbit/s", func(r sim.Row) float64 { return r.KbpsDownP95 },
+				func(interest.Scheme) bool { return true }},
+			{"cpu", "relevancy work per tick on one core (p99)", "ms", func(r sim.Row) float64 { return r.QueryP99MS },
+				func(sc interest.Scheme) bool {
+					return sc == interest.FB || sc == interest.FBP || sc == interest.GQ || sc == interest.RP
+				}},
+		} {
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("%s terrain: %s", terrain, c.title)
+			p.X.Label.Text = "bots"
+			p.Y.Label.Text = c.unit
+			p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+			p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+			for k, sc := range interest.Schemes {
+				if !c.keep(sc) {
+					continue
+				}
+				var pts plotter.XYs
+				for _, r := range rs {
+					for _, row := range r.Rows {
+						if row.Scheme == sc {
+							pts = append(pts, plotter.XY{X: float64(r.Bots), Y: max(c.value(row), 1e-3)})
+						}
+					}
+				}
+				if len(pts) == 0 {
+					continue
+				}
+				l, sp, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return err
+				}
+				l.Color, sp.Color = plotutil.Color(k), plotutil.Color(k)
+				l.Dashes = plotutil.Dashes(k % 3)
+				sp.Shape = plotutil.Shape(k)
+				p.Add(l, sp)
+				p.Legend.Add(string(sc), l, sp)
+			}
+			p.Legend.Top, p.Legend.Left = true, true
+			if err := savePlot(p, filepath.Join(dir, fmt.Sprintf("%s-%s.png", c.name, terrain)), 6, 4.5); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func plotLifetimes(path string, r *simRun) error {
