@@ -97,7 +97,9 @@ type Joint struct {
 	reg   []grow.Quad
 	far   []uint64
 	fmem  *regionMemo
-	fo    []int32 // scratch for vord, vkey, vlvl
+	fo    []int32  // scratch for vord, vkey, vlvl
+	pkey  []uint64 // scratch: the partners' sides, in order
+	plvl  []int8
 	fk    []uint64
 	fl    []int8
 	start bool
@@ -495,8 +497,12 @@ func (jt *Joint) exit(i int) {
 			jt.isPart[jt.vord[x]] = true
 		}
 	}
+	jt.pkey, jt.plvl = jt.pkey[:0], jt.plvl[:0]
 	for x, j := range jt.vord {
-		if !jt.isPart[j] && jt.vlvl[x] > 0 {
+		switch {
+		case jt.isPart[j]:
+			jt.pkey, jt.plvl = append(jt.pkey, jt.vkey[x]), append(jt.plvl, jt.vlvl[x])
+		case jt.vlvl[x] > 0:
 			jt.nearCell(q, int(j))
 		}
 	}
@@ -709,21 +715,12 @@ func (jt *Joint) grows(p grow.Quad) bool {
 		}
 	}
 	r := &jt.res
-	// p's PVS must hide every partner's side: one walk.
+	// p's PVS must hide every partner's side: one walk, to the first that
+	// is not.
 	t := jt.gr.PVS(p)
-	t.QuadStatuses(jt.gr.Geometry(), jt.vkey, jt.vlvl, jt.st)
 	r.Walks++
-	for _, gp := range jt.groups {
-		for x := gp.lo; x < gp.hi; x++ {
-			if jt.pre[x+1] > jt.pre[x] && jt.st[x] != quadpvs.Hidden {
-				return false
-			}
-		}
-	}
-	for _, x := range jt.part {
-		if jt.st[x] != quadpvs.Hidden {
-			return false
-		}
+	if !t.AllHidden(jt.gr.Geometry(), jt.pkey, jt.plvl) {
+		return false
 	}
 	// And their PVSs, or their groups' quads', must hide p.
 	for k := 0; k < len(jt.groups); k++ {

@@ -171,6 +171,76 @@ func (t *Tree) QuadStatuses(g Geometry, keys []uint64, levels []int8, dst []Stat
 	w.walk(-1, 0, g.K, 0, 0, len(keys))
 }
 
+// AllHidden reports whether t marks every one of the quads hidden: whether
+// QuadStatuses would give Hidden for each, with the same preconditions on
+// keys and levels. The walk stops at the first quad that is not, and does
+// not descend below a hidden leaf. Safe for concurrent use on one tree.
+func (t *Tree) AllHidden(g Geometry, keys []uint64, levels []int8) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	w := statusWalk{keys: keys, levels: levels[:len(keys)]}
+	if len(t.refs) == 0 {
+		return w.allHiddenFlat(t, 0, g.K, 0, 0, len(keys))
+	}
+	for i, k := range keys {
+		l := int(levels[i])
+		x, y := unMorton(k)
+		if t.QuadStatus(g, l, x>>l, y>>l) != Hidden {
+			return false
+		}
+	}
+	return true
+}
+
+// unMorton returns the cell of Morton code k (MortonCode's inverse).
+func unMorton(k uint64) (col, row int) {
+	return int(compact(k)), int(compact(k >> 1))
+}
+
+// compact gathers the even bits of v into its low 32 bits.
+func compact(v uint64) uint64 {
+	v &= 0x5555555555555555
+	v = (v | v>>1) & 0x3333333333333333
+	v = (v | v>>2) & 0x0f0f0f0f0f0f0f0f
+	v = (v | v>>4) & 0x00ff00ff00ff00ff
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	v = (v | v>>16) & 0xffffffff
+	return v
+}
+
+// allHiddenFlat is AllHidden's walk of quads lo…hi-1 (at least one) inside
+// the node at position pos of a tree without references, of level l and
+// first Morton code m.
+func (w *statusWalk) allHiddenFlat(t *Tree, pos, l int, m uint64, lo, hi int) bool {
+	switch Status(t.codes[pos>>5] >> (uint(pos&31) * 2) & 3) {
+	case Hidden:
+		return true
+	case Unknown:
+		if l == 0 || w.keys[lo] == m && int(w.levels[lo]) == l {
+			return false // a quad equal to an Unknown node is not hidden
+		}
+	default:
+		return false
+	}
+	base := t.childBase(pos)
+	span := uint64(1) << (2 * (l - 1))
+	for k := range 4 {
+		end := hi
+		if k < 3 {
+			end = w.upTo(lo, hi, m+uint64(k+1)*span)
+		}
+		if end > lo && !w.allHiddenFlat(t, base+k, l-1, m+uint64(k)*span, lo, end) {
+			return false
+		}
+		lo = end
+		if lo == hi {
+			return true
+		}
+	}
+	return true
+}
+
 // statusWalk is QuadStatuses' depth-first walk.
 type statusWalk struct {
 	v      view

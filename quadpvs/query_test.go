@@ -42,11 +42,7 @@ func checkStatuses(t *testing.T, g Geometry, tr *Tree, keys []uint64, levels []i
 	tr.QuadStatuses(g, keys, levels, got)
 	for i, k := range keys {
 		l := int(levels[i])
-		x, y := 0, 0
-		for b := range 32 {
-			x |= int(k>>(2*b)&1) << b
-			y |= int(k>>(2*b+1)&1) << b
-		}
+		x, y := unMorton(k)
 		if want := tr.QuadStatus(g, l, x>>l, y>>l); got[i] != want {
 			t.Fatalf("%d×%d: quad %d of %d, level %d at cell (%d,%d): %v, want %v", g.Width, g.Height, i, len(keys), l, x, y, got[i], want)
 		}
@@ -74,6 +70,9 @@ func TestMortonCode(t *testing.T) {
 	}{{0, 0, 0}, {1, 0, 1}, {0, 1, 2}, {1, 1, 3}, {2, 0, 4}, {3, 5, 0b100111}, {1<<32 - 1, 0, 0x5555555555555555}, {0, 1<<32 - 1, 0xaaaaaaaaaaaaaaaa}} {
 		if got := MortonCode(c.col, c.row); got != c.want {
 			t.Errorf("MortonCode(%d,%d) = %#x, want %#x", c.col, c.row, got, c.want)
+		}
+		if col, row := unMorton(c.want); col != c.col || row != c.row {
+			t.Errorf("unMorton(%#x) = %d,%d, want %d,%d", c.want, col, row, c.col, c.row)
 		}
 	}
 }
@@ -105,6 +104,62 @@ func TestQuadStatusIn(t *testing.T) {
 					t.Fatalf("shared %v: tree %d, quad level %d (%d,%d): %v, want %v", hh.RefStart != nil, q, l, x, y, got[k], want)
 				}
 			}
+		}
+	}
+}
+
+// TestAllHidden compares AllHidden with QuadStatuses on random trees,
+// flat and shared, over random quads and over quads all hidden.
+func TestAllHidden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	check := func(g Geometry, tr *Tree, keys []uint64, levels []int8) {
+		t.Helper()
+		st := make([]Status, len(keys))
+		tr.QuadStatuses(g, keys, levels, st)
+		want := true
+		for _, s := range st {
+			want = want && s == Hidden
+		}
+		if got := tr.AllHidden(g, keys, levels); got != want {
+			t.Fatalf("%d×%d, %d quads: AllHidden %v, want %v", g.Width, g.Height, len(keys), got, want)
+		}
+	}
+	hiddenOnly := func(g Geometry, tr *Tree, keys []uint64, levels []int8) ([]uint64, []int8) {
+		st := make([]Status, len(keys))
+		tr.QuadStatuses(g, keys, levels, st)
+		var k2 []uint64
+		var l2 []int8
+		for i, s := range st {
+			if s == Hidden {
+				k2, l2 = append(k2, keys[i]), append(l2, levels[i])
+			}
+		}
+		return k2, l2
+	}
+	for _, wh := range geometries {
+		g, _ := NewGeometry(wh[0], wh[1])
+		for range 20 {
+			tr := encode(t, g, blobs(rng, wh[0], wh[1]))
+			for _, n := range []int{0, 1, 3, 40} {
+				keys, levels := randomQuads(rng, g, n)
+				check(g, tr, keys, levels)
+				keys, levels = hiddenOnly(g, tr, keys, levels)
+				check(g, tr, keys, levels)
+			}
+		}
+	}
+	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 96)
+	s, _, err := h.Share(ShareOptions{MinCodes: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := 0; q < h.Quads(); q += 13 {
+		for _, hh := range []*Hierarchy{h, s} {
+			tr := hh.PVS(q)
+			keys, levels := randomQuads(rng, h.G, 30)
+			check(h.G, &tr, keys, levels)
+			keys, levels = hiddenOnly(h.G, &tr, keys, levels)
+			check(h.G, &tr, keys, levels)
 		}
 	}
 }
