@@ -157,18 +157,23 @@ func (t *Tree) AnyVisible(g Geometry, overlaps func(l, x, y int) bool, stack []u
 // walks the tree once, depth first, entering only nodes whose cells hold a
 // quad's top-left cell: a leaf answers every quad under it, so the cost is at
 // most the tree's size and at most one step per level per quad, where n
-// QuadStatus calls take n·(K−l) steps, each from the root. Safe for
-// concurrent use on one tree.
+// QuadStatus calls take n·(K−l) steps, each from the root (as it does on a
+// tree with shared subtrees). Safe for concurrent use on one tree.
 func (t *Tree) QuadStatuses(g Geometry, keys []uint64, levels []int8, dst []Status) {
 	if len(keys) == 0 {
 		return
 	}
-	w := statusWalk{v: newView(t), keys: keys, levels: levels[:len(keys)], dst: dst[:len(keys)]}
-	if len(t.refs) == 0 {
-		w.walkFlat(t, 0, g.K, 0, 0, len(keys))
+	if len(t.refs) > 0 {
+		// A shared tree: one descent per quad.
+		for i, k := range keys {
+			l := int(levels[i])
+			x, y := unMorton(k)
+			dst[i] = t.QuadStatus(g, l, x>>l, y>>l)
+		}
 		return
 	}
-	w.walk(-1, 0, g.K, 0, 0, len(keys))
+	w := statusWalk{keys: keys, levels: levels[:len(keys)], dst: dst[:len(keys)]}
+	w.walkFlat(t, 0, g.K, 0, 0, len(keys))
 }
 
 // AllHidden reports whether t marks every one of the quads hidden: whether
@@ -243,13 +248,15 @@ func (w *statusWalk) allHiddenFlat(t *Tree, pos, l int, m uint64, lo, hi int) bo
 
 // statusWalk is QuadStatuses' depth-first walk.
 type statusWalk struct {
-	v      view
 	keys   []uint64
 	levels []int8
 	dst    []Status
 }
 
-// walkFlat is walk for a tree without references.
+// walkFlat answers quads lo…hi-1, all inside the node at position pos of
+// a tree without references, of level l whose top-left cell has Morton code
+// m: quads equal to the node first (the levels descend), then all of them
+// at a leaf, or child by child.
 func (w *statusWalk) walkFlat(t *Tree, pos, l int, m uint64, lo, hi int) {
 	s := Status(t.codes[pos>>5] >> (uint(pos&31) * 2) & 3)
 	for lo < hi && w.keys[lo] == m && int(w.levels[lo]) == l {
@@ -301,42 +308,6 @@ func (w *statusWalk) upTo(lo, hi int, lim uint64) int {
 		}
 	}
 	return lo
-}
-
-// walk answers quads lo…hi-1, all inside the node at position pos of tree id
-// (view), of level l whose top-left cell has Morton code m.
-func (w *statusWalk) walk(id int32, pos, l int, m uint64, lo, hi int) {
-	id, pos, s := w.v.follow(id, pos, w.v.at(id).code(pos))
-	// Quads equal to the node come first (the levels descend).
-	for lo < hi && w.keys[lo] == m && int(w.levels[lo]) == l {
-		w.dst[lo] = s
-		lo++
-	}
-	if lo == hi {
-		return
-	}
-	if s != Unknown || l == 0 {
-		for i := lo; i < hi; i++ {
-			w.dst[i] = s
-		}
-		return
-	}
-	base := w.v.at(id).childBase(pos)
-	span := uint64(1) << (2 * (l - 1))
-	for k := range 4 {
-		if lo == hi {
-			return
-		}
-		end := hi
-		if k < 3 {
-			// The first quad past child k.
-			end = w.upTo(lo, hi, m+uint64(k+1)*span)
-		}
-		if end > lo {
-			w.walk(id, base+k, l-1, m+uint64(k)*span, lo, end)
-		}
-		lo = end
-	}
 }
 
 // lanes is how many trees QuadStatusIn descends at once.
