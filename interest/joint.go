@@ -35,7 +35,7 @@ import (
 // of the exit quad's PVS (quadpvs.Tree.QuadStatuses) answers the first
 // direction for every side, and the second is certified a quad of sides at
 // a time where the quad's PVS hides the exit quad; at 1,024 urban walkers an
-// exit costs two walks and about 300 quad-PVS lookups (docs/interest.md).
+// exit costs two walks and about 200 quad-PVS lookups (docs/interest.md).
 // Since an exit changes one side and re-decides every pair of that player
 // against the others' current sides, every silent pair is disjoint and
 // mutually hidden after each step, and so no update a receiver may see is
@@ -58,24 +58,25 @@ type Joint struct {
 	opt    JointOptions
 	n      int
 	levels int // quad levels the sides may take: 0…levels-1
-	// regions remembers region pairs (JointOptions.Regions; nil for GQ).
-	regions *regionMemo
-	side    []grow.Quad
-	cells   [][2]int
-	silent  []uint64 // bit i·n+j and j·n+i: pair (i,j) silent
-	dir     []Dir    // open pair i < j at i·n+j: who may see whom (IToJ: J may see I)
-	told    []bool   // scratch: client gets a downlink this tick
-	load    []int64  // scratch: the payload bytes of each client's downlink this tick
-	moved   []bool
-	part    []int32          // scratch: the exit's partners H certified one by one, as positions in order
-	groups  []group          // scratch: the exit's partners H certified a quad at a time
-	isPart  []bool           // scratch: j ∈ H
-	st      []quadpvs.Status // scratch: a walk's status of each side in order
-	pre     []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
-	pend    []int32          // scratch: candidates (positions in order) to certify one by one
-	pq      []grow.Quad      // scratch: their sides
-	hid     []bool           // scratch: grow.Grower.HidesEach's answers
-	near    []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
+	// memo remembers region pairs: RP's (JointOptions.Regions) or the far
+	// tier's (JointOptions.Far); nil when neither runs.
+	memo   *regionMemo
+	side   []grow.Quad
+	cells  [][2]int
+	silent []uint64 // bit i·n+j and j·n+i: pair (i,j) silent
+	dir    []Dir    // open pair i < j at i·n+j: who may see whom (IToJ: J may see I)
+	told   []bool   // scratch: client gets a downlink this tick
+	load   []int64  // scratch: the payload bytes of each client's downlink this tick
+	moved  []bool
+	part   []int32          // scratch: the exit's partners H certified one by one, as positions in order
+	groups []group          // scratch: the exit's partners H certified a quad at a time
+	isPart []bool           // scratch: j ∈ H
+	st     []quadpvs.Status // scratch: a walk's status of each side in order
+	pre    []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
+	pend   []int32          // scratch: candidates (positions in order) to certify one by one
+	pq     []grow.Quad      // scratch: their sides
+	hid    []bool           // scratch: grow.Grower.HidesEach's answers
+	near   []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
 	// The tick's exits in order, and the position after the one being
 	// handled.
 	exiting []int32
@@ -92,16 +93,16 @@ type Joint struct {
 	vord []int32
 	vkey []uint64
 	vlvl []int8
-	// The far tier (JointOptions.Far): each player's region, the pairs
-	// silent by their regions, and the region pairs decided.
-	reg   []grow.Quad
-	far   []uint64
-	fmem  *regionMemo
-	fo    []int32  // scratch for vord, vkey, vlvl
-	pkey  []uint64 // scratch: the partners' sides, in order
+	fo   []int32 // scratch for vord, vkey, vlvl
+	fk   []uint64
+	fl   []int8
+	// The far tier (JointOptions.Far): each player's region and the pairs
+	// silent by their regions.
+	reg []grow.Quad
+	far []uint64
+	// The exit's partners' sides, in order (scratch).
+	pkey  []uint64
 	plvl  []int8
-	fk    []uint64
-	fl    []int8
 	start bool
 	res   JointTickResult
 }
@@ -213,13 +214,14 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 		opt.Wire = DefaultWire()
 	}
 	n := players
-	var regions, fmem *regionMemo
-	if opt.Regions > 0 {
-		regions = newRegionMemo(gr, opt.Regions)
-	} else if opt.Far >= 0 {
-		fmem = newRegionMemo(gr, opt.Far)
+	var memo *regionMemo
+	switch {
+	case opt.Regions > 0:
+		memo = newRegionMemo(gr, opt.Regions)
+	case opt.Far >= 0:
+		memo = newRegionMemo(gr, opt.Far)
 	}
-	return &Joint{regions: regions, fmem: fmem, reg: make([]grow.Quad, n), far: make([]uint64, (n*n+63)/64), gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
+	return &Joint{memo: memo, reg: make([]grow.Quad, n), far: make([]uint64, (n*n+63)/64), gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
 		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
 		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n)}}, nil
@@ -255,6 +257,9 @@ func (jt *Joint) Sends(i, j int) bool {
 }
 
 func (jt *Joint) setSilent(i, j int, v bool) { setPair(jt.silent, jt.n, i, j, v) }
+
+// farTier reports whether the far tier runs (JointOptions.Far).
+func (jt *Joint) farTier() bool { return jt.memo != nil && jt.opt.Regions == 0 }
 
 // isFar reports whether pair (i,j) is silent by its players' regions.
 func (jt *Joint) isFar(i, j int) bool {
@@ -429,7 +434,7 @@ func (jt *Joint) exit(i int) {
 	if jt.start {
 		others = i
 	}
-	if jt.regions != nil {
+	if jt.opt.Regions > 0 {
 		jt.exitRegion(i, others)
 		return
 	}
@@ -445,7 +450,7 @@ func (jt *Joint) exit(i int) {
 	}
 	top := jt.levels - 1 // the side's largest level
 	jt.vord, jt.vkey, jt.vlvl = jt.order, jt.key, jt.lvl
-	if jt.fmem != nil {
+	if jt.farTier() {
 		// The far tier: a new region re-decides i's pairs by regions; the
 		// side stays inside the region, and the players silent by their
 		// regions are left out of the rest.
@@ -458,7 +463,7 @@ func (jt *Joint) exit(i int) {
 			jt.reg[i] = reg
 			for j := range others {
 				if j != i {
-					h, cost := jt.fmem.hidden(reg, jt.reg[j])
+					h, cost := jt.memo.hidden(reg, jt.reg[j])
 					r.Lookups += int64(cost)
 					setPair(jt.far, jt.n, i, j, h)
 				}
@@ -528,7 +533,7 @@ func (jt *Joint) pairs(i, others int) {
 		if j == i {
 			continue
 		}
-		now := jt.isPart[j] || jt.fmem != nil && jt.isFar(i, j)
+		now := jt.isPart[j] || jt.farTier() && jt.isFar(i, j)
 		jt.isPart[j] = false
 		if jt.Silent(i, j) == now && !jt.start {
 			continue
@@ -556,7 +561,7 @@ func (jt *Joint) exitRegion(i, others int) {
 	jt.side[i] = q
 	for j := range others {
 		if j != i {
-			h, cost := jt.regions.hidden(q, jt.side[j])
+			h, cost := jt.memo.hidden(q, jt.side[j])
 			jt.res.Lookups += int64(cost)
 			jt.isPart[j] = h
 		}
