@@ -205,8 +205,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 // bitmap per bot, the audit's visibility history (a bit per tick and
 // ordered pair) and two matrices of the current tick, the bots' paths (24
 // bytes per bot-tick), the joint frontier's pair state (1.1 bytes per
-// ordered pair), RP's table of region pairs (2 bits per pair of region
-// quads, at most 64 MiB), and, when FB or FBP run, their frontier sets (about 2 KiB
+// ordered pair), RP's and GQ's far tier's tables of region pairs (2 bits
+// per pair of region quads, at most 64 MiB each), and, when FB or FBP run, their frontier sets (about 2 KiB
 // per pair); half as much again for the collector's headroom (measured:
 // 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
 // 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
@@ -219,11 +219,18 @@ func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interes
 	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
 		need += n * (n - 1) / 2 * 2 << 10
 	}
-	if len(schemes) == 0 || slices.Contains(schemes, interest.RP) {
-		c, r := s.Hierarchy.G.QuadsAcross(regionLevel)
+	table := func(level int) int64 {
+		c, r := s.Hierarchy.G.QuadsAcross(min(level, s.Hierarchy.G.K))
 		if q := int64(c) * int64(r); q*q <= 1<<28 {
-			need += q * q / 4
+			return q * q / 4
 		}
+		return 0
+	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.RP) {
+		need += table(regionLevel)
+	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.GQ) {
+		need += table(interest.DefaultFarLevel)
 	}
 	return need*3/2 + 64<<20
 }
