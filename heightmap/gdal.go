@@ -21,6 +21,24 @@ package heightmap
 #include <ogr_srs_api.h>
 #include <gdal_alg.h>
 
+// pvs_delaunay triangulates n points; it returns the number of triangles
+// written to tri (3 vertex indices each, at most cap triangles), or -1 when
+// GDAL cannot triangulate them.
+static int pvs_delaunay(int n, const double *x, const double *y, int *tri, int cap) {
+	GDALTriangulation *t = GDALTriangulationCreateDelaunay(n, x, y);
+	if (t == NULL) {
+		return -1;
+	}
+	int m = t->nFacets < cap ? t->nFacets : cap;
+	for (int i = 0; i < m; i++) {
+		tri[3 * i] = t->pasFacets[i].anVertexIdx[0];
+		tri[3 * i + 1] = t->pasFacets[i].anVertexIdx[1];
+		tri[3 * i + 2] = t->pasFacets[i].anVertexIdx[2];
+	}
+	GDALTriangulationFree(t);
+	return m;
+}
+
 static void pvs_init(void) {
 	GDALAllRegister();
 	CPLSetErrorHandler(CPLQuietErrorHandler);
@@ -628,4 +646,30 @@ func polygonize(path, driver string, ref Georef, width, height int, data []byte,
 		return 0, lastError("GDAL cannot write the polygons")
 	}
 	return int(n), nil
+}
+
+// Delaunay appends to dst the triangles of the Delaunay triangulation of
+// the points (x[i], y[i]) in a plane (any unit), as triples of point
+// indices, through GDAL (GDALTriangulationCreateDelaunay, qhull). The
+// points must be distinct and not all on one line; at most 2n triangles
+// are returned for n points. Errors: fewer than 3 points, mismatched
+// lengths, and GDAL's own (degenerate input), as one line.
+func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
+	n := len(x)
+	if n < 3 || len(y) != n || n > 1<<24 {
+		return dst, fmt.Errorf("heightmap: Delaunay triangulation of %d×%d coordinates: want 3 to 2^24 points", len(x), len(y))
+	}
+	gdalInit()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tri := make([]C.int, 3*2*n)
+	C.CPLErrorReset()
+	m := C.pvs_delaunay(C.int(n), (*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0])), &tri[0], C.int(2*n))
+	if m < 0 {
+		return dst, fmt.Errorf("heightmap: Delaunay triangulation of %d points: %w", n, lastError("GDAL could not triangulate them (all on one line?)"))
+	}
+	for i := range int(m) {
+		dst = append(dst, [3]int32{int32(tri[3*i]), int32(tri[3*i+1]), int32(tri[3*i+2])})
+	}
+	return dst, nil
 }

@@ -49,3 +49,8 @@ func transformLonLat(string, bool, float64, float64) (float64, float64, error) {
 func polygonize(string, string, Georef, int, int, []byte, map[byte]string) (int, error) {
 	return 0, ErrNoGDAL
 }
+
+// Delaunay needs GDAL: ErrNoGDAL.
+func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
+	return dst, fmt.Errorf("heightmap: Delaunay triangulation: %w", ErrNoGDAL)
+}

@@ -253,6 +253,10 @@ func TestSim(t *testing.T) {
 	if code != 0 || strings.Contains(out, "\nFB ") || strings.Contains(out, "FB: whole tick") || !strings.Contains(out, "\nCS ") || !strings.Contains(out, "\nGQ ") || !strings.Contains(out, "GQ per tick") {
 		t.Errorf("--schemes gq,CS (exit %d):\n%s", code, out)
 	}
+	out, _, code = runCmd("sim", store, "--bots", "5", "--minutes", "0.1", "--schemes", "VON,CS")
+	if code != 0 || !strings.Contains(out, "\nVON ") || !strings.Contains(out, "links per node") || strings.Contains(out, "GQ per tick") {
+		t.Errorf("--schemes VON,CS (exit %d):\n%s", code, out)
+	}
 	out, _, code = runCmd("sim", store, "--bots", "4", "--minutes", "0.1", "--schemes", "RP,CS", "--region-level", "2")
 	if code != 0 || !strings.Contains(out, "\nRP ") || !strings.Contains(out, "RP per tick (regions of level 2)") || strings.Contains(out, "GQ per tick") {
 		t.Errorf("--schemes RP,CS (exit %d):\n%s", code, out)

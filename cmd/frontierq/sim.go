@@ -138,7 +138,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *asJSON {
 			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
 				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
-				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, RP: r.RP, JointRing: r.JointRing, RegionLevel: r.RegionLevel, HotSpot: hotSpotJSON(hs)})
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, RP: r.RP, VON: r.VON, JointRing: r.JointRing, RegionLevel: r.RegionLevel, HotSpot: hotSpotJSON(hs)})
 		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
@@ -181,6 +181,11 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
 		}
 		per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
+		if ran(interest.VON) {
+			v := r.VON
+			fmt.Fprintf(stdout, "VON (AOI radius %.1f m): %.1f links per node (p95 %.0f, max %d; %.1f%% enclosing neighbours beyond the radius), %.1f notifications per tick, recall %.4f of %d seen pair-ticks; %d degenerate ticks\n",
+				r.AOIRadiusM, v.LinksMean, v.LinksP95, v.LinksMax, 100*v.Enclosing, per(v.Notifications), v.Recall, v.Seen, v.Degenerate)
+		}
 		for _, c := range []struct {
 			sc     interest.Scheme
 			counts sim.GQCounts
@@ -252,6 +257,7 @@ type simJSON struct {
 	ExactMissed  int64         `json:"exact_missed"`
 	GQ           sim.GQCounts  `json:"gq"`
 	RP           sim.GQCounts  `json:"rp"`
+	VON          sim.VONCounts `json:"von"`
 	JointRing    int           `json:"joint_ring_cells"`
 	RegionLevel  int           `json:"rp_region_level"`
 	HotSpot      *bots.HotSpot `json:"hot_spot,omitempty"`

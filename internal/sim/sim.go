@@ -169,6 +169,8 @@ type Result struct {
 	GQ, RP      GQCounts
 	JointRing   int
 	RegionLevel int
+	// VON breaks the Voronoi overlay's traffic down.
+	VON VONCounts
 	// Snapshot is FB's at Config.SnapshotTick, or nil.
 	Snapshot *Snapshot
 }
@@ -229,7 +231,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 	audits := map[interest.Scheme]*lagAudit{}
 	for sc := range want {
 		switch sc {
-		case interest.CS, interest.CSA, interest.AOI:
+		case interest.CS, interest.CSA, interest.AOI, interest.VON:
 			audits[sc] = newLagAudit(n, 0, d)
 		case interest.FB, interest.FBP, interest.GQ, interest.RP:
 			audits[sc] = newLagAudit(n, 2*d, d)
@@ -286,6 +288,13 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		}
 	}
 	rows := map[interest.Scheme]*Row{}
+	if want[interest.VON] {
+		row, err := runVON(o, paths, r.AOIRadiusM, counts[interest.VON], meters[interest.VON], audits[interest.VON], wire(cfg), r)
+		if err != nil {
+			return nil, err
+		}
+		rows[interest.VON] = row
+	}
 	for _, pred := range []int{0, cfg.Predict} {
 		sc := interest.FB
 		if pred > 0 {

@@ -47,7 +47,8 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 // uncapped store, where the store's per-point PVS is the uncompressed one:
 // CS relays exactly PPP's packets, FB and FBP miss nothing and send at
 // least PPP's, so do GQ and RP (their packets the sums of their kinds), NPP is n(n−1) per tick, and an AOI radius spanning the
-// terrain is NPP. A capped store keeps FB's audit at 0.
+// terrain is NPP, for AOI and for VON (no discovery then); VON misses at
+// most AOI's plus the pairs of links discovered that tick. A capped store keeps FB's audit at 0.
 func TestRunCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -101,6 +102,18 @@ func TestRunCounts(t *testing.T) {
 					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
 				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
 					t.Errorf("AOI over the whole terrain: %+v", rows[interest.AOI])
+				case radius > 0 && (rows[interest.VON].Packets != rows[interest.NPP].Packets || rows[interest.VON].Missed != 0 || r.VON.Notifications != 0 || r.VON.Enclosing != 0):
+					// Every node links every other from the start: no discovery.
+					t.Errorf("VON over the whole terrain: %+v, %+v", rows[interest.VON], r.VON)
+				case r.VON.Seen != rows[interest.PPP].Packets || r.VON.LinksMean < 1 || r.VON.LinksMax > int(n-1) ||
+					rows[interest.VON].Packets != r.VON.Updates+r.VON.Notifications ||
+					r.VON.Recall != 1-float64(rows[interest.VON].Missed)/float64(r.VON.Seen) || r.VON.Degenerate > 0:
+					t.Errorf("VON %+v: %+v (PPP %d)", rows[interest.VON], r.VON, rows[interest.PPP].Packets)
+				case radius == 0 && rows[interest.VON].Missed > rows[interest.AOI].Missed+2*r.VON.Notifications:
+					// Beyond AOI's misses, VON misses a pair only on a link
+					// discovered that tick, each way (it links more:
+					// enclosing neighbours).
+					t.Errorf("VON misses %d, AOI %d, notifications %d", rows[interest.VON].Missed, rows[interest.AOI].Missed, r.VON.Notifications)
 				case radius == 0 && (rows[interest.AOI].Missed == 0 || float64(rows[interest.AOI].Missed) > 0.06*float64(rows[interest.PPP].Packets)):
 					// (the audit's own counter must see the radius's misses)
 					t.Errorf("calibrated AOI misses %d of %d", rows[interest.AOI].Missed, rows[interest.PPP].Packets)
@@ -109,9 +122,10 @@ func TestRunCounts(t *testing.T) {
 				case len(r.PerSecond) != len(interest.Schemes) || len(r.PerSecond[0]) != 30:
 					t.Errorf("per-second series %d×%d", len(r.PerSecond), len(r.PerSecond[0]))
 				}
-				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d, GQ %d %+v; exact LOS %d/%d",
+				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d, GQ %d %+v; VON %d, missed %d, %+v; exact LOS %d/%d",
 					r.AOIRadiusM, rows[interest.PPP].Packets, rows[interest.CS].Packets, rows[interest.FB].Packets,
-					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, rows[interest.GQ].Packets, r.GQ, r.ExactMissed, r.ExactChecked)
+					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, rows[interest.GQ].Packets, r.GQ,
+					rows[interest.VON].Packets, rows[interest.VON].Missed, r.VON, r.ExactMissed, r.ExactChecked)
 			}
 		})
 	}
