@@ -20,7 +20,9 @@ const (
 
 // playbackJSON is a simulation for the viewer to play back: bots on the
 // store's terrain (package bots) under frontier-based interest management
-// (interest.Manager, hierarchical/lossy, silent extension, one worker).
+// (interest.Manager, hierarchical/lossy, silent extension, one worker) and,
+// on the same trajectories, under the joint frontier (interest.Joint, its
+// defaults).
 type playbackJSON struct {
 	Bots    int     `json:"bots"`
 	Ticks   int     `json:"ticks"`
@@ -38,6 +40,14 @@ type playbackJSON struct {
 	// whenever the manager grows or extends one: from tick Tick on, until
 	// the next record for the same J.
 	Frontiers []playbackFrontier `json:"frontiers"`
+	// GQSides records each bot's side under the joint frontier whenever
+	// it changes: tick, bot, col, row, size (in cells); a side holds from
+	// its tick until the bot's next record. GQSends[t] lists the pairs i, j
+	// exchanging updates (either way) and GQPackets[t] the packets, as the
+	// simulation counts GQ.
+	GQSides   [][5]int32 `json:"gq_sides"`
+	GQSends   [][]int32  `json:"gq_sends"`
+	GQPackets []int      `json:"gq_packets"`
 }
 
 type playbackFrontier struct {
@@ -85,7 +95,12 @@ func (v *viewer) playback(r *http.Request) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	jt, err := interest.NewJoint(v.gr, n, interest.JointOptions{})
+	if err != nil {
+		return "", nil, err
+	}
 	out := playbackJSON{Bots: n, Ticks: paths.Ticks, TickS: o.TickSeconds, SpeedMS: o.SpeedMS, NPP: n * (n - 1)}
+	sides := make([]grow.Quad, n)
 	players := make([]interest.Player, n)
 	last := make([]*grow.Result, n) // bot 0's frontier with j last recorded
 	size := make([]int, n)          // and its points then
@@ -126,6 +141,24 @@ func (v *viewer) playback(r *http.Request) (string, []byte, error) {
 				out.Frontiers = append(out.Frontiers, playbackFrontier{Tick: tk, J: j, A: quadsJSON(&f.A), B: quadsJSON(&f.B)})
 			}
 		}
+		jr, err := jt.Tick(players)
+		if err != nil {
+			return "", nil, fmt.Errorf("tick %d: %w", tk, err)
+		}
+		var sends []int32
+		for i := range n {
+			if q := jt.Side(i); tk == 0 || q != sides[i] {
+				sides[i] = q
+				out.GQSides = append(out.GQSides, [5]int32{int32(tk), int32(i), int32(q.Col()), int32(q.Row()), int32(q.Size())})
+			}
+			for j := i + 1; j < n; j++ {
+				if jt.Sends(i, j) || jt.Sends(j, i) {
+					sends = append(sends, int32(i), int32(j))
+				}
+			}
+		}
+		out.GQSends = append(out.GQSends, sends)
+		out.GQPackets = append(out.GQPackets, jr.Packets())
 		out.Cells = append(out.Cells, cells)
 		out.Visible = append(out.Visible, vis)
 		out.Negotiated = append(out.Negotiated, neg)

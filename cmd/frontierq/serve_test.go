@@ -222,6 +222,29 @@ func TestServeAPI(t *testing.T) {
 			t.Errorf("tick %d: %d packets for %d visible and %d renegotiating pairs", k, n, len(pb.Visible[k])/2, len(pb.Negotiated[k])/2)
 		}
 	}
+	// The joint frontier on the same trajectories: every bot's side from
+	// tick 0, each holding its bot's cell while it lasts; packets at least
+	// the sending pairs'.
+	side := map[int32][5]int32{}
+	next := 0
+	for k := range pb.Ticks {
+		for ; next < len(pb.GQSides) && pb.GQSides[next][0] == int32(k); next++ {
+			side[pb.GQSides[next][1]] = pb.GQSides[next]
+		}
+		for b := range int32(6) {
+			q, ok := side[b]
+			c, r := pb.Cells[k][2*b], pb.Cells[k][2*b+1]
+			if !ok || c < q[2] || r < q[3] || c >= q[2]+q[4] || r >= q[3]+q[4] {
+				t.Fatalf("tick %d: bot %d at (%d,%d) outside its side %v", k, b, c, r, q)
+			}
+		}
+		if len(pb.GQSends) != pb.Ticks || len(pb.GQPackets) != pb.Ticks || pb.GQPackets[k] < len(pb.GQSends[k])/2 {
+			t.Fatalf("tick %d: %d GQ packets for %d sending pairs", k, pb.GQPackets[k], len(pb.GQSends[k])/2)
+		}
+	}
+	if next != len(pb.GQSides) {
+		t.Errorf("side records out of tick order: %d of %d read", next, len(pb.GQSides))
+	}
 	// DNS rebinding: a page of another site whose name resolves to
 	// 127.0.0.1 sends its own Host; the viewer does not answer it.
 	req, _ := http.NewRequest("GET", srv.URL+"/api/info", nil)
@@ -402,6 +425,12 @@ func TestServeInBrowser(t *testing.T) {
 	run("step", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("simtick"); s.value = 25; s.dispatchEvent(new Event("input")); })()`))
 	if got := eval(`[viewer.sim.data.ticks, viewer.sim.tick, document.getElementById("simstatus").textContent.startsWith("tick 25 (2.5 s)")]`); got != "[50,25,true]" {
 		t.Errorf("playback state %s", got)
+	}
+	// The joint frontier on the same run: every bot's side drawn (a
+	// rectangle each) and the status naming the scheme.
+	run("joint frontier", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("simscheme"); s.value = "GQ"; s.dispatchEvent(new Event("change")); })()`))
+	if got := eval(`(() => { let rects = 0; simLayer.eachLayer((l) => { if (l instanceof L.Rectangle) rects++; }); const st = document.getElementById("simstatus").textContent; return [rects >= viewer.sim.data.bots, st.startsWith("tick 25 (2.5 s), joint frontier: " + viewer.sim.data.gq_packets[25] + " packets"), document.getElementById("simpartner").disabled]; })()`); got != "[true,true,true]" {
+		t.Errorf("joint frontier playback: %s (%s)", got, eval(`document.getElementById("simstatus").textContent`))
 	}
 }
 

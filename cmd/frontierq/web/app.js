@@ -81,7 +81,11 @@ function legend() {
     if (!document.getElementById("exact").checked) sw(COLORS.unknown, "unknown: the cap's \"maybe\"");
     sw(COLORS.hidden, "hidden");
   }
-  if (sim.data && map.hasLayer(simLayer)) {
+  if (sim.data && map.hasLayer(simLayer) && sim.joint) {
+    sw(COLORS.bot0, "bot 0 and its side (joint frontier)");
+    sw(COLORS.bot, "other bots and their sides");
+    sw(COLORS.sight, "pair exchanging updates", true);
+  } else if (sim.data && map.hasLayer(simLayer)) {
     sw(COLORS.bot0, "bot 0 and its side");
     sw(COLORS.partner, `bot ${sim.partner} and its side`);
     sw(COLORS.bot, "other bots");
@@ -246,7 +250,7 @@ document.getElementById("reset").addEventListener("click", () => map.fitBounds(t
 
 // Simulation playback: /api/sim runs bots under frontier-based interest
 // management on the server; the page steps through its ticks.
-const sim = { data: null, tick: 0, playing: false, partner: 1, last: 0 };
+const sim = { data: null, tick: 0, playing: false, partner: 1, last: 0, joint: false };
 viewer.sim = sim;
 function simFrontier() {
   // bot 0's frontier with the partner at this tick, unless they see each other.
@@ -256,8 +260,34 @@ function simFrontier() {
   for (const r of d.frontiers) if (r.j === sim.partner && r.tick <= t) f = r;
   return f;
 }
+function gqSides(t) {
+  // every bot's joint-frontier side at tick t: the last record at or before t.
+  const sides = [];
+  for (const [tk, b, c, r, s] of sim.data.gq_sides) if (tk <= t) sides[b] = [c, r, s];
+  return sides;
+}
+function drawJoint() {
+  const d = sim.data, t = sim.tick, cells = d.cells[t], sides = gqSides(t);
+  for (let b = d.bots - 1; b >= 0; b--) quads(simLayer, [sides[b]], b === 0 ? COLORS.bot0 : COLORS.bot, b === 0 ? 0.45 : 0.2);
+  const at = (b) => cellCentre(cells[2 * b], cells[2 * b + 1]);
+  const pairs = d.gq_sends[t] || [];
+  for (let k = 0; k < pairs.length; k += 2) {
+    L.polyline([at(pairs[k]), at(pairs[k + 1])], { renderer, color: COLORS.sight, weight: 1.5, opacity: 0.9, interactive: false }).addTo(simLayer);
+  }
+  for (let b = 0; b < d.bots; b++) {
+    L.circleMarker(at(b), {
+      renderer, radius: b === 0 ? 6 : 4, color: "white", weight: 1.5, fillOpacity: 1, interactive: false,
+      fillColor: b === 0 ? COLORS.bot0 : COLORS.bot,
+    }).addTo(simLayer);
+  }
+  const s0 = sides[0];
+  document.getElementById("simstatus").textContent =
+    `tick ${t} (${(t * d.tick_s).toFixed(1)} s), joint frontier: ${d.gq_packets[t]} packets (every client to every other: ${d.npp_per_tick}), ` +
+    `${pairs.length / 2} pairs exchanging; bot 0's side ${s0[2]}×${s0[2]} cells`;
+}
 function drawSim() {
   simLayer.clearLayers();
+  if (sim.joint) { drawJoint(); return; }
   const d = sim.data, t = sim.tick, cells = d.cells[t];
   const f = simFrontier();
   if (f) {
@@ -310,7 +340,7 @@ async function runSim() {
     const sel = document.getElementById("simpartner");
     sel.innerHTML = "";
     for (let b = 1; b < sim.data.bots; b++) sel.add(new Option(String(b)));
-    sel.disabled = false;
+    sel.disabled = sim.joint;
     sim.partner = 1;
     const slider = document.getElementById("simtick");
     slider.max = sim.data.ticks - 1;
@@ -328,6 +358,11 @@ async function runSim() {
 document.getElementById("simrun").addEventListener("click", runSim);
 document.getElementById("simtick").addEventListener("input", (e) => setTick(Number(e.target.value)));
 document.getElementById("simpartner").addEventListener("change", (e) => { sim.partner = Number(e.target.value); drawSim(); legend(); });
+document.getElementById("simscheme").addEventListener("change", (e) => {
+  sim.joint = e.target.value === "GQ";
+  document.getElementById("simpartner").disabled = sim.joint || !sim.data;
+  if (sim.data) { drawSim(); legend(); }
+});
 document.getElementById("simplay").addEventListener("click", (e) => {
   sim.playing = !sim.playing;
   e.target.textContent = sim.playing ? "pause" : "play";
