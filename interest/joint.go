@@ -182,6 +182,10 @@ type JointTickResult struct {
 	// next Tick.
 	Up, Down            []int64
 	ServerIn, ServerOut int64
+	// Exited[i] and Told[i] report that client i sent an exit report and
+	// received the coordinator's downlink this tick (reused by the next
+	// Tick).
+	Exited, Told []bool
 }
 
 // Packets returns the tick's packets: uplinks, downlinks, updates,
@@ -224,7 +228,7 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	return &Joint{memo: memo, reg: make([]grow.Quad, n), far: make([]uint64, (n*n+63)/64), gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
 		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
-		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n)}}, nil
+		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n), Exited: make([]bool, n)}}, nil
 }
 
 // DefaultFarLevel is JointOptions.Far's default, quads of 8×8 cells:
@@ -294,9 +298,10 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 		}
 	}
 	r := &jt.res
-	*r = JointTickResult{Up: r.Up, Down: r.Down}
+	*r = JointTickResult{Up: r.Up, Down: r.Down, Exited: r.Exited, Told: jt.told}
 	clear(r.Up)
 	clear(r.Down)
+	clear(r.Exited)
 	clear(jt.told)
 	clear(jt.load)
 	w := jt.opt.Wire
@@ -424,6 +429,7 @@ func (jt *Joint) directions(i, j int) (Dir, error) {
 func (jt *Joint) exit(i int) {
 	r := &jt.res
 	r.Exits++
+	r.Exited[i] = true
 	r.Messages++ // the reply with i's side
 	jt.told[i] = true
 	w := jt.opt.Wire

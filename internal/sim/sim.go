@@ -233,13 +233,23 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		switch sc {
 		case interest.CS, interest.CSA, interest.AOI, interest.VON:
 			audits[sc] = newLagAudit(n, 0, d)
-		case interest.FB, interest.FBP, interest.GQ, interest.RP:
+		case interest.FB, interest.FBP, interest.GQ, interest.RP, interest.HY:
 			audits[sc] = newLagAudit(n, 2*d, d)
 		}
 	}
 	audit := func(sc interest.Scheme, tk int, send func(i, j int) bool) {
 		if a := audits[sc]; a != nil {
 			a.tick(tk, nil, send, o)
+		}
+	}
+	var hy *hybrid
+	if want[interest.HY] {
+		ring := cfg.JointRing
+		if ring < 0 {
+			ring = autoRing(cfg, o.dx, o.dy)
+		}
+		if hy, err = newHybrid(gr, n, cfg, ring); err != nil {
+			return nil, err
 		}
 	}
 	for tk := range T {
@@ -262,6 +272,11 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 			}
 		}
 		o.keep(tk)
+		if hy != nil {
+			if err := hy.tick(tk, paths, o, w, counts[interest.HY], meters[interest.HY], audits[interest.HY]); err != nil {
+				return nil, err
+			}
+		}
 		audit(interest.CS, tk, o.maySee)
 		audit(interest.CSA, tk, o.maySee)
 		if cfg.Progress != nil {
@@ -288,6 +303,9 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		}
 	}
 	rows := map[interest.Scheme]*Row{}
+	if hy != nil {
+		rows[interest.HY] = hy.finish()
+	}
 	if want[interest.VON] {
 		row, err := runVON(o, paths, r.AOIRadiusM, counts[interest.VON], meters[interest.VON], audits[interest.VON], wire(cfg), r)
 		if err != nil {

@@ -48,7 +48,8 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 // CS relays exactly PPP's packets, FB and FBP miss nothing and send at
 // least PPP's, so do GQ and RP (their packets the sums of their kinds), NPP is n(n−1) per tick, and an AOI radius spanning the
 // terrain is NPP, for AOI and for VON (no discovery then); VON misses at
-// most AOI's plus the pairs of links discovered that tick. A capped store keeps FB's audit at 0.
+// most AOI's plus the pairs of links discovered that tick; HY lies between
+// CSA plus GQ's updates and CSA plus all of GQ. A capped store keeps FB's audit at 0.
 func TestRunCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -98,6 +99,11 @@ func TestRunCounts(t *testing.T) {
 				case rows[interest.RP].Missed != 0 || rows[interest.RP].Packets < rows[interest.PPP].Packets || rows[interest.RP].Queries < n ||
 					rows[interest.RP].Packets != r.RP.Uplinks+r.RP.Downlinks+r.RP.Updates+r.RP.Announcements+r.RP.Flips || r.RP.Walks != 0 || r.RegionLevel != DefaultRegionLevel:
 					t.Errorf("RP %+v: %+v at level %d", rows[interest.RP], r.RP, r.RegionLevel)
+				case rows[interest.HY].Packets < rows[interest.CSA].Packets+r.GQ.Updates || rows[interest.HY].Packets > rows[interest.CSA].Packets+rows[interest.GQ].Packets ||
+					rows[interest.HY].Queries != r.GQ.Uplinks || rows[interest.HY].Bytes <= rows[interest.CSA].Bytes:
+					// CSA's snapshots plus GQ's peer-to-peer traffic, its exit
+					// reports and some answers riding on them.
+					t.Errorf("HY %+v; CSA %d, GQ %d (%d updates)", rows[interest.HY], rows[interest.CSA].Packets, rows[interest.GQ].Packets, r.GQ.Updates)
 				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
 					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
 				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
