@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math/bits"
-	"slices"
 
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -59,10 +58,10 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 		rep     = make([]int32, n)       // each bot's distinct position
 		members [][]int32                // the bots at each distinct position
 		tris    [][3]int32
-		links   []float64
-		far     int64 // enclosing links beyond the radius, summed over ticks
-		all     int64 // all links, summed over ticks
-		total   int64 // known links per node, summed over nodes and ticks
+		degHist = make([]int64, n) // nodes·ticks by links
+		far     int64              // enclosing links beyond the radius, summed over ticks
+		all     int64              // all links, summed over ticks
+		total   int64              // known links per node, summed over nodes and ticks
 	)
 	r2 := radiusM * radiusM
 	for tk := range T {
@@ -133,7 +132,7 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 				m.up[i] += hb + ub
 				m.down[j] += hb + ub
 			}
-			links = append(links, float64(deg))
+			degHist[deg]++
 			total += int64(deg)
 		}
 		c.Updates += tick
@@ -169,9 +168,18 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 	if all > 0 {
 		c.Enclosing = float64(2*far) / float64(all)
 	}
-	slices.Sort(links)
-	c.LinksMean = float64(total) / float64(max(1, len(links)))
-	c.LinksP95 = links[min(len(links)-1, len(links)*95/100)]
-	c.LinksMax = int(links[len(links)-1])
+	samples := int64(n) * int64(T)
+	c.LinksMean = float64(total) / float64(max(1, samples))
+	var below int64
+	for deg, k := range degHist {
+		if k == 0 {
+			continue
+		}
+		if below <= samples*95/100 && below+k > samples*95/100 {
+			c.LinksP95 = float64(deg)
+		}
+		below += k
+		c.LinksMax = deg
+	}
 	return row, nil
 }
