@@ -210,8 +210,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 // bitmap per bot, the audit's visibility history (a bit per tick and
 // ordered pair) and two matrices of the current tick, the bots' paths (24
 // bytes per bot-tick), the joint frontier's pair state (1.1 bytes per
-// ordered pair), RP's and GQ's far tier's tables of region pairs (2 bits
-// per pair of region quads, at most 64 MiB each), and, when FB or FBP run, their frontier sets (about 2 KiB
+// ordered pair; HY runs a second one), RP's and the far tiers' tables of
+// region pairs (2 bits per pair of region quads, at most 64 MiB each), VON's
+// two link matrices (a bit per ordered pair each), and, when FB or FBP run, their frontier sets (about 2 KiB
 // per pair); half as much again for the collector's headroom (measured:
 // 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
 // 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
@@ -236,6 +237,12 @@ func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interes
 	}
 	if len(schemes) == 0 || slices.Contains(schemes, interest.GQ) {
 		need += table(interest.DefaultFarLevel)
+	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.HY) {
+		need += table(interest.DefaultFarLevel) + 11*n*n/10 // its own joint frontier
+	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.VON) {
+		need += n * n / 4 // two link matrices
 	}
 	return need*3/2 + 64<<20
 }
