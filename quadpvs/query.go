@@ -1,10 +1,6 @@
 package quadpvs
 
-import (
-	"math/bits"
-
-	"github.com/frontiersets/frontiersets/horizon"
-)
+import "github.com/frontiersets/frontiersets/horizon"
 
 // QuadStatus returns the status of the quad of level l (side 2^l cells) at
 // column qx, row qy among that level's quads, in the tree t of geometry g:
@@ -166,9 +162,7 @@ func (t *Tree) QuadStatuses(g Geometry, keys []uint64, levels []int8, dst []Stat
 	if len(t.refs) > 0 {
 		// A shared tree: one descent per quad.
 		for i, k := range keys {
-			l := int(levels[i])
-			x, y := unMorton(k)
-			dst[i] = t.QuadStatus(g, l, x>>l, y>>l)
+			dst[i] = t.statusAt(g, k, levels[i])
 		}
 		return
 	}
@@ -189,13 +183,18 @@ func (t *Tree) AllHidden(g Geometry, keys []uint64, levels []int8) bool {
 		return w.allHiddenFlat(t, 0, g.K, 0, 0, len(keys))
 	}
 	for i, k := range keys {
-		l := int(levels[i])
-		x, y := unMorton(k)
-		if t.QuadStatus(g, l, x>>l, y>>l) != Hidden {
+		if t.statusAt(g, k, levels[i]) != Hidden {
 			return false
 		}
 	}
 	return true
+}
+
+// statusAt is QuadStatus of the quad of level l whose top-left cell has
+// Morton code k.
+func (t *Tree) statusAt(g Geometry, k uint64, l int8) Status {
+	x, y := unMorton(k)
+	return t.QuadStatus(g, int(l), x>>l, y>>l)
 }
 
 // unMorton returns the cell of Morton code k (MortonCode's inverse).
@@ -218,7 +217,7 @@ func compact(v uint64) uint64 {
 // the node at position pos of a tree without references, of level l and
 // first Morton code m.
 func (w *statusWalk) allHiddenFlat(t *Tree, pos, l int, m uint64, lo, hi int) bool {
-	switch Status(t.codes[pos>>5] >> (uint(pos&31) * 2) & 3) {
+	switch t.code(pos) {
 	case Hidden:
 		return true
 	case Unknown:
@@ -258,7 +257,7 @@ type statusWalk struct {
 // m: quads equal to the node first (the levels descend), then all of them
 // at a leaf, or child by child.
 func (w *statusWalk) walkFlat(t *Tree, pos, l int, m uint64, lo, hi int) {
-	s := Status(t.codes[pos>>5] >> (uint(pos&31) * 2) & 3)
+	s := t.code(pos)
 	for lo < hi && w.keys[lo] == m && int(w.levels[lo]) == l {
 		w.dst[lo] = s
 		lo++
@@ -333,13 +332,14 @@ func (h *Hierarchy) QuadStatusIn(trees []int32, l, qx, qy int, dst []Status) {
 	for lo := 0; lo < len(trees); lo += lanes {
 		m := min(lanes, len(trees)-lo)
 		var (
-			cs, rs [lanes]uint64 // the trees' first code word and rank sample
-			pos    [lanes]int    // the node each lane stands on
-			done   [lanes]bool
+			codes [lanes][]uint64 // the trees' code words
+			ranks [lanes][]uint32 // and rank samples
+			pos   [lanes]int      // the node each lane stands on
+			done  [lanes]bool
 		)
 		for k := range m {
 			q := trees[lo+k]
-			cs[k], rs[k] = h.CodeStart[q], h.RankStart[q]
+			codes[k], ranks[k] = h.Codes[h.CodeStart[q]:], h.Ranks[h.RankStart[q]:]
 		}
 		left := m
 		for d := 0; left > 0; d++ {
@@ -350,23 +350,14 @@ func (h *Hierarchy) QuadStatusIn(trees []int32, l, qx, qy int, dst []Status) {
 					continue
 				}
 				i := pos[k]
-				c := Status(h.Codes[cs[k]+uint64(i>>5)] >> (uint(i&31) * 2) & 3)
+				c := Status(codes[k][i>>5] >> (uint(i&31) * 2) & 3)
 				if c != Unknown || d == depth {
 					dst[lo+k], done[k] = c, true
 					left--
 					continue
 				}
-				// The first child of the Unknown code at i: 4·rank(i)+1
-				// (Tree.rankAt; i < the tree's length).
-				j := uint64(i >> 6)
-				r := int(h.Ranks[rs[k]+j])
-				w := cs[k] + 2*j
-				if i&32 != 0 {
-					r += bits.OnesCount64(unknownMask(h.Codes[w]))
-					w++
-				}
-				r += bits.OnesCount64(unknownMask(h.Codes[w]) & (1<<(uint(i&31)*2) - 1))
-				pos[k] = 4*r + 1 + child
+				// The first child of the Unknown code at i (childBase).
+				pos[k] = 4*rankIn(codes[k], ranks[k], i) + 1 + child
 			}
 		}
 	}

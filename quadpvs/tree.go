@@ -128,14 +128,21 @@ func (t *Tree) rankAt(i int) int {
 		}
 		return r
 	}
+	return rankIn(t.codes, t.rank, i)
+}
+
+// rankIn returns the number of Unknown codes before position i of the code
+// words codes (32 two-bit codes a word) with their rank samples rank (one
+// per 64 codes); i must lie below the last code.
+func rankIn(codes []uint64, rank []uint32, i int) int {
 	j := i >> 6
-	r := int(t.rank[j])
+	r := int(rank[j])
 	w := 2 * j
 	if i&32 != 0 {
-		r += bits.OnesCount64(unknownMask(t.codes[w]))
+		r += bits.OnesCount64(unknownMask(codes[w]))
 		w++
 	}
-	return r + bits.OnesCount64(unknownMask(t.codes[w])&(1<<(uint(i&31)*2)-1))
+	return r + bits.OnesCount64(unknownMask(codes[w])&(1<<(uint(i&31)*2)-1))
 }
 
 // CheckShape is the cheap structural check of a tree of geometry g, enough
