@@ -68,12 +68,12 @@ type Joint struct {
 	told   []bool   // scratch: client gets a downlink this tick
 	load   []int64  // scratch: the payload bytes of each client's downlink this tick
 	moved  []bool
-	part   []int32          // scratch: the exit's partners H certified one by one, as positions in order
+	part   []int32          // scratch: the exit's partners H certified one by one, as positions in vord
 	groups []group          // scratch: the exit's partners H certified a quad at a time
 	isPart []bool           // scratch: j ∈ H
-	st     []quadpvs.Status // scratch: a walk's status of each side in order
-	pre    []int32          // scratch: pre[x] counts the sides in order[:x] the exit quad's PVS hides
-	pend   []int32          // scratch: candidates (positions in order) to certify one by one
+	st     []quadpvs.Status // scratch: the exit walk's status of each side in vord
+	pre    []int32          // scratch: pre[x] counts the sides in vord[:x] the exit quad's PVS hides
+	pend   []int32          // scratch: candidates (positions in vord) to certify one by one
 	pq     []grow.Quad      // scratch: their sides
 	hid    []bool           // scratch: grow.Grower.HidesEach's answers
 	near   []int32          // scratch: players whose cell is hidden from the exit's cell, though not their side
@@ -218,17 +218,18 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 		opt.Wire = DefaultWire()
 	}
 	n := players
-	var memo *regionMemo
-	switch {
-	case opt.Regions > 0:
-		memo = newRegionMemo(gr, opt.Regions)
-	case opt.Far >= 0:
-		memo = newRegionMemo(gr, opt.Far)
-	}
-	return &Joint{memo: memo, reg: make([]grow.Quad, n), far: make([]uint64, (n*n+63)/64), gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
+	jt := &Joint{gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
 		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
-		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n), Exited: make([]bool, n)}}, nil
+		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n), Exited: make([]bool, n)}}
+	switch {
+	case opt.Regions > 0:
+		jt.memo = newRegionMemo(gr, opt.Regions)
+	case opt.Far >= 0:
+		jt.memo = newRegionMemo(gr, opt.Far)
+		jt.reg, jt.far = make([]grow.Quad, n), make([]uint64, (n*n+63)/64)
+	}
+	return jt, nil
 }
 
 // DefaultFarLevel is JointOptions.Far's default, quads of 8×8 cells:
@@ -243,10 +244,7 @@ func (jt *Joint) Side(i int) grow.Quad { return jt.side[i] }
 
 // Silent reports whether players i and j exchange nothing: their sides are
 // disjoint and mutually hidden.
-func (jt *Joint) Silent(i, j int) bool {
-	k := i*jt.n + j
-	return jt.silent[k>>6]>>(k&63)&1 != 0
-}
+func (jt *Joint) Silent(i, j int) bool { return pairBit(jt.silent, jt.n, i, j) }
 
 // Sends reports whether player i sends its updates to player j in the last
 // Tick: their pair is open and j may see i.
@@ -266,9 +264,12 @@ func (jt *Joint) setSilent(i, j int, v bool) { setPair(jt.silent, jt.n, i, j, v)
 func (jt *Joint) farTier() bool { return jt.memo != nil && jt.opt.Regions == 0 }
 
 // isFar reports whether pair (i,j) is silent by its players' regions.
-func (jt *Joint) isFar(i, j int) bool {
-	k := i*jt.n + j
-	return jt.far[k>>6]>>(k&63)&1 != 0
+func (jt *Joint) isFar(i, j int) bool { return pairBit(jt.far, jt.n, i, j) }
+
+// pairBit returns bit i·n+j of b.
+func pairBit(b []uint64, n, i, j int) bool {
+	k := i*n + j
+	return b[k>>6]>>(k&63)&1 != 0
 }
 
 // setPair sets bits i·n+j and j·n+i of b to v.
@@ -584,7 +585,7 @@ func (jt *Joint) nearCell(q grow.Quad, j int) {
 	}
 }
 
-// group is a run order[lo:hi] of sides in quad q whose PVS hides the
+// group is a run vord[lo:hi] of sides in quad q whose PVS hides the
 // exiting player's quad; its members are the sides of the run the exit
 // quad's PVS hides (jt.pre).
 type group struct {
@@ -592,13 +593,17 @@ type group struct {
 	lo, hi int
 }
 
+// candidate reports whether the side at position x of vord is a candidate
+// partner: the exit quad's PVS hides it (jt.pre).
+func (jt *Joint) candidate(x int) bool { return jt.pre[x+1] > jt.pre[x] }
+
 // leafRun is the number of candidate sides partners tests one by one
 // rather than splitting their quad further.
 const leafRun = 8
 
 // partners certifies the second direction for the candidate sides (those
 // the exit quad c's PVS hides, counted by jt.pre) among the placed players
-// whose sides lie in quad Q, the run order[lo:hi]: for all of them at once
+// whose sides lie in quad Q, the run vord[lo:hi]: for all of them at once
 // when Q's PVS hides c (Q's PVS holds its cells', so no cell of those sides
 // sees c), otherwise by Q's four children; the candidates of short runs go
 // to jt.pend, for the caller to certify one by one (each side's PVS). Runs
@@ -622,7 +627,7 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 			if jt.gr.Hides(Q, c) {
 				jt.groups = append(jt.groups, group{Q, lo, hi})
 				for x := lo; x < hi; x++ {
-					if jt.pre[x+1] > jt.pre[x] {
+					if jt.candidate(x) {
 						jt.isPart[jt.vord[x]] = true
 					}
 				}
@@ -646,13 +651,13 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 		return
 	}
 	for x := lo; x < hi; x++ {
-		if jt.pre[x+1] > jt.pre[x] {
+		if jt.candidate(x) {
 			jt.pend = append(jt.pend, int32(x))
 		}
 	}
 }
 
-// hidesEach sets jt.hid[k] to whether the side at position xs[k] of order
+// hidesEach sets jt.hid[k] to whether the side at position xs[k] of vord
 // hides quad q (its PVS), all descents side by side.
 func (jt *Joint) hidesEach(xs []int32, q grow.Quad) {
 	jt.pq = jt.pq[:0]
@@ -669,19 +674,25 @@ func (jt *Joint) hidesEach(xs []int32, q grow.Quad) {
 // ancestors).
 func (jt *Joint) overlapsSide(p grow.Quad) bool {
 	m := p.Morton()
-	x := sort.Search(len(jt.key), func(x int) bool { return jt.key[x] >= m })
+	x := jt.firstAt(m)
 	if x < len(jt.key) && jt.key[x] < m+1<<(2*p.Level) {
 		return true
 	}
 	for a := p.Parent(); a.Level < jt.levels; a = a.Parent() {
 		m := a.Morton()
-		for x := sort.Search(len(jt.key), func(x int) bool { return jt.key[x] >= m }); x < len(jt.key) && jt.key[x] == m; x++ {
+		for x := jt.firstAt(m); x < len(jt.key) && jt.key[x] == m; x++ {
 			if int(jt.lvl[x]) == a.Level {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// firstAt returns the position in the sorted order of the first side whose
+// Morton code is at least m.
+func (jt *Joint) firstAt(m uint64) int {
+	return sort.Search(len(jt.key), func(x int) bool { return jt.key[x] >= m })
 }
 
 // index puts player i, by its side, into the sorted order: Morton codes
@@ -696,8 +707,7 @@ func (jt *Joint) index(i int) {
 
 // unindex takes player i out of the sorted order.
 func (jt *Joint) unindex(i int) {
-	k := jt.side[i].Morton()
-	at := sort.Search(len(jt.key), func(x int) bool { return jt.key[x] >= k })
+	at := jt.firstAt(jt.side[i].Morton())
 	for jt.order[at] != int32(i) {
 		at++
 	}
@@ -746,7 +756,7 @@ func (jt *Joint) grows(p grow.Quad) bool {
 		jt.groups = jt.groups[:len(jt.groups)-1]
 		k--
 		for x := gp.lo; x < gp.hi; x++ {
-			if jt.pre[x+1] > jt.pre[x] {
+			if jt.candidate(x) {
 				jt.part = append(jt.part, int32(x))
 			}
 		}
