@@ -1,6 +1,9 @@
 package interest
 
-import "github.com/frontiersets/frontiersets/grow"
+import (
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
 
 // regionMemo remembers which pairs of region quads are disjoint and
 // mutually hidden (grow.Grower.QuadsHidden), the test of a region-pair
@@ -22,12 +25,26 @@ const maxRegionTable = 1 << 28
 
 func newRegionMemo(gr *grow.Grower, level int) *regionMemo {
 	m := &regionMemo{gr: gr, level: level, other: map[[2]grow.Quad]bool{}}
-	c, r := gr.Geometry().QuadsAcross(level)
-	if q := c * r; q*q <= maxRegionTable {
-		m.cols, m.quads = c, q
-		m.table = make([]uint64, (q*q+31)/32)
+	if b := RegionTableBytes(gr.Geometry(), level); b > 0 {
+		c, r := gr.Geometry().QuadsAcross(level)
+		m.cols, m.quads = c, c*r
+		m.table = make([]uint64, b/8)
 	}
 	return m
+}
+
+// RegionTableBytes returns the memory, in bytes, of the table of region
+// pairs a Joint keeps for regions of the given level of g (RP's,
+// JointOptions.Regions, or the far tier's, JointOptions.Far): 2 bits per
+// ordered pair of quads of that level, or 0 beyond 2^28 pairs, where a map
+// holds the pairs met instead. level must lie in 0…g.K.
+func RegionTableBytes(g quadpvs.Geometry, level int) int64 {
+	c, r := g.QuadsAcross(level)
+	q := int64(c) * int64(r)
+	if q*q > maxRegionTable {
+		return 0
+	}
+	return (q*q + 31) / 32 * 8
 }
 
 // hidden reports whether region quads a and b are disjoint and mutually

@@ -225,13 +225,8 @@ func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interes
 	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
 		need += n * (n - 1) / 2 * 2 << 10
 	}
-	table := func(level int) int64 {
-		c, r := s.Hierarchy.G.QuadsAcross(min(level, s.Hierarchy.G.K))
-		if q := int64(c) * int64(r); q*q <= 1<<28 {
-			return q * q / 4
-		}
-		return 0
-	}
+	g := s.Hierarchy.G
+	table := func(level int) int64 { return interest.RegionTableBytes(g, min(level, g.K)) }
 	if len(schemes) == 0 || slices.Contains(schemes, interest.RP) {
 		need += table(regionLevel)
 	}

@@ -25,8 +25,8 @@ type hybrid struct {
 	row     *Row
 }
 
-func newHybrid(gr *grow.Grower, n int, cfg Config, ring int) (*hybrid, error) {
-	jt, err := interest.NewJoint(gr, n, interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring})
+func newHybrid(gr *grow.Grower, n int, opt interest.JointOptions) (*hybrid, error) {
+	jt, err := interest.NewJoint(gr, n, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -46,17 +46,15 @@ func (h *hybrid) tick(tk int, paths *bots.Paths, o *oracle, w interest.Wire, pac
 	}
 	h.row.Queries += int64(res.Exits)
 	h.work = append(h.work, float64(res.Work.Nanoseconds())/1e6)
+	// The snapshots: a client gets one when CSA's bytes reach it (the
+	// meter's bytes start from zero each tick).
 	in, out := interest.Traffic(interest.CSA, n, o.maySee, w, m.up, m.down)
 	hb := int64(w.HeaderB)
 	k := int64(n) // the uplinks
 	for j := range n {
-		h.recv[j] = false
-		for i := range n {
-			if i != j && o.maySee(i, j) {
-				h.recv[j] = true
-				k++
-				break
-			}
+		h.recv[j] = m.down[j] > 0
+		if h.recv[j] {
+			k++
 		}
 	}
 	k += int64(res.Updates + res.Announcements + res.Flips)

@@ -244,11 +244,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 	}
 	var hy *hybrid
 	if want[interest.HY] {
-		ring := cfg.JointRing
-		if ring < 0 {
-			ring = autoRing(cfg, o.dx, o.dy)
-		}
-		if hy, err = newHybrid(gr, n, cfg, ring); err != nil {
+		if hy, err = newHybrid(gr, n, jointOptions(cfg, o)); err != nil {
 			return nil, err
 		}
 	}
@@ -492,12 +488,8 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 // tick, Missed audited as FB's.
 func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
-	ring := cfg.JointRing
-	if ring < 0 {
-		ring = autoRing(cfg, o.dx, o.dy)
-	}
-	r.JointRing = ring
-	opt := interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring}
+	opt := jointOptions(cfg, o)
+	r.JointRing = opt.Ring
 	counts := &r.GQ
 	if sc == interest.RP {
 		opt.Regions = cmp.Or(cfg.RegionLevel, DefaultRegionLevel)
@@ -555,9 +547,9 @@ func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths,
 
 // DefaultRegionLevel is RP's region level when Config.RegionLevel is 0:
 // quads of 8×8 cells. Measured at 1,024 bots on the benchmark's 0.5 GiB
-// stores (docs/interest.md): level 2 sends the fewest packets but its
-// coordinator is the slowest and remembers up to 64 MiB of region pairs;
-// level 3 keeps the coordinator under 2 ms per tick.
+// stores (docs/interest.md): level 2 sends the fewest packets (RP/CS 1.086
+// against 1.252 in the town) but its coordinator's p99 is 7.7 ms and it
+// remembers up to 64 MiB of region pairs; level 3's p99 is 1.8–2.3 ms.
 const DefaultRegionLevel = 3
 
 // GQCounts are the joint frontier's packets by kind, summed over the run
@@ -755,6 +747,16 @@ func (h *distHist) quantile(q float64) float64 {
 // during a tick is used at the next.
 func delayTicks(cfg Config) int {
 	return int(math.Ceil(cfg.DelayMS/1000/cfg.Bots.TickSeconds - 1e-9))
+}
+
+// jointOptions are the joint frontier's options for GQ and HY: the ring
+// sized from the delay when Config.JointRing is negative.
+func jointOptions(cfg Config, o *oracle) interest.JointOptions {
+	ring := cfg.JointRing
+	if ring < 0 {
+		ring = autoRing(cfg, o.dx, o.dy)
+	}
+	return interest.JointOptions{MaxLevel: cfg.JointMaxLevel, Wire: wire(cfg), Ring: ring}
 }
 
 // autoRing is the joint frontier's ring for the configured delay: the cells
