@@ -55,7 +55,6 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 	var (
 		xs, ys  []float64
 		at      = map[[2]float64]int32{} // a position's index among the distinct ones
-		rep     = make([]int32, n)       // each bot's distinct position
 		members [][]int32                // the bots at each distinct position
 		tris    [][3]int32
 		degHist = make([]int64, n) // nodes·ticks by links
@@ -86,7 +85,6 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 				xs, ys = append(xs, key[0]), append(ys, key[1])
 				members = append(members, nil)
 			}
-			rep[b] = k
 			members[k] = append(members[k], int32(b))
 		}
 		link := func(a, b int32) {
