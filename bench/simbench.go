@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +92,9 @@ type simVariant struct {
 	// hot, when > 0, sends every waypoint within hot × the grid's longer
 	// extent of the grid's centre cell (bots.HotSpot).
 	hot float64
+	// hz is the tick rate (0: 10 Hz), delayMS the one-way delay (the
+	// joint frontier's ring sized from it).
+	hz, delayMS float64
 }
 
 func runSimBench(args []string, stdout, stderr io.Writer) error {
@@ -97,9 +102,9 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	open := fs.String("open", "/tmp/pvs-bench/open-0.5GiB-ours.pvs", "open terrain `store` (made by `go run ./bench`)")
 	urban := fs.String("urban", "/tmp/pvs-bench/urban-0.5GiB-ours.pvs", "urban terrain `store`")
 	botsFlag := fs.String("bots", "16,32,64,128,256", "bot `counts`")
-	minutes := fs.Float64("minutes", 5, "simulated `minutes` at 10 Hz")
+	minutes := fs.Float64("minutes", 5, "simulated `minutes` (at 10 Hz; the rate variants at 20 and 30)")
 	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
-	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns, a hot spot); 0: none")
+	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns, a hot spot, 20 and 30 Hz, 25/50/100 ms one-way delay, 20 Hz with 50 ms); 0: none")
 	jobs := fs.Int("jobs", 2, "simulations at once (each runs its frontier queries on one goroutine)")
 	out := fs.String("out", "", "results `dir` (default bench/results/<date>/sim)")
 	replot := fs.String("replot", "", "redraw the CSVs and plots of this results `dir` from its runs/*.json")
@@ -151,6 +156,12 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	extra := []simVariant{
 		{name: "respawn", extend: true, respawn: 0.5},
 		{name: "hotspot", extend: true, hot: 0.1},
+		{name: "hz20", extend: true, hz: 20},
+		{name: "hz30", extend: true, hz: 30},
+		{name: "delay25", extend: true, delayMS: 25},
+		{name: "delay50", extend: true, delayMS: 50},
+		{name: "delay100", extend: true, delayMS: 100},
+		{name: "hz20-delay50", extend: true, hz: 20, delayMS: 50},
 	}
 	if withFB {
 		extra = append([]simVariant{{name: "plain", extend: false}, {name: "budget5ms", extend: true, budgetMS: 5}}, extra...)
@@ -225,13 +236,15 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 // simulate runs one configuration.
 func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, schemes []interest.Scheme, v simVariant, log io.Writer) (*simRun, error) {
 	bo := bots.Defaults(s.DxM, s.DyM)
-	bo.Bots, bo.Ticks, bo.RespawnPerMin = n, int(minutes*600), v.respawn
+	hz := cmp.Or(v.hz, 10)
+	bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin = n, int(math.Round(minutes*60*hz)), 1/hz, v.respawn
 	if v.hot > 0 {
 		bo.HotSpot = bots.HotSpot{Col: s.Width / 2, Row: s.Height / 2, Share: 1,
 			RadiusM: v.hot * max(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM)}
 	}
 	cfg := sim.Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: v.extend, Predict: predict,
-		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2, Schemes: schemes}
+		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2, Schemes: schemes,
+		DelayMS: v.delayMS, JointRing: -1}
 	start := time.Now()
 	last := start
 	cfg.Progress = func(pass string, tick, ticks int) {

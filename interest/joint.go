@@ -182,6 +182,9 @@ type JointTickResult struct {
 	// next Tick.
 	Up, Down            []int64
 	ServerIn, ServerOut int64
+	// Answer[i] is the bytes of the coordinator's downlink to client i
+	// (0 when it got none), included in Down[i] (reused by the next Tick).
+	Answer []int64
 	// Exited[i] and Told[i] report that client i sent an exit report and
 	// received the coordinator's downlink this tick (reused by the next
 	// Tick).
@@ -221,7 +224,7 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	jt := &Joint{gr: gr, opt: opt, n: n, levels: min(opt.MaxLevel, gr.Geometry().K) + 1,
 		side: make([]grow.Quad, n), cells: make([][2]int, n), silent: make([]uint64, (n*n+63)/64),
 		dir: make([]Dir, n*n), told: make([]bool, n), load: make([]int64, n), moved: make([]bool, n), isPart: make([]bool, n), start: true,
-		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n), Exited: make([]bool, n)}}
+		res: JointTickResult{Up: make([]int64, n), Down: make([]int64, n), Answer: make([]int64, n), Exited: make([]bool, n)}}
 	switch {
 	case opt.Regions > 0:
 		jt.memo = newRegionMemo(gr, opt.Regions)
@@ -299,9 +302,10 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 		}
 	}
 	r := &jt.res
-	*r = JointTickResult{Up: r.Up, Down: r.Down, Exited: r.Exited, Told: jt.told}
+	*r = JointTickResult{Up: r.Up, Down: r.Down, Answer: r.Answer, Exited: r.Exited, Told: jt.told}
 	clear(r.Up)
 	clear(r.Down)
+	clear(r.Answer)
 	clear(r.Exited)
 	clear(jt.told)
 	clear(jt.load)
@@ -327,8 +331,9 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	for i := range n {
 		if jt.told[i] {
 			r.Downlinks++
-			r.Down[i] += hb + jt.load[i]
-			r.ServerOut += hb + jt.load[i]
+			r.Answer[i] = hb + jt.load[i]
+			r.Down[i] += r.Answer[i]
+			r.ServerOut += r.Answer[i]
 		}
 	}
 	// The open pairs, peer to peer.

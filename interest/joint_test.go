@@ -107,6 +107,21 @@ func TestJointGuarantee(t *testing.T) {
 						res.Packets() != res.Exits+res.Downlinks+res.Updates+res.Announcements+res.Flips {
 						t.Fatalf("tick %d: %+v, want %d open, %d updates", tk, res, open, updates)
 					}
+					// The coordinator's downlinks: one to each client told,
+					// their bytes its output.
+					var answers, told int64
+					for i, b := range res.Answer {
+						answers += b
+						if res.Told[i] != (b > 0) || b > res.Down[i] {
+							t.Fatalf("tick %d: client %d told %v, answer %d B of %d B down", tk, i, res.Told[i], b, res.Down[i])
+						}
+						if res.Told[i] {
+							told++
+						}
+					}
+					if answers != res.ServerOut || told != int64(res.Downlinks) {
+						t.Fatalf("tick %d: answers %d B to %d clients, coordinator out %d B, %d downlinks", tk, answers, told, res.ServerOut, res.Downlinks)
+					}
 				}
 				// The walk must exercise the scheme: silent pairs, exits after the
 				// first tick, sides above the cells (grown: not region quads).

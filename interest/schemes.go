@@ -17,18 +17,19 @@ const (
 	GQ  Scheme = "GQ"  // joint frontier (Joint): one side per player against all others, exits through a coordinator
 	RP  Scheme = "RP"  // region-pair frontiers (Joint with JointOptions.Regions): a pair is silent while its players' quads of one level are hidden from each other
 	VON Scheme = "VON" // Voronoi overlay (Hu & Liao): updates to AOI and enclosing neighbours, new neighbours told by boundary neighbours (counted by the simulation)
+	VG  Scheme = "VG"  // VON gated by the joint frontier: GQ's pairs without a coordinator, exits flooded over a Voronoi overlay (counted by the simulation)
 	HY  Scheme = "HY"  // hybrid (Steed & Zhu): CSA snapshots through a server that coordinates GQ, positions also peer to peer under GQ (counted by the simulation)
 )
 
 // Schemes lists every scheme in the order results are reported.
-var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI, VON, GQ, RP, HY}
+var Schemes = []Scheme{NPP, PPP, CS, CSA, FB, FBP, AOI, VON, GQ, RP, VG, HY}
 
 // Packets returns one tick's packets for n clients under the schemes that
 // depend only on who needs whose updates: needs(i, j) reports that client j
 // needs client i's updates (j sees or may see i; within the radius for
 // AOI). NPP ignores needs; FB and FBP are counted by a Manager
-// (Exchange.Packets), GQ and RP by a Joint (JointTickResult.Packets), VON
-// and HY by the simulation, and return -1 here.
+// (Exchange.Packets), GQ and RP by a Joint (JointTickResult.Packets), VON,
+// VG and HY by the simulation, and return -1 here.
 func Packets(s Scheme, n int, needs func(i, j int) bool) int {
 	count := func() (pairs, receivers int) {
 		for j := range n {

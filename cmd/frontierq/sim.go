@@ -138,7 +138,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *asJSON {
 			return cli.WriteJSON(stdout, simJSON{Terrain: terrain, Bots: r.Bots, Ticks: r.Ticks, Hz: *hz, SpeedMS: bo.SpeedMS, Standable: r.Standable,
 				Respawns: r.Respawns, Method: opt.Method.String(), Merge: opt.Merge.String(), AOIRadiusM: r.AOIRadiusM, Rows: r.Rows,
-				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, RP: r.RP, VON: r.VON, JointRing: r.JointRing, RegionLevel: r.RegionLevel, HotSpot: hotSpotJSON(hs)})
+				ExactChecked: r.ExactChecked, ExactMissed: r.ExactMissed, GQ: r.GQ, RP: r.RP, VON: r.VON, VG: r.VG, JointRing: r.JointRing, RegionLevel: r.RegionLevel, HotSpot: hotSpotJSON(hs)})
 		}
 		if *asCSV {
 			w := csv.NewWriter(stdout)
@@ -186,6 +186,11 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "VON (AOI radius %.1f m): %.1f links per node (p95 %.0f, max %d; %.1f%% enclosing neighbours beyond the radius), %.1f notifications per tick, recall %.4f of %d seen pair-ticks; %d degenerate ticks\n",
 				r.AOIRadiusM, v.LinksMean, v.LinksP95, v.LinksMax, 100*v.Enclosing, per(v.Notifications), v.Recall, v.Seen, v.Degenerate)
 		}
+		if ran(interest.VG) {
+			v := r.VG
+			fmt.Fprintf(stdout, "VG per tick: %.1f exits flooded (%.1f packets, depth mean %.1f, max %d hops), %.1f updates, %.1f announcements, %.1f direction flips, %.1f keep-alives, %.1f notifications; %.1f enclosing neighbours per node; %d degenerate redraws\n",
+				per(v.Exits), per(v.Flooded), v.DepthMean, v.DepthMax, per(v.Updates), per(v.Announcements), per(v.Flips), per(v.KeepAlives), per(v.Notifications), v.LinksMean, v.Degenerate)
+		}
 		for _, c := range []struct {
 			sc     interest.Scheme
 			counts sim.GQCounts
@@ -210,9 +215,10 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 // bitmap per bot, the audit's visibility history (a bit per tick and
 // ordered pair) and two matrices of the current tick, the bots' paths (24
 // bytes per bot-tick), the joint frontier's pair state (1.1 bytes per
-// ordered pair; HY runs a second one), RP's and the far tiers' tables of
+// ordered pair; HY and VG run one each besides GQ's), RP's and the far tiers' tables of
 // region pairs (2 bits per pair of region quads, at most 64 MiB each), VON's
-// two link matrices (a bit per ordered pair each), and, when FB or FBP run, their frontier sets (about 2 KiB
+// two link matrices (a bit per ordered pair each), VG's two pair tables
+// (a byte per ordered pair each), and, when FB or FBP run, their frontier sets (about 2 KiB
 // per pair); half as much again for the collector's headroom (measured:
 // 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
 // 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
@@ -239,6 +245,9 @@ func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interes
 	if len(schemes) == 0 || slices.Contains(schemes, interest.VON) {
 		need += n * n / 4 // two link matrices
 	}
+	if len(schemes) == 0 || slices.Contains(schemes, interest.VG) {
+		need += table(interest.DefaultFarLevel) + 11*n*n/10 + 2*n*n // its joint frontier and pair tables
+	}
 	return need*3/2 + 64<<20
 }
 
@@ -260,6 +269,7 @@ type simJSON struct {
 	GQ           sim.GQCounts  `json:"gq"`
 	RP           sim.GQCounts  `json:"rp"`
 	VON          sim.VONCounts `json:"von"`
+	VG           sim.VGCounts  `json:"vg"`
 	JointRing    int           `json:"joint_ring_cells"`
 	RegionLevel  int           `json:"rp_region_level"`
 	HotSpot      *bots.HotSpot `json:"hot_spot,omitempty"`

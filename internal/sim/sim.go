@@ -169,8 +169,9 @@ type Result struct {
 	GQ, RP      GQCounts
 	JointRing   int
 	RegionLevel int
-	// VON breaks the Voronoi overlay's traffic down.
+	// VON breaks the Voronoi overlay's traffic down, VG the gated one's.
 	VON VONCounts
+	VG  VGCounts
 	// Snapshot is FB's at Config.SnapshotTick, or nil.
 	Snapshot *Snapshot
 }
@@ -233,7 +234,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 		switch sc {
 		case interest.CS, interest.CSA, interest.AOI, interest.VON:
 			audits[sc] = newLagAudit(n, 0, d)
-		case interest.FB, interest.FBP, interest.GQ, interest.RP, interest.HY:
+		case interest.FB, interest.FBP, interest.GQ, interest.RP, interest.VG, interest.HY:
 			audits[sc] = newLagAudit(n, 2*d, d)
 		}
 	}
@@ -332,6 +333,13 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		rows[sc] = row
+	}
+	if want[interest.VG] {
+		row, err := runVG(gr, o, paths, cfg, counts[interest.VG], meters[interest.VG], audits[interest.VG], r)
+		if err != nil {
+			return nil, err
+		}
+		rows[interest.VG] = row
 	}
 	for _, sc := range interest.Schemes {
 		if !want[sc] {

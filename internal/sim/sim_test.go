@@ -104,6 +104,15 @@ func TestRunCounts(t *testing.T) {
 					// CSA's snapshots plus GQ's peer-to-peer traffic, its exit
 					// reports and some answers riding on them.
 					t.Errorf("HY %+v; CSA %d, GQ %d (%d updates)", rows[interest.HY], rows[interest.CSA].Packets, rows[interest.GQ].Packets, r.GQ.Updates)
+				case rows[interest.VG].Missed != 0 || r.VG.Updates != r.GQ.Updates || r.VG.Announcements != r.GQ.Announcements || r.VG.Flips != r.GQ.Flips ||
+					r.VG.Exits != r.GQ.Uplinks || r.VG.Flooded != r.VG.Exits*(n-1) || rows[interest.VG].Queries != r.VG.Exits ||
+					rows[interest.VG].Packets != r.VG.Updates+r.VG.Announcements+r.VG.Flips+r.VG.Flooded+r.VG.KeepAlives+r.VG.Notifications ||
+					r.VG.KeepAlives < T/10*n || r.VG.LinksMean < 1 || r.VG.LinksMean > float64(n-1) || r.VG.DepthMax < 1 || r.VG.DepthMax > int(n-1) ||
+					r.VG.DepthMean < 1 || r.VG.DepthMean > float64(r.VG.DepthMax):
+					// GQ's decisions without its coordinator: each exit
+					// flooded to every other player, keep-alives at least
+					// one per node and second.
+					t.Errorf("VG %+v: %+v; GQ %+v", rows[interest.VG], r.VG, r.GQ)
 				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
 					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
 				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):

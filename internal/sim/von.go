@@ -53,10 +53,7 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 	row := &Row{Scheme: interest.VON}
 	c := &r.VON
 	var (
-		xs, ys  []float64
-		at      = map[[2]float64]int32{} // a position's index among the distinct ones
-		members [][]int32                // the bots at each distinct position
-		tris    [][3]int32
+		vd      voronoi
 		degHist = make([]int64, n) // nodes·ticks by links
 		far     int64              // enclosing links beyond the radius, summed over ticks
 		all     int64              // all links, summed over ticks
@@ -73,44 +70,13 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 				}
 			}
 		}
-		xs, ys, members = xs[:0], ys[:0], members[:0]
-		clear(at)
-		for b := range n {
-			p := paths.Pos[tk*n+b]
-			key := [2]float64{float64(p[0]) * o.dx, float64(p[1]) * o.dy}
-			k, ok := at[key]
-			if !ok {
-				k = int32(len(xs))
-				at[key] = k
-				xs, ys = append(xs, key[0]), append(ys, key[1])
-				members = append(members, nil)
+		if !vd.edges(o, paths, tk, func(i, j int32) {
+			if !bit(cur, int(i), int(j)) {
+				set(cur, int(i), int(j))
+				far++
 			}
-			members[k] = append(members[k], int32(b))
-		}
-		link := func(a, b int32) {
-			for _, i := range members[a] {
-				for _, j := range members[b] {
-					if !bit(cur, int(i), int(j)) {
-						set(cur, int(i), int(j))
-						far++
-					}
-				}
-			}
-		}
-		switch {
-		case len(xs) == 2:
-			link(0, 1)
-		case len(xs) >= 3:
-			var err error
-			if tris, err = heightmap.Delaunay(xs, ys, tris[:0]); err != nil {
-				c.Degenerate++
-				tris = tris[:0]
-			}
-			for _, t := range tris {
-				link(t[0], t[1])
-				link(t[1], t[2])
-				link(t[2], t[0])
-			}
+		}) {
+			c.Degenerate++
 		}
 		for _, v := range cur {
 			all += int64(bits.OnesCount64(v))
@@ -180,4 +146,75 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 		c.LinksMax = deg
 	}
 	return row, nil
+}
+
+// voronoi finds enclosing neighbours: bots whose Voronoi regions share an
+// edge (the Delaunay triangulation of their distinct positions in metres,
+// GDAL's) and bots on one position. Its buffers are reused.
+type voronoi struct {
+	xs, ys  []float64
+	at      map[[2]float64]int32 // a position's index among the distinct ones
+	members [][]int32            // the bots at each distinct position
+	tris    [][3]int32
+}
+
+// edges calls link(i, j) for every pair of enclosing neighbours at tick
+// tk, i and j bot indices (a pair may come more than once). It reports
+// false when GDAL could not triangulate (all positions on one line): then
+// only bots on one position and the pair of two distinct positions are
+// linked.
+func (v *voronoi) edges(o *oracle, paths *bots.Paths, tk int, link func(i, j int32)) bool {
+	n := paths.Bots
+	if v.at == nil {
+		v.at = map[[2]float64]int32{}
+	}
+	v.xs, v.ys = v.xs[:0], v.ys[:0]
+	for k := range v.members {
+		v.members[k] = v.members[k][:0]
+	}
+	clear(v.at)
+	for b := range n {
+		p := paths.Pos[tk*n+b]
+		key := [2]float64{float64(p[0]) * o.dx, float64(p[1]) * o.dy}
+		k, ok := v.at[key]
+		if !ok {
+			k = int32(len(v.xs))
+			v.at[key] = k
+			v.xs, v.ys = append(v.xs, key[0]), append(v.ys, key[1])
+			if int(k) == len(v.members) {
+				v.members = append(v.members, nil)
+			}
+		}
+		v.members[k] = append(v.members[k], int32(b))
+	}
+	pairs := func(a, b int32) {
+		for _, i := range v.members[a] {
+			for _, j := range v.members[b] {
+				link(i, j)
+			}
+		}
+	}
+	for k := range v.xs {
+		m := v.members[k]
+		for x := range m {
+			for _, j := range m[x+1:] {
+				link(m[x], j)
+			}
+		}
+	}
+	switch {
+	case len(v.xs) == 2:
+		pairs(0, 1)
+	case len(v.xs) >= 3:
+		var err error
+		if v.tris, err = heightmap.Delaunay(v.xs, v.ys, v.tris[:0]); err != nil {
+			return false
+		}
+		for _, t := range v.tris {
+			pairs(t[0], t[1])
+			pairs(t[1], t[2])
+			pairs(t[2], t[0])
+		}
+	}
+	return true
 }
