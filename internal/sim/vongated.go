@@ -62,8 +62,8 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 	var (
 		vd            voronoi
 		adj, prev     = make([][]int32, n), make([][]int32, n) // enclosing neighbours, from the last redraw and the one before
-		seen          = make([]bool, n*n)  // a pair listed in adj during a redraw
-		old           = make([]bool, n*n)  // the pairs of the redraw before
+		seen          = make([]bool, n*n)                      // a pair listed in adj during a redraw
+		old           = make([]bool, n*n)                      // the pairs of the redraw before
 		players       = make([]interest.Player, n)
 		parent, depth = make([]int32, n), make([]int32, n)
 		queue         = make([]int32, 0, n)
