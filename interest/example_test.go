@@ -86,7 +86,7 @@ func ExampleJoint() {
 	// tick 0: 3 exits, 7 packets; player 2's side: level 0 quad (1,1); silent: 0–1 1–2
 	// tick 1: 1 exits, 3 packets; player 2's side: level 0 quad (2,1); silent: 0–1 0–2 1–2
 	// tick 2: 1 exits, 3 packets; player 2's side: level 0 quad (3,1); silent: 0–1 1–2
-	// tick 3: 1 exits, 5 packets; player 2's side: level 1 quad (2,0); silent: 0–1
-	// tick 4: 0 exits, 3 packets; player 2's side: level 1 quad (2,0); silent: 0–1
-	// tick 5: 1 exits, 4 packets; player 2's side: level 0 quad (6,1); silent: 0–1 0–2
+	// tick 3: 1 exits, 4 packets; player 2's side: level 1 quad (2,0); silent: 0–1
+	// tick 4: 0 exits, 4 packets; player 2's side: level 1 quad (2,0); silent: 0–1
+	// tick 5: 1 exits, 5 packets; player 2's side: level 0 quad (6,1); silent: 0–1 0–2
 }

@@ -163,8 +163,10 @@ type JointTickResult struct {
 	// store's per-point PVSs) that changed cell tells the other, so that
 	// both can tell when one may see the other.
 	Announcements int
-	// Flips: an open pair whose directions changed while it stayed open
-	// costs one control packet from the member that noticed.
+	// Flips are the other packets an open pair's change of directions
+	// costs under the peer-to-peer protocol of pairTick: a stale update
+	// from a member that stops sending because the other moved, and a tell
+	// to a member that must start or stop sending and cannot know it.
 	Flips int
 	// Open is the number of open pairs after the tick.
 	Open int
@@ -363,24 +365,21 @@ func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 				r.Up[j] += hb + ub
 				r.Down[i] += hb + ub
 			}
-			switch {
-			case opened:
-				// The coordinator's downlinks carried both cells.
-			case d == 0:
-				if jt.moved[i] {
-					r.Announcements++
-					r.Up[i] += hb + cb
-					r.Down[j] += hb + cb
+			if opened || !(jt.moved[i] || jt.moved[j]) {
+				continue // the coordinator's downlinks carried both cells; or no change
+			}
+			upd, cell := pairTick(old&Both, d, jt.moved[i], jt.moved[j])
+			for x, p := range [2]int{i, j} {
+				q := i + j - p
+				stale := upd[x] - int(d>>x&1) // updates beyond d's
+				ann := 0
+				if d == 0 && jt.moved[p] {
+					ann = min(cell[x], 1) // its announcement
 				}
-				if jt.moved[j] {
-					r.Announcements++
-					r.Up[j] += hb + cb
-					r.Down[i] += hb + cb
-				}
-			case d != old&Both:
-				r.Flips++
-				r.Up[i] += hb + cb
-				r.Down[j] += hb + cb
+				r.Announcements += ann
+				r.Flips += stale + cell[x] - ann
+				r.Up[p] += int64(stale)*(hb+ub) + int64(cell[x])*(hb+cb)
+				r.Down[q] += int64(stale)*(hb+ub) + int64(cell[x])*(hb+cb)
 			}
 		}
 	}

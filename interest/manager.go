@@ -113,6 +113,10 @@ type Exchange struct {
 	I, J   int32
 	Reason Reason
 	Dir    Dir
+	// Stale are the directions that carry one more update though Dir
+	// does not: a visible pair's member that stops sending because the
+	// other moved cannot know it before its tick's update (pairTick).
+	Stale Dir
 }
 
 // Dir is the direction of an Exchange's packets: a bit set.
@@ -124,8 +128,11 @@ const (
 	Both = IToJ | JToI
 )
 
-// Packets returns the number of packets the exchange costs: 1 or 2.
-func (e Exchange) Packets() int { return int(e.Dir&IToJ) + int(e.Dir&JToI>>1) }
+// Packets returns the number of packets the exchange costs: an update per
+// direction of Dir and of Stale (1 to 3).
+func (e Exchange) Packets() int {
+	return int(e.Dir&IToJ) + int(e.Dir&JToI>>1) + int(e.Stale&IToJ) + int(e.Stale&JToI>>1)
+}
 
 // TickResult is what one Tick decided. Its slices are reused by the next
 // Tick.
@@ -281,7 +288,7 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 			p := &m.pairs[base+j]
 			if !m.moved[i] && !m.moved[j] {
 				if p.state == stVisible { // (a pending pair is settled by grow)
-					r.Exchanges = append(r.Exchanges, Exchange{int32(i), int32(j), Visible, p.dir})
+					r.Exchanges = append(r.Exchanges, Exchange{I: int32(i), J: int32(j), Reason: Visible, Dir: p.dir})
 				}
 				continue
 			}
@@ -357,6 +364,7 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 		}
 	}
 	if vis {
+		old, was := p.dir, p.state == stVisible
 		p.state, p.dir = stVisible, Both
 		if a != b {
 			ij, err := m.gr.MaySee(b, a) // j may see i: i sends to j
@@ -375,7 +383,16 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 				p.dir |= JToI
 			}
 		}
-		m.res.Exchanges = append(m.res.Exchanges, Exchange{int32(i), int32(j), Visible, p.dir})
+		var stale Dir
+		if was {
+			upd, _ := pairTick(old, p.dir, m.moved[i], m.moved[j])
+			for x := range 2 {
+				if upd[x] > int(p.dir>>x&1) {
+					stale |= IToJ << x
+				}
+			}
+		}
+		m.res.Exchanges = append(m.res.Exchanges, Exchange{I: int32(i), J: int32(j), Reason: Visible, Dir: p.dir, Stale: stale})
 		return nil
 	}
 	if reason == Pending {
@@ -448,7 +465,7 @@ func (m *Manager) grow() error {
 		if !jb.done {
 			if jb.reason != Predicted { // a predicted pair keeps its valid frontier
 				p.state = stPending
-				r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, Pending, Both})
+				r.Exchanges = append(r.Exchanges, Exchange{I: jb.i, J: jb.j, Reason: Pending, Dir: Both})
 				waiting = append(waiting, *jb)
 			}
 			continue
@@ -465,7 +482,7 @@ func (m *Manager) grow() error {
 		if m.speed2[jb.j] > m.speed2[jb.i] {
 			p.ext = 1
 		}
-		r.Exchanges = append(r.Exchanges, Exchange{jb.i, jb.j, reason, Both})
+		r.Exchanges = append(r.Exchanges, Exchange{I: jb.i, J: jb.j, Reason: reason, Dir: Both})
 		r.Queries += int(jb.queries)
 		r.QueryTime += jb.took
 		r.MaxQuery = max(r.MaxQuery, jb.slow)

@@ -128,7 +128,7 @@ func TestManagerGuarantee(t *testing.T) {
 				rng := rand.New(rand.NewPCG(3, 4))
 				ps := make([]Player, n)
 				walk(rng, w.s.Width, w.s.Height, ps)
-				silent, frontiers, lives, extended, pending, oneWay := 0, 0, 0, 0, 0, 0
+				silent, frontiers, lives, extended, pending, oneWay, stale := 0, 0, 0, 0, 0, 0, 0
 				for tk := range ticks {
 					walk(rng, w.s.Width, w.s.Height, ps)
 					before := map[[2]int]bool{}
@@ -160,7 +160,8 @@ func TestManagerGuarantee(t *testing.T) {
 						// Whoever sees the other gets its updates; a position
 						// exchange goes both ways.
 						if (w.sees(b, a) && e.Dir&IToJ == 0) || (w.sees(a, b) && e.Dir&JToI == 0) ||
-							(e.Reason != Visible && e.Dir != Both) || e.Dir == 0 || e.Packets() != int(e.Dir&1+e.Dir>>1) {
+							(e.Reason != Visible && e.Dir != Both) || e.Dir == 0 || e.Packets() != int(e.Dir&1+e.Dir>>1+e.Stale&1+e.Stale>>1) ||
+							e.Stale&e.Dir != 0 || (e.Stale != 0 && e.Reason != Visible) {
 							t.Fatalf("tick %d: %+v between %v and %v (sees %v, seen %v)", tk, e, a, b, w.sees(a, b), w.sees(b, a))
 						}
 						if wc.nodes == 0 && e.Reason == Visible && a != b && (e.Dir&IToJ != 0) != w.sees(b, a) {
@@ -168,6 +169,9 @@ func TestManagerGuarantee(t *testing.T) {
 						}
 						if e.Dir != Both && e.Reason == Visible {
 							oneWay++
+						}
+						if e.Stale != 0 {
+							stale++
 						}
 						if before[[2]int{int(e.I), int(e.J)}] {
 							replaced-- // left, left early, or now visible
@@ -227,7 +231,10 @@ func TestManagerGuarantee(t *testing.T) {
 				if silent == 0 || frontiers == silent || lives == 0 {
 					t.Errorf("walk too tame: %d silent pair-ticks, %d with frontiers, %d frontiers replaced", silent, frontiers, lives)
 				}
-				t.Logf("%d silent pair-ticks of %d, %d frontiers replaced, %d extended, %d one-way", silent, ticks*n*(n-1)/2, lives, extended, oneWay)
+				if oneWay > 0 && stale == 0 {
+					t.Errorf("%d one-way pair-ticks but no stale update", oneWay)
+				}
+				t.Logf("%d silent pair-ticks of %d, %d frontiers replaced, %d extended, %d one-way, %d with a stale update", silent, ticks*n*(n-1)/2, lives, extended, oneWay, stale)
 			})
 		}
 	}

@@ -64,15 +64,17 @@ func Traffic(s Scheme, n int, needs func(i, j int) bool, w Wire, up, down []int6
 }
 
 // Traffic adds the exchange's bytes to up (the senders') and down (the
-// receivers'): one update packet per direction.
+// receivers'): one update packet per direction of Dir and of Stale.
 func (e Exchange) Traffic(w Wire, up, down []int64) {
 	pkt := int64(w.HeaderB + w.UpdateB)
-	if e.Dir&IToJ != 0 {
-		up[e.I] += pkt
-		down[e.J] += pkt
-	}
-	if e.Dir&JToI != 0 {
-		up[e.J] += pkt
-		down[e.I] += pkt
+	for _, dir := range [2]Dir{e.Dir, e.Stale} {
+		if dir&IToJ != 0 {
+			up[e.I] += pkt
+			down[e.J] += pkt
+		}
+		if dir&JToI != 0 {
+			up[e.J] += pkt
+			down[e.I] += pkt
+		}
 	}
 }
