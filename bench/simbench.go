@@ -104,7 +104,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 	botsFlag := fs.String("bots", "16,32,64,128,256", "bot `counts`")
 	minutes := fs.Float64("minutes", 5, "simulated `minutes` (at 10 Hz; the rate variants at 20 and 30)")
 	predict := fs.Int("predict", 5, "FBP's look-ahead in `ticks`")
-	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns, a hot spot, 20 and 30 Hz, 25/50/100 ms one-way delay, 20 Hz with 50 ms); 0: none")
+	variantsAt := fs.Int("variants-at", 64, "bot count of the variant runs (no extension, 5 ms budget, respawns, a hot spot, 20 and 30 Hz, 25/50/100 ms one-way delay at 30 Hz, 20 Hz with 50 ms); 0: none")
 	jobs := fs.Int("jobs", 2, "simulations at once (each runs its frontier queries on one goroutine)")
 	out := fs.String("out", "", "results `dir` (default bench/results/<date>/sim)")
 	replot := fs.String("replot", "", "redraw the CSVs and plots of this results `dir` from its runs/*.json")
@@ -158,9 +158,11 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 		{name: "hotspot", extend: true, hot: 0.1},
 		{name: "hz20", extend: true, hz: 20},
 		{name: "hz30", extend: true, hz: 30},
-		{name: "delay25", extend: true, delayMS: 25},
-		{name: "delay50", extend: true, delayMS: 50},
-		{name: "delay100", extend: true, delayMS: 100},
+		// At 30 Hz, so that the delays are 1, 2 and 3 ticks (at 10 Hz each
+		// is one).
+		{name: "hz30-delay25", extend: true, hz: 30, delayMS: 25},
+		{name: "hz30-delay50", extend: true, hz: 30, delayMS: 50},
+		{name: "hz30-delay100", extend: true, hz: 30, delayMS: 100},
 		{name: "hz20-delay50", extend: true, hz: 20, delayMS: 50},
 	}
 	if withFB {
