@@ -188,7 +188,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if ran(interest.VG) {
 			v := r.VG
-			fmt.Fprintf(stdout, "VG per tick: %.1f exits flooded (%.1f packets, depth mean %.1f, max %d hops), %.1f updates, %.1f announcements, %.1f direction flips, %.1f keep-alives, %.1f notifications; %.1f enclosing neighbours per node; %d degenerate redraws\n",
+			fmt.Fprintf(stdout, "VG per tick: %.1f exits flooded (%.1f packets, depth mean %.1f, max %d hops), %.1f updates, %.1f announcements, %.1f stale updates and tells, %.1f keep-alives, %.1f notifications; %.1f enclosing neighbours per node; %d degenerate redraws\n",
 				per(v.Exits), per(v.Flooded), v.DepthMean, v.DepthMax, per(v.Updates), per(v.Announcements), per(v.Flips), per(v.KeepAlives), per(v.Notifications), v.LinksMean, v.Degenerate)
 		}
 		for _, c := range []struct {
@@ -200,7 +200,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				continue
 			}
 			g := c.counts
-			fmt.Fprintf(stdout, "%s per tick%s: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f direction flips; %.1f open pairs of %d; %.0f quad-PVS lookups and %.1f tree walks per exit\n",
+			fmt.Fprintf(stdout, "%s per tick%s: %.1f exits (uplinks), %.1f downlinks (%.1f messages), %.1f updates, %.1f announcements, %.1f stale updates and tells; %.1f open pairs of %d; %.0f quad-PVS lookups and %.1f tree walks per exit\n",
 				c.sc, c.what, per(g.Uplinks), per(g.Downlinks), per(g.Messages), per(g.Updates), per(g.Announcements), per(g.Flips), per(g.Open), r.Bots*(r.Bots-1)/2,
 				float64(g.Lookups)/float64(max(1, g.Uplinks)), float64(g.Walks)/float64(max(1, g.Uplinks)))
 		}
