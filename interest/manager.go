@@ -194,7 +194,8 @@ type Manager struct {
 	cells   [][2]int
 	proj    [][2]int
 	speed2  []float64
-	moved   []bool
+	moved   []bool // cell or projected cell changed (the pair is re-decided)
+	stepped []bool // cell changed
 	started bool
 	jobs    []job
 	waiting []job // pairs in stPending, oldest first
@@ -223,6 +224,7 @@ func New(gr *grow.Grower, players int, opt Options) (*Manager, error) {
 		proj:    make([][2]int, players),
 		speed2:  make([]float64, players),
 		moved:   make([]bool, players),
+		stepped: make([]bool, players),
 		scratch: make([]grow.Scratch, w),
 	}, nil
 }
@@ -273,7 +275,8 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 				min(max(int(math.Round(float64(pl.Row)+pl.FRow+pl.VRow*f)), 0), g.Height-1),
 			}
 		}
-		m.moved[k] = !m.started || c != m.cells[k] || pr != m.proj[k]
+		m.stepped[k] = !m.started || c != m.cells[k]
+		m.moved[k] = m.stepped[k] || pr != m.proj[k]
 		m.cells[k], m.proj[k] = c, pr
 		m.speed2[k] = pl.VCol*pl.VCol + pl.VRow*pl.VRow
 	}
@@ -385,7 +388,7 @@ func (m *Manager) renegotiate(pi, i, j int, reason Reason) error {
 		}
 		var stale Dir
 		if was {
-			upd, _ := pairTick(old, p.dir, m.moved[i], m.moved[j])
+			upd, _ := pairTick(old, p.dir, m.stepped[i], m.stepped[j])
 			for x := range 2 {
 				if upd[x] > int(p.dir>>x&1) {
 					stale |= IToJ << x
