@@ -68,11 +68,12 @@ type codeStat struct {
 	EntropySibling     float64 `json:"entropy_depth_sibling"`
 	RedundantFraction  float64 `json:"redundant_fraction"`
 	EntropyGivenParent float64 `json:"entropy_given_parent"`
+	BitsGroupHuffman   float64 `json:"bits_group_huffman"`
 }
 
 // measureCodes tallies every tree of an unshared hierarchy, and each
 // quad's tree against its parent quad's.
-func measureCodes(h *quadpvs.Hierarchy) *codeStat {
+func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	var cs quadpvs.CodeStats
 	levels := h.G.Levels()
 	for l := range levels {
@@ -92,15 +93,45 @@ func measureCodes(h *quadpvs.Hierarchy) *codeStat {
 	}
 	h0, hd, hs := cs.Entropy()
 	n := float64(cs.Codes)
+	group, err := groupBits(h)
+	if err != nil {
+		return nil, err
+	}
 	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
 		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
-		EntropyGivenParent: round(cs.ConditionalEntropy(), 3)}
+		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(group, 3)}, nil
+}
+
+// groupBits codes every tree of h with one GroupCoder built from all their
+// groups and returns the bits per code of the blocks.
+func groupBits(h *quadpvs.Hierarchy) (float64, error) {
+	var hist [256]uint32
+	codes := 0
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		quadpvs.GroupHistogram(&hist, &t)
+		codes += t.Len()
+	}
+	c, err := quadpvs.NewGroupCoder(hist)
+	if err != nil {
+		return 0, err
+	}
+	var block []byte
+	size := 0
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		if block, err = c.Append(block[:0], &t); err != nil {
+			return 0, err
+		}
+		size += len(block)
+	}
+	return 8 * float64(size) / float64(max(1, codes)), nil
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
 	c.Flags().Bool("json", true, "print JSON (always; accepted like every command's --json)")
-	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, and the share inside hidden leaves of the parent quad's PVS (reads every tree)")
+	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, the share inside hidden leaves of the parent quad's PVS, and the bits of sibling groups Huffman-coded (reads every tree)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		start := time.Now()
 		s, err := bake.OpenStore(pos[0])
@@ -134,7 +165,9 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			if s.Hierarchy.Shared > 0 {
 				return fmt.Errorf("%s: --codes measures unshared stores; this one has %d shared subtrees", pos[0], s.Hierarchy.Shared)
 			}
-			out.Codes = measureCodes(s.Hierarchy)
+			if out.Codes, err = measureCodes(s.Hierarchy); err != nil {
+				return fmt.Errorf("%s: %w", pos[0], err)
+			}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
