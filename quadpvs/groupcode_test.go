@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // groupTrees builds trees of every test geometry from blobs and noise.
@@ -20,27 +18,14 @@ func groupTrees(t testing.TB) ([]Geometry, []Tree) {
 			t.Fatal(err)
 		}
 		for i := range 12 {
-			var b horizon.Bitmap
-			switch i % 3 {
-			case 0:
-				b = blobs(rng, wh[0], wh[1])
-			case 1:
-				b = noise(rng, wh[0], wh[1], 0.5)
-			default:
-				b = noise(rng, wh[0], wh[1], 0.97)
-			}
-			gs, ts = append(gs, g), append(ts, *encode(t, g, b))
+			gs, ts = append(gs, g), append(ts, *encode(t, g, mixedBitmap(rng, wh[0], wh[1], i)))
 		}
 	}
 	return gs, ts
 }
 
-// TestGroupCoder: every tree decodes to its own codes, node count and
-// answers, through a table built from the trees' groups; a table read back
-// decodes the same blocks; Huffman coding makes the blocks smaller than 2
-// bits a code.
-func TestGroupCoder(t *testing.T) {
-	gs, ts := groupTrees(t)
+// coderFor returns a GroupCoder whose table is built from the trees' groups.
+func coderFor(t testing.TB, ts []Tree) *GroupCoder {
 	var hist [256]uint32
 	for k := range ts {
 		GroupHistogram(&hist, &ts[k])
@@ -49,6 +34,16 @@ func TestGroupCoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// TestGroupCoder: every tree decodes to its own codes, node count and
+// answers, through a table built from the trees' groups; a table read back
+// decodes the same blocks; Huffman coding makes the blocks smaller than 2
+// bits a code.
+func TestGroupCoder(t *testing.T) {
+	gs, ts := groupTrees(t)
+	c := coderFor(t, ts)
 	reader, err := ReadGroupTable(slices.Clone(c.Table()))
 	if err != nil {
 		t.Fatal(err)
@@ -143,11 +138,7 @@ func TestGroupModes(t *testing.T) {
 // TestGroupCorrupt: damaged blocks are refused with a *FormatError.
 func TestGroupCorrupt(t *testing.T) {
 	gs, ts := groupTrees(t)
-	var hist [256]uint32
-	for k := range ts {
-		GroupHistogram(&hist, &ts[k])
-	}
-	c, _ := NewGroupCoder(hist)
+	c := coderFor(t, ts)
 	k := slices.IndexFunc(ts, func(tr Tree) bool { return tr.Len() > 200 })
 	block, _ := c.Append(nil, &ts[k])
 	var d Tree
@@ -179,11 +170,7 @@ func TestGroupCorrupt(t *testing.T) {
 // re-encodes to a block that decodes to the same codes.
 func FuzzGroupDecode(f *testing.F) {
 	_, ts := groupTrees(f)
-	var hist [256]uint32
-	for k := range ts {
-		GroupHistogram(&hist, &ts[k])
-	}
-	c, _ := NewGroupCoder(hist)
+	c := coderFor(f, ts)
 	for _, k := range []int{0, 5, 13} {
 		block, _ := c.Append(nil, &ts[k])
 		f.Add(byte(16), byte(16), block)

@@ -150,18 +150,22 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 20 {
-			var b horizon.Bitmap
-			switch i % 3 {
-			case 0:
-				b = blobs(rng, wh[0], wh[1])
-			case 1:
-				b = noise(rng, wh[0], wh[1], 0.5)
-			default:
-				b = noise(rng, wh[0], wh[1], 0.97)
-			}
+			b := mixedBitmap(rng, wh[0], wh[1], i)
 			checkTree(t, g, encode(t, g, b), b)
 		}
 	}
+}
+
+// mixedBitmap returns the i-th of a cycle of test bitmaps: blobs, even
+// noise, sparse noise.
+func mixedBitmap(rng *rand.Rand, w, h, i int) horizon.Bitmap {
+	switch i % 3 {
+	case 0:
+		return blobs(rng, w, h)
+	case 1:
+		return noise(rng, w, h, 0.5)
+	}
+	return noise(rng, w, h, 0.97)
 }
 
 // TestCanonical: uniform bitmaps are one node, and a tree never has an
