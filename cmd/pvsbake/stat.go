@@ -69,6 +69,7 @@ type codeStat struct {
 	RedundantFraction  float64 `json:"redundant_fraction"`
 	EntropyGivenParent float64 `json:"entropy_given_parent"`
 	BitsGroupHuffman   float64 `json:"bits_group_huffman"`
+	BitsConditional    float64 `json:"bits_parent_conditional"`
 }
 
 // measureCodes tallies every tree of an unshared hierarchy, and each
@@ -97,9 +98,58 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	if err != nil {
 		return nil, err
 	}
+	cond, err := condBits(h)
+	if err != nil {
+		return nil, err
+	}
 	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
 		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
-		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(group, 3)}, nil
+		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(group, 3), BitsConditional: round(cond, 3)}, nil
+}
+
+// condBits codes every tree of h given its parent quad's tree (the top
+// quad's alone) with one CondCoder built from all of them, and returns the
+// bits per code of the blocks.
+func condBits(h *quadpvs.Hierarchy) (float64, error) {
+	levels := h.G.Levels()
+	each := func(fn func(t, p *quadpvs.Tree) error) error {
+		for l := range levels {
+			cols, rows := h.G.QuadsAcross(l)
+			for y := range rows {
+				for x := range cols {
+					t := h.PVS(h.QuadIndex(l, x, y))
+					if l+1 == levels {
+						if err := fn(&t, nil); err != nil {
+							return err
+						}
+						continue
+					}
+					p := h.PVS(h.QuadIndex(l+1, x/2, y/2))
+					if err := fn(&t, &p); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	var hist [257][256]uint32
+	codes := 0
+	_ = each(func(t, p *quadpvs.Tree) error {
+		quadpvs.CondHistogram(&hist, t, p)
+		codes += t.Len()
+		return nil
+	})
+	c := quadpvs.NewCondCoder(&hist)
+	var block []byte
+	size := 0
+	err := each(func(t, p *quadpvs.Tree) error {
+		var err error
+		block, err = c.Append(block[:0], t, p)
+		size += len(block)
+		return err
+	})
+	return 8 * float64(size) / float64(max(1, codes)), err
 }
 
 // groupBits codes every tree of h with one GroupCoder built from all their
@@ -131,7 +181,7 @@ func groupBits(h *quadpvs.Hierarchy) (float64, error) {
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
 	c.Flags().Bool("json", true, "print JSON (always; accepted like every command's --json)")
-	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, the share inside hidden leaves of the parent quad's PVS, and the bits of sibling groups Huffman-coded (reads every tree)")
+	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, the share inside hidden leaves of the parent quad's PVS, and the bits of two coders of sibling groups: Huffman, and rANS given the parent quad's PVS (reads every tree)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		start := time.Now()
 		s, err := bake.OpenStore(pos[0])

@@ -1,0 +1,270 @@
+package quadpvs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// CondCoder codes a quad's tree given its parent quad's (issue "more
+// hidden cells per byte", item 2): the parent's PVS holds the union of its
+// children's visible cells, so where the parent is hidden the child is
+// too, and where the parent is mixed the child is likelier mixed. Like
+// GroupCoder it codes sibling groups, one byte each, but with one
+// frequency table per context, the context being the parent tree's
+// statuses at the group's four quads (Hidden, Visible, Unknown or Outside
+// each, 2 bits: 256 contexts, and one more for the top quad, which has no
+// parent), and with range ANS (32-bit state, byte renormalisation, 12-bit
+// frequencies) instead of Huffman. A decoder walks the child's codes in
+// breadth-first order in step with the parent's (each queued node keeps
+// its parent-tree node, or the parent's leaf status above it), so a tree
+// read needs its parent decoded first.
+//
+// A block is a header byte — the root's code in bits 0–1, bit 2 set when
+// groups follow — then the number of groups as a uvarint and the rANS
+// stream (the final state, 4 bytes big-endian, then the renormalisation
+// bytes). Append is safe for concurrent use, as is Decode.
+type CondCoder struct {
+	freq, cum [condContexts][256]uint16
+	slot      [condContexts][]byte // slot → symbol (1<<condScale), for the contexts seen
+}
+
+const (
+	condContexts = 257 // parent statuses at four quads, and no parent
+	condNone     = 256
+	condScale    = 12
+	condM        = 1 << condScale
+	ransL        = 1 << 23
+)
+
+// CondHistogram adds child's groups to hist by their context in parent
+// (nil: the top quad). Neither tree may be shared.
+func CondHistogram(hist *[condContexts][256]uint32, child, parent *Tree) {
+	condWalk(child, parent, func(ctx int, sym byte) { hist[ctx][sym]++ })
+}
+
+// condWalk calls fn with each group of child, in breadth-first order, and
+// its context in parent (condNone without one).
+func condWalk(child, parent *Tree, fn func(ctx int, sym byte)) {
+	if child.n == 0 {
+		return
+	}
+	if parent != nil && parent.n == 0 {
+		parent = nil
+	}
+	prefs := []int32{0}
+	r := 0
+	for i := 0; i < child.n; i++ {
+		if child.code(i) != Unknown {
+			continue
+		}
+		sym := byte(child.codes4(4*r + 1))
+		r++
+		ctx := condNone
+		if parent != nil {
+			ctx, prefs = condContext(parent, prefs[i], prefs)
+		}
+		fn(ctx, sym)
+	}
+}
+
+// condContext returns the context of a group whose parent node (in the
+// child tree) has parent-tree reference p, and appends the four children's
+// references to prefs. A reference ≥ 0 is a parent-tree node; −1 − s the
+// parent's leaf status s above it.
+func condContext(parent *Tree, p int32, prefs []int32) (int, []int32) {
+	if p >= 0 && parent.code(int(p)) == Unknown {
+		base := int32(4*parent.rankAt(int(p)) + 1)
+		return int(parent.codes4(int(base))), append(prefs, base, base+1, base+2, base+3)
+	}
+	s := Status(-1 - p)
+	if p >= 0 {
+		s = parent.code(int(p))
+	}
+	q := -1 - int32(s)
+	return int(s) * 0x55, append(prefs, q, q, q, q)
+}
+
+// NewCondCoder builds a coder's tables from hist (CondHistogram over the
+// trees it will code): every symbol seen in a context gets a frequency of
+// at least 1 in 4096; a context never seen gets all 256 symbols.
+func NewCondCoder(hist *[condContexts][256]uint32) *CondCoder {
+	c := &CondCoder{}
+	for ctx := range condContexts {
+		h := hist[ctx]
+		total := uint64(0)
+		for _, k := range h {
+			total += uint64(k)
+		}
+		if total == 0 {
+			for s := range h {
+				h[s] = 1
+			}
+			total = 256
+		}
+		f := &c.freq[ctx]
+		sum, big := 0, 0
+		for s, k := range h {
+			if k == 0 {
+				continue
+			}
+			f[s] = uint16(max(1, uint64(k)*condM/total))
+			sum += int(f[s])
+			if f[s] > f[big] {
+				big = s
+			}
+		}
+		// Make them sum to 4096: the largest takes the difference when it
+		// can; otherwise (many rare symbols held at 1) the others give way.
+		if d := condM - sum; int(f[big])+d >= 1 {
+			f[big] = uint16(int(f[big]) + d)
+		} else {
+			for s := 0; sum > condM; s = (s + 1) % 256 {
+				if f[s] > 1 {
+					f[s]--
+					sum--
+				}
+			}
+		}
+		cum := uint16(0)
+		slot := make([]byte, condM)
+		for s := range 256 {
+			c.cum[ctx][s] = cum
+			for k := range f[s] {
+				slot[int(cum)+int(k)] = byte(s)
+			}
+			cum += f[s]
+		}
+		c.slot[ctx] = slot
+	}
+	return c
+}
+
+// ErrCondSymbol reports a group the coder's tables cannot code (a
+// frequency of 0 in its context): the coder was built from other trees.
+var ErrCondSymbol = errors.New("quadpvs: group not in the conditional coder's tables")
+
+// Append appends child's block given parent (nil for the top quad) to dst.
+// Neither tree may be shared. Errors: ErrCondSymbol.
+func (c *CondCoder) Append(dst []byte, child, parent *Tree) ([]byte, error) {
+	if child.n == 0 || len(child.refs) > 0 || parent != nil && len(parent.refs) > 0 {
+		return dst, errors.New("quadpvs: conditional coding needs trees that are neither empty nor shared")
+	}
+	groups := (child.n - 1) / 4
+	if groups == 0 {
+		return append(dst, byte(child.code(0))), nil
+	}
+	var seq []uint32 // ctx<<8 | group
+	condWalk(child, parent, func(ctx int, sym byte) { seq = append(seq, uint32(ctx)<<8|uint32(sym)) })
+	// rANS codes backwards; the bytes are reversed at the end.
+	x := uint32(ransL)
+	var out []byte
+	for k := len(seq) - 1; k >= 0; k-- {
+		ctx, sym := int(seq[k]>>8), byte(seq[k])
+		f := uint32(c.freq[ctx][sym])
+		if f == 0 {
+			return dst, fmt.Errorf("%w: context %#x, group %#x", ErrCondSymbol, ctx, sym)
+		}
+		xmax := ((ransL >> condScale) << 8) * f
+		for x >= xmax {
+			out = append(out, byte(x))
+			x >>= 8
+		}
+		x = (x/f)<<condScale + x%f + uint32(c.cum[ctx][sym])
+	}
+	out = append(out, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	dst = append(dst, byte(child.code(0))|1<<2)
+	dst = binary.AppendUvarint(dst, uint64(groups))
+	return append(dst, out...), nil
+}
+
+// Decode rebuilds the tree of block src, coded given parent (nil for the
+// top quad; it must be the tree the block was coded with, not shared),
+// into dst (reusing its memory) for a terrain of geometry g, and checks
+// its shape (CheckShape). prefs is reused for the walk and returned.
+// Errors are *FormatError, Offset the byte of src where the problem was
+// found.
+func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, prefs []int32) ([]int32, error) {
+	if len(src) == 0 || src[0]>>3 != 0 {
+		return prefs, &FormatError{0, "conditional block header"}
+	}
+	root := Status(src[0] & 3)
+	groups, n := uint64(0), 1
+	if src[0]&4 != 0 {
+		var k int
+		groups, k = binary.Uvarint(src[1:])
+		if k <= 0 || groups == 0 || groups > maxGroups {
+			return prefs, &FormatError{1, fmt.Sprintf("group count %d (%d bytes)", groups, k)}
+		}
+		n = 1 + k
+	} else if len(src) != 1 {
+		return prefs, &FormatError{1, fmt.Sprintf("%d bytes after a lone root", len(src)-1)}
+	}
+	codes := int(1 + 4*groups)
+	words := (codes + 31) / 32
+	if cap(dst.codes) < words {
+		dst.codes = make([]uint64, words)
+	}
+	dst.codes = dst.codes[:words]
+	clear(dst.codes)
+	dst.codes[0] = uint64(root)
+	dst.n, dst.refs, dst.refBits, dst.h = codes, nil, 0, nil
+	if groups > 0 {
+		if parent != nil && (parent.n == 0 || len(parent.refs) > 0) {
+			parent = nil
+		}
+		body := src[n:]
+		if len(body) < 4 {
+			return prefs, &FormatError{n, "rANS state cut short"}
+		}
+		x := binary.BigEndian.Uint32(body)
+		in := 4
+		prefs = append(prefs[:0], 0)
+		r := 0
+		for i := 0; i < codes && uint64(r) < groups; i++ {
+			if Status(dst.codes[i>>5]>>(uint(i&31)*2)&3) != Unknown {
+				continue
+			}
+			ctx := condNone
+			if parent != nil {
+				ctx, prefs = condContext(parent, prefs[i], prefs)
+			}
+			s := x & (condM - 1)
+			sym := c.slot[ctx][s]
+			x = uint32(c.freq[ctx][sym])*(x>>condScale) + s - uint32(c.cum[ctx][sym])
+			for x < ransL {
+				if in >= len(body) {
+					return prefs, &FormatError{n + in, "rANS stream cut short"}
+				}
+				x = x<<8 | uint32(body[in])
+				in++
+			}
+			bit := 2 + 8*r
+			dst.codes[bit>>6] |= uint64(sym) << (bit & 63)
+			if bit&63 > 56 {
+				dst.codes[bit>>6+1] |= uint64(sym) >> (64 - bit&63)
+			}
+			r++
+		}
+		if uint64(r) != groups {
+			return prefs, &FormatError{n, fmt.Sprintf("%d groups announced, the codes hold %d Unknown nodes", groups, r)}
+		}
+		if in != len(body) || x != ransL {
+			return prefs, &FormatError{n + in, fmt.Sprintf("rANS stream: %d of %d bytes read, final state %#x", in, len(body), x)}
+		}
+	}
+	dst.buildRank()
+	if err := CheckShape(g, dst); err != nil {
+		return prefs, &FormatError{0, "conditional block: " + err.Error()}
+	}
+	outside := 0
+	for _, w := range dst.codes {
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits)
+	}
+	dst.nodes = codes - outside
+	return prefs, nil
+}

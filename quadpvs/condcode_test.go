@@ -1,0 +1,184 @@
+package quadpvs
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// condPairs builds, for each test geometry, parent trees whose visible
+// cells hold their child's (the union of the child's and another bitmap),
+// as a quad's PVS holds its children's, and the top quads' trees alone.
+func condPairs(t testing.TB) (gs []Geometry, kids, parents []Tree) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, wh := range geometries {
+		g, err := NewGeometry(wh[0], wh[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 9 {
+			b := mixedBitmap(rng, wh[0], wh[1], i)
+			u := mixedBitmap(rng, wh[0], wh[1], i+1)
+			for k := range u.Words {
+				u.Words[k] |= b.Words[k]
+			}
+			gs, kids, parents = append(gs, g), append(kids, *encode(t, g, b)), append(parents, *encode(t, g, u))
+		}
+	}
+	return gs, kids, parents
+}
+
+func condCoderFor(kids, parents []Tree, top int) *CondCoder {
+	var hist [condContexts][256]uint32
+	for k := range kids {
+		p := &parents[k]
+		if k%top == 0 {
+			p = nil
+		}
+		CondHistogram(&hist, &kids[k], p)
+	}
+	return NewCondCoder(&hist)
+}
+
+// TestCondCoder: every child decodes, given its parent, to its own codes;
+// one tree in four is coded as a top quad (no parent); coding given a
+// parent holding the child spends fewer bits than GroupCoder.
+func TestCondCoder(t *testing.T) {
+	gs, kids, parents := condPairs(t)
+	const top = 4
+	c := condCoderFor(kids, parents, top)
+	gc := coderFor(t, kids)
+	var block, gb []byte
+	var d Tree
+	var err error
+	codes, bytes, gbytes := 0, 0, 0
+	for k := range kids {
+		p := &parents[k]
+		if k%top == 0 {
+			p = nil
+		}
+		if block, err = c.Append(block[:0], &kids[k], p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Decode(gs[k], &d, block, p, nil); err != nil {
+			t.Fatalf("pair %d (%d codes): %v", k, kids[k].Len(), err)
+		}
+		if d.Len() != kids[k].Len() || d.Nodes() != kids[k].Nodes() || !slices.Equal(d.Codes(), kids[k].Codes()) {
+			t.Fatalf("pair %d: decoded %d codes, %d nodes; built %d, %d", k, d.Len(), d.Nodes(), kids[k].Len(), kids[k].Nodes())
+		}
+		gb, _ = gc.Append(gb[:0], &kids[k])
+		if p != nil {
+			codes, bytes, gbytes = codes+kids[k].Len(), bytes+len(block), gbytes+len(gb)
+		}
+	}
+	if bytes >= gbytes {
+		t.Errorf("given the parent %d bytes, group Huffman %d", bytes, gbytes)
+	}
+	t.Logf("%d pairs, %d codes with a parent: %.3f bits per code given it, %.3f group Huffman", len(kids), codes, 8*float64(bytes)/float64(codes), 8*float64(gbytes)/float64(codes))
+	// A block decoded against another parent fails or gives another tree,
+	// never a panic.
+	block, _ = c.Append(nil, &kids[1], &parents[1])
+	if _, err := c.Decode(gs[1], &d, block, &parents[2], nil); err == nil && slices.Equal(d.Codes(), kids[1].Codes()) && !slices.Equal(parents[1].Codes(), parents[2].Codes()) {
+		t.Logf("pair 1 decodes the same against parent 2")
+	}
+	// Groups never seen are refused.
+	var empty [condContexts][256]uint32
+	empty[0x55][0] = 1
+	if _, err := NewCondCoder(&empty).Append(nil, &kids[1], &parents[1]); !errors.Is(err, ErrCondSymbol) && kids[1].Len() > 1 {
+		t.Errorf("unseen groups: %v", err)
+	}
+}
+
+// TestCondCorrupt: damaged blocks are refused with a *FormatError.
+func TestCondCorrupt(t *testing.T) {
+	gs, kids, parents := condPairs(t)
+	c := condCoderFor(kids, parents, 4)
+	k := slices.IndexFunc(kids, func(tr Tree) bool { return tr.Len() > 200 })
+	block, _ := c.Append(nil, &kids[k], &parents[k])
+	var d Tree
+	var fe *FormatError
+	for _, bad := range [][]byte{
+		nil,
+		{0xF1},
+		block[:1],
+		block[:len(block)-1],
+		append(slices.Clone(block), 0),
+		{byte(Visible), 0},
+		{byte(Unknown) | 4, 1, 0, 0x80, 0, 0},
+	} {
+		if _, err := c.Decode(gs[k], &d, bad, &parents[k], nil); !errors.As(err, &fe) {
+			t.Errorf("block % x…: %v, want a *FormatError", bad[:min(len(bad), 8)], err)
+		}
+	}
+}
+
+// FuzzCondDecode: arbitrary blocks, against a parent or none, never panic,
+// and a block accepted re-encodes to one that decodes to the same codes.
+func FuzzCondDecode(f *testing.F) {
+	gs, kids, parents := condPairs(f)
+	c := condCoderFor(kids, parents, 4)
+	for _, k := range []int{1, 5, 13} {
+		block, _ := c.Append(nil, &kids[k], &parents[k])
+		f.Add(uint8(k), block)
+	}
+	f.Fuzz(func(t *testing.T, k uint8, block []byte) {
+		i := int(k) % len(kids)
+		var p *Tree
+		if k&128 == 0 {
+			p = &parents[i]
+		}
+		var d, e Tree
+		if _, err := c.Decode(gs[i], &d, block, p, nil); err != nil {
+			return
+		}
+		again, err := c.Append(nil, &d, p)
+		if errors.Is(err, ErrCondSymbol) {
+			return // a tree decoded from noise may hold groups the tables never saw
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Decode(gs[i], &e, again, p, nil); err != nil || !slices.Equal(e.Codes(), d.Codes()) {
+			t.Fatalf("re-encoded block: %v", err)
+		}
+	})
+}
+
+// BenchmarkCondDecode decodes children given their parents (trees of
+// about 1,000 codes, the parent holding the child's visible cells).
+func BenchmarkCondDecode(b *testing.B) {
+	g, _ := NewGeometry(500, 500)
+	rng := rand.New(rand.NewPCG(3, 3))
+	var kids, parents []Tree
+	var cp Capper
+	for len(kids) < 64 {
+		bm := blobs(rng, 500, 500)
+		u := blobs(rng, 500, 500)
+		for k := range u.Words {
+			u.Words[k] |= bm.Words[k]
+		}
+		var ck, cpar Tree
+		if err := cp.Cap(&ck, encode(b, g, bm), 1000); err != nil {
+			b.Fatal(err)
+		}
+		if err := cp.Cap(&cpar, encode(b, g, u), 1000); err != nil {
+			b.Fatal(err)
+		}
+		kids, parents = append(kids, ck), append(parents, cpar)
+	}
+	c := condCoderFor(kids, parents, len(kids)+1)
+	var blocks [][]byte
+	codes := 0
+	for k := range kids {
+		bl, _ := c.Append(nil, &kids[k], &parents[k])
+		blocks, codes = append(blocks, bl), codes+kids[k].Len()
+	}
+	var d Tree
+	var prefs []int32
+	for i := 0; b.Loop(); i++ {
+		k := i % len(kids)
+		prefs, _ = c.Decode(g, &d, blocks[k], &parents[k], prefs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(float64(codes)/float64(len(kids))), "ns/code")
+}
