@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 )
 
 // CondCoder codes a quad's tree given its parent quad's (issue "more
@@ -204,15 +203,8 @@ func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, pref
 	} else if len(src) != 1 {
 		return prefs, &FormatError{1, fmt.Sprintf("%d bytes after a lone root", len(src)-1)}
 	}
-	codes := int(1 + 4*groups)
-	words := (codes + 31) / 32
-	if cap(dst.codes) < words {
-		dst.codes = make([]uint64, words)
-	}
-	dst.codes = dst.codes[:words]
-	clear(dst.codes)
-	dst.codes[0] = uint64(root)
-	dst.n, dst.refs, dst.refBits, dst.h = codes, nil, 0, nil
+	startGroups(dst, root, groups)
+	codes := dst.n
 	if groups > 0 {
 		if parent != nil && (parent.n == 0 || len(parent.refs) > 0) {
 			parent = nil
@@ -243,11 +235,7 @@ func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, pref
 				x = x<<8 | uint32(body[in])
 				in++
 			}
-			bit := 2 + 8*r
-			dst.codes[bit>>6] |= uint64(sym) << (bit & 63)
-			if bit&63 > 56 {
-				dst.codes[bit>>6+1] |= uint64(sym) >> (64 - bit&63)
-			}
+			setGroup(dst.codes, r, sym)
 			r++
 		}
 		if uint64(r) != groups {
@@ -257,14 +245,8 @@ func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, pref
 			return prefs, &FormatError{n + in, fmt.Sprintf("rANS stream: %d of %d bytes read, final state %#x", in, len(body), x)}
 		}
 	}
-	dst.buildRank()
-	if err := CheckShape(g, dst); err != nil {
+	if err := finishGroups(g, dst); err != nil {
 		return prefs, &FormatError{0, "conditional block: " + err.Error()}
 	}
-	outside := 0
-	for _, w := range dst.codes {
-		outside += bits.OnesCount64(w & (w >> 1) & lowBits)
-	}
-	dst.nodes = codes - outside
 	return prefs, nil
 }

@@ -162,6 +162,19 @@ func (c *GroupCoder) Decode(g Geometry, dst *Tree, src, scratch []byte) ([]byte,
 		return scratch, &FormatError{0, fmt.Sprintf("group block mode %d", mode)}
 	}
 	// The codes: the root, then the groups from bit 2 on.
+	startGroups(dst, Status(root), groups)
+	for k, b := range scratch[:groups] {
+		setGroup(dst.codes, k, b)
+	}
+	if err := finishGroups(g, dst); err != nil {
+		return scratch, &FormatError{0, "group block: " + err.Error()}
+	}
+	return scratch, nil
+}
+
+// startGroups makes dst a tree of root and groups sibling groups, all
+// Hidden, reusing its memory.
+func startGroups(dst *Tree, root Status, groups uint64) {
 	codes := int(1 + 4*groups)
 	words := (codes + 31) / 32
 	if cap(dst.codes) < words {
@@ -170,22 +183,30 @@ func (c *GroupCoder) Decode(g Geometry, dst *Tree, src, scratch []byte) ([]byte,
 	dst.codes = dst.codes[:words]
 	clear(dst.codes)
 	dst.codes[0] = uint64(root)
-	for k, b := range scratch[:groups] {
-		bit := 2 + 8*k
-		dst.codes[bit>>6] |= uint64(b) << (bit & 63)
-		if bit&63 > 56 {
-			dst.codes[bit>>6+1] |= uint64(b) >> (64 - bit&63)
-		}
-	}
 	dst.n, dst.refs, dst.refBits, dst.h = codes, nil, 0, nil
+}
+
+// setGroup sets sibling group k (codes 4k+1 … 4k+4, from bit 2+8k) of
+// zeroed code words.
+func setGroup(codes []uint64, k int, b byte) {
+	bit := 2 + 8*k
+	codes[bit>>6] |= uint64(b) << (bit & 63)
+	if bit&63 > 56 {
+		codes[bit>>6+1] |= uint64(b) >> (64 - bit&63)
+	}
+}
+
+// finishGroups builds dst's rank samples, checks its shape (CheckShape)
+// and counts its nodes.
+func finishGroups(g Geometry, dst *Tree) error {
 	dst.buildRank()
 	if err := CheckShape(g, dst); err != nil {
-		return scratch, &FormatError{0, "group block: " + err.Error()}
+		return err
 	}
 	outside := 0
 	for _, w := range dst.codes {
 		outside += bits.OnesCount64(w & (w >> 1) & lowBits)
 	}
-	dst.nodes = codes - outside
-	return scratch, nil
+	dst.nodes = dst.n - outside
+	return nil
 }

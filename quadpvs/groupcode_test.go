@@ -142,25 +142,16 @@ func TestGroupCorrupt(t *testing.T) {
 	k := slices.IndexFunc(ts, func(tr Tree) bool { return tr.Len() > 200 })
 	block, _ := c.Append(nil, &ts[k])
 	var d Tree
-	var fe *FormatError
-	for _, bad := range [][]byte{
-		nil,
-		{0xF1},
-		block[:1],
-		block[:len(block)-1],
-		append(slices.Clone(block), 0),
+	refused(t, func(bad []byte) error { _, err := c.Decode(gs[k], &d, bad, nil); return err }, append(damaged(block),
 		append([]byte{block[0], 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, block[2:]...),
-		{byte(Visible) | groupRoot<<2, 0},
-		{byte(Unknown) | 2<<2, 1, 0x00},            // mode 2
-		{byte(Unknown) | groupRaw<<2, 1, 0x02},     // an Unknown child without its group
-		{byte(Unknown) | groupRaw<<2, 2, 0x00},     // a byte short
-		{byte(Visible) | groupRaw<<2, 1, 0x00},     // a group under a Visible root
-		{byte(Unknown) | groupHuffman<<2, 1, 0x00}, // not a Huffman stream
-	} {
-		if _, err := c.Decode(gs[k], &d, bad, nil); !errors.As(err, &fe) {
-			t.Errorf("block % x…: %v, want a *FormatError", bad[:min(len(bad), 8)], err)
-		}
-	}
+		[]byte{byte(Visible) | groupRoot<<2, 0},
+		[]byte{byte(Unknown) | 2<<2, 1, 0x00},            // mode 2
+		[]byte{byte(Unknown) | groupRaw<<2, 1, 0x02},     // an Unknown child without its group
+		[]byte{byte(Unknown) | groupRaw<<2, 2, 0x00},     // a byte short
+		[]byte{byte(Visible) | groupRaw<<2, 1, 0x00},     // a group under a Visible root
+		[]byte{byte(Unknown) | groupHuffman<<2, 1, 0x00}, // not a Huffman stream
+	)...)
+	var fe *FormatError
 	if _, err := ReadGroupTable([]byte{1, 2, 3}); !errors.As(err, &fe) {
 		t.Errorf("table: %v", err)
 	}
@@ -231,4 +222,21 @@ func BenchmarkGroupDecode(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(float64(codes)/float64(len(ts))), "ns/code")
 	})
+}
+
+// damaged returns block cut, lengthened and emptied: what every decoder
+// must refuse.
+func damaged(block []byte) [][]byte {
+	return [][]byte{nil, {0xF1}, block[:1], block[:len(block)-1], append(slices.Clone(block), 0)}
+}
+
+// refused checks that decode refuses each block with a *FormatError.
+func refused(t *testing.T, decode func([]byte) error, blocks ...[]byte) {
+	t.Helper()
+	var fe *FormatError
+	for _, bad := range blocks {
+		if err := decode(bad); !errors.As(err, &fe) {
+			t.Errorf("block % x…: %v, want a *FormatError", bad[:min(len(bad), 8)], err)
+		}
+	}
 }
