@@ -664,6 +664,8 @@ func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
 	defer runtime.UnlockOSThread()
 	tri := make([]C.int, 3*2*n)
 	C.CPLErrorReset()
+	// SAFETY: x and y hold n float64s each (checked above), laid out as C
+	// doubles, and hold no Go pointers; C reads them during the call only.
 	m := C.pvs_delaunay(C.int(n), (*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0])), &tri[0], C.int(2*n))
 	if m < 0 {
 		return dst, fmt.Errorf("heightmap: Delaunay triangulation of %d points: %w", n, lastError("GDAL could not triangulate them (all on one line?)"))

@@ -106,9 +106,10 @@ func (r Reason) String() string {
 // Exchange is one pair that communicates in a tick; I < J index the
 // players given to Tick. Dir says who sends to whom: IToJ, JToI or both.
 // A visible pair sends only where the receiver may see the sender (by the
-// store's per-point PVS, grow.Grower.MaySee); the player who receives
-// updates knows both positions and so can tell the other when that changes.
-// Every other reason is a position exchange, both ways.
+// store's per-point PVS, grow.Grower.MaySee); when that changes, the
+// members learn it as pairTick's protocol says, and Stale counts the
+// updates sent by a member that could not yet know it had stopped. Every
+// other reason is a position exchange, both ways.
 type Exchange struct {
 	I, J   int32
 	Reason Reason

@@ -1,8 +1,8 @@
 package interest
 
-// pairTick counts the packets that players i and j of a pair exchanging
-// peer to peer (a Manager's visible pair, a Joint's open pair) send in a
-// tick in which mi or mj (i, j changed cell) and the pair's directions go
+// pairTick counts the packets (Steed & Angus §5.1: one message from one
+// host to another) that players i and j of a pair exchanging peer to peer
+// (a Manager's visible pair, a Joint's open pair) send in a tick in which mi or mj (i, j changed cell) and the pair's directions go
 // from old to d (0: hidden both ways by the store's per-point PVSs, a
 // Joint's open pair that only announces moves). It returns the position
 // updates (UpdateB each) and the cell messages (announcements and tells,
@@ -47,7 +47,8 @@ func pairTick(old, d Dir, mi, mj bool) (upd, cell [2]int) {
 			msg(x, false)
 		}
 	}
-	// Answers, until no member has anything to add (at most two rounds).
+	// Answers, until no member has anything to add (a tell and the update
+	// it prompts at most).
 	for changed := true; changed; {
 		changed = false
 		for x := range 2 {

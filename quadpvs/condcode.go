@@ -7,9 +7,10 @@ import (
 )
 
 // CondCoder codes a quad's tree given its parent quad's (issue "more
-// hidden cells per byte", item 2): the parent's PVS holds the union of its
-// children's visible cells, so where the parent is hidden the child is
-// too, and where the parent is mixed the child is likelier mixed. Like
+// hidden cells per byte", item 2): in §3.2's hierarchy the parent's PVS
+// holds the union of its children's visible cells, so where the parent is
+// hidden the child is too, and where the parent is mixed the child is
+// likelier mixed. Like
 // GroupCoder it codes sibling groups, one byte each, but with one
 // frequency table per context, the context being the parent tree's
 // statuses at the group's four quads (Hidden, Visible, Unknown or Outside
@@ -23,23 +24,30 @@ import (
 // A block is a header byte — the root's code in bits 0–1, bit 2 set when
 // groups follow — then the number of groups as a uvarint and the rANS
 // stream (the final state, 4 bytes big-endian, then the renormalisation
-// bytes). Append is safe for concurrent use, as is Decode.
+// bytes). On the benchmark's urban 0.1 GiB store it spends 0.520 bits per
+// code, headers included (pvsbake stat --codes); Decode takes about 2.3 ns
+// per code (BenchmarkCondDecode). A coder holds 1.3 MB of tables (12-bit
+// frequencies and their sums for 257 × 256 symbols, and a 4 KiB slot
+// table per context). Append is safe for concurrent use, as is Decode.
 type CondCoder struct {
-	freq, cum [condContexts][256]uint16
-	slot      [condContexts][]byte // slot → symbol (1<<condScale), for the contexts seen
+	freq, cum [CondContexts][256]uint16
+	slot      [CondContexts][]byte // slot → symbol (1<<condScale), for the contexts seen
 }
 
+// CondContexts is the number of CondCoder's contexts: the parent's
+// statuses at a group's four quads (256), and no parent.
+const CondContexts = 257
+
 const (
-	condContexts = 257 // parent statuses at four quads, and no parent
-	condNone     = 256
-	condScale    = 12
-	condM        = 1 << condScale
-	ransL        = 1 << 23
+	condNone  = 256
+	condScale = 12
+	condM     = 1 << condScale
+	ransL     = 1 << 23
 )
 
 // CondHistogram adds child's groups to hist by their context in parent
 // (nil: the top quad). Neither tree may be shared.
-func CondHistogram(hist *[condContexts][256]uint32, child, parent *Tree) {
+func CondHistogram(hist *[CondContexts][256]uint32, child, parent *Tree) {
 	condWalk(child, parent, func(ctx int, sym byte) { hist[ctx][sym]++ })
 }
 
@@ -88,9 +96,9 @@ func condContext(parent *Tree, p int32, prefs []int32) (int, []int32) {
 // NewCondCoder builds a coder's tables from hist (CondHistogram over the
 // trees it will code): every symbol seen in a context gets a frequency of
 // at least 1 in 4096; a context never seen gets all 256 symbols.
-func NewCondCoder(hist *[condContexts][256]uint32) *CondCoder {
+func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder {
 	c := &CondCoder{}
-	for ctx := range condContexts {
+	for ctx := range CondContexts {
 		h := hist[ctx]
 		total := uint64(0)
 		for _, k := range h {
@@ -192,15 +200,11 @@ func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, pref
 		return prefs, &FormatError{0, "conditional block header"}
 	}
 	root := Status(src[0] & 3)
-	groups, n := uint64(0), 1
-	if src[0]&4 != 0 {
-		var k int
-		groups, k = binary.Uvarint(src[1:])
-		if k <= 0 || groups == 0 || groups > maxGroups {
-			return prefs, &FormatError{1, fmt.Sprintf("group count %d (%d bytes)", groups, k)}
-		}
-		n = 1 + k
-	} else if len(src) != 1 {
+	groups, n, err := groupCount(src, src[0]&4 != 0)
+	if err != nil {
+		return prefs, err
+	}
+	if groups == 0 && len(src) != 1 {
 		return prefs, &FormatError{1, fmt.Sprintf("%d bytes after a lone root", len(src)-1)}
 	}
 	startGroups(dst, root, groups)

@@ -30,7 +30,7 @@ func condPairs(t testing.TB) (gs []Geometry, kids, parents []Tree) {
 }
 
 func condCoderFor(kids, parents []Tree, top int) *CondCoder {
-	var hist [condContexts][256]uint32
+	var hist [CondContexts][256]uint32
 	for k := range kids {
 		p := &parents[k]
 		if k%top == 0 {
@@ -76,17 +76,16 @@ func TestCondCoder(t *testing.T) {
 		t.Errorf("given the parent %d bytes, group Huffman %d", bytes, gbytes)
 	}
 	t.Logf("%d pairs, %d codes with a parent: %.3f bits per code given it, %.3f group Huffman", len(kids), codes, 8*float64(bytes)/float64(codes), 8*float64(gbytes)/float64(codes))
-	// A block decoded against another parent fails or gives another tree,
-	// never a panic.
-	block, _ = c.Append(nil, &kids[1], &parents[1])
-	if _, err := c.Decode(gs[1], &d, block, &parents[2], nil); err == nil && slices.Equal(d.Codes(), kids[1].Codes()) && !slices.Equal(parents[1].Codes(), parents[2].Codes()) {
-		t.Logf("pair 1 decodes the same against parent 2")
-	}
+	// A block decoded against another parent may fail or give another
+	// tree, but must not panic (the result is not checked).
+	k := slices.IndexFunc(kids, func(tr Tree) bool { return tr.Len() > 200 })
+	block, _ = c.Append(nil, &kids[k], &parents[k])
+	_, _ = c.Decode(gs[k], &d, block, &parents[(k+1)%len(parents)], nil)
 	// Groups never seen are refused.
-	var empty [condContexts][256]uint32
+	var empty [CondContexts][256]uint32
 	empty[0x55][0] = 1
-	if _, err := NewCondCoder(&empty).Append(nil, &kids[1], &parents[1]); !errors.Is(err, ErrCondSymbol) && kids[1].Len() > 1 {
-		t.Errorf("unseen groups: %v", err)
+	if _, err := NewCondCoder(&empty).Append(nil, &kids[k], &parents[k]); !errors.Is(err, ErrCondSymbol) {
+		t.Errorf("unseen groups (a tree of %d codes): %v", kids[k].Len(), err)
 	}
 }
 

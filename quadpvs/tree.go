@@ -257,7 +257,9 @@ func (t *Tree) Codes() []uint64 { return t.codes }
 
 // FormatError reports a malformed encoded tree.
 type FormatError struct {
-	Offset int // code position where the problem was found
+	// Offset is the code position where the problem was found; for the
+	// blocks of GroupCoder and CondCoder, the byte of the block.
+	Offset int
 	Msg    string
 }
 

@@ -73,109 +73,70 @@ type codeStat struct {
 }
 
 // measureCodes tallies every tree of an unshared hierarchy, and each
-// quad's tree against its parent quad's.
+// quad's tree against its parent quad's, then codes them all with a
+// GroupCoder and a CondCoder built from those tallies.
 func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
-	var cs quadpvs.CodeStats
+	var (
+		cs    quadpvs.CodeStats
+		group [256]uint32
+		cond  [quadpvs.CondContexts][256]uint32
+	)
+	_ = eachWithParent(h, func(t, p *quadpvs.Tree) error {
+		cs.Add(t)
+		cs.AddConditional(t, p)
+		quadpvs.GroupHistogram(&group, t)
+		quadpvs.CondHistogram(&cond, t, p)
+		return nil
+	})
+	gc, err := quadpvs.NewGroupCoder(group)
+	if err != nil {
+		return nil, err
+	}
+	cc := quadpvs.NewCondCoder(&cond)
+	var gb, cb []byte
+	gsize, csize := 0, 0
+	if err := eachWithParent(h, func(t, p *quadpvs.Tree) error {
+		var err error
+		if gb, err = gc.Append(gb[:0], t); err != nil {
+			return err
+		}
+		if cb, err = cc.Append(cb[:0], t, p); err != nil {
+			return err
+		}
+		gsize, csize = gsize+len(gb), csize+len(cb)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	h0, hd, hs := cs.Entropy()
+	n := float64(cs.Codes)
+	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
+		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
+		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(8*float64(gsize)/n, 3), BitsConditional: round(8*float64(csize)/n, 3)}, nil
+}
+
+// eachWithParent calls fn with every tree of h, level by level, and its
+// parent quad's tree (nil for the top quad's), stopping at fn's first
+// error.
+func eachWithParent(h *quadpvs.Hierarchy, fn func(t, p *quadpvs.Tree) error) error {
 	levels := h.G.Levels()
 	for l := range levels {
 		cols, rows := h.G.QuadsAcross(l)
 		for y := range rows {
 			for x := range cols {
 				t := h.PVS(h.QuadIndex(l, x, y))
-				cs.Add(&t)
+				var p *quadpvs.Tree
 				if l+1 < levels {
-					p := h.PVS(h.QuadIndex(l+1, x/2, y/2))
-					cs.AddConditional(&t, &p)
-				} else {
-					cs.AddConditional(&t, nil)
+					pt := h.PVS(h.QuadIndex(l+1, x/2, y/2))
+					p = &pt
+				}
+				if err := fn(&t, p); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	h0, hd, hs := cs.Entropy()
-	n := float64(cs.Codes)
-	group, err := groupBits(h)
-	if err != nil {
-		return nil, err
-	}
-	cond, err := condBits(h)
-	if err != nil {
-		return nil, err
-	}
-	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
-		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
-		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(group, 3), BitsConditional: round(cond, 3)}, nil
-}
-
-// condBits codes every tree of h given its parent quad's tree (the top
-// quad's alone) with one CondCoder built from all of them, and returns the
-// bits per code of the blocks.
-func condBits(h *quadpvs.Hierarchy) (float64, error) {
-	levels := h.G.Levels()
-	each := func(fn func(t, p *quadpvs.Tree) error) error {
-		for l := range levels {
-			cols, rows := h.G.QuadsAcross(l)
-			for y := range rows {
-				for x := range cols {
-					t := h.PVS(h.QuadIndex(l, x, y))
-					if l+1 == levels {
-						if err := fn(&t, nil); err != nil {
-							return err
-						}
-						continue
-					}
-					p := h.PVS(h.QuadIndex(l+1, x/2, y/2))
-					if err := fn(&t, &p); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}
-	var hist [257][256]uint32
-	codes := 0
-	_ = each(func(t, p *quadpvs.Tree) error {
-		quadpvs.CondHistogram(&hist, t, p)
-		codes += t.Len()
-		return nil
-	})
-	c := quadpvs.NewCondCoder(&hist)
-	var block []byte
-	size := 0
-	err := each(func(t, p *quadpvs.Tree) error {
-		var err error
-		block, err = c.Append(block[:0], t, p)
-		size += len(block)
-		return err
-	})
-	return 8 * float64(size) / float64(max(1, codes)), err
-}
-
-// groupBits codes every tree of h with one GroupCoder built from all their
-// groups and returns the bits per code of the blocks.
-func groupBits(h *quadpvs.Hierarchy) (float64, error) {
-	var hist [256]uint32
-	codes := 0
-	for q := range h.Quads() {
-		t := h.PVS(q)
-		quadpvs.GroupHistogram(&hist, &t)
-		codes += t.Len()
-	}
-	c, err := quadpvs.NewGroupCoder(hist)
-	if err != nil {
-		return 0, err
-	}
-	var block []byte
-	size := 0
-	for q := range h.Quads() {
-		t := h.PVS(q)
-		if block, err = c.Append(block[:0], &t); err != nil {
-			return 0, err
-		}
-		size += len(block)
-	}
-	return 8 * float64(size) / float64(max(1, codes)), nil
+	return nil
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {

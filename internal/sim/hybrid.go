@@ -36,11 +36,7 @@ func newHybrid(gr *grow.Grower, n int, opt interest.JointOptions) (*hybrid, erro
 // tick runs tick tk: o holds the tick's may-see relation.
 func (h *hybrid) tick(tk int, paths *bots.Paths, o *oracle, w interest.Wire, packets []int64, m *meter, la *lagAudit) error {
 	n := len(h.players)
-	for b := range n {
-		c := paths.Cells[tk*n+b]
-		h.players[b] = interest.Player{Col: int(c[0]), Row: int(c[1])}
-	}
-	res, err := h.jt.Tick(h.players)
+	res, err := h.jt.Tick(cellsAt(paths, tk, h.players))
 	if err != nil {
 		return fmt.Errorf("hybrid, tick %d: %w", tk, err)
 	}

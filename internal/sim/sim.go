@@ -218,7 +218,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
 	}
 	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
 	w := wire(cfg)
-	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
+	secTicks := ticksPerSecond(cfg)
 	meters := map[interest.Scheme]*meter{}
 	for sc := range want {
 		meters[sc] = newMeter(n, secTicks, cfg.Bots.TickSeconds)
@@ -512,11 +512,7 @@ func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths,
 	players := make([]interest.Player, n)
 	work := make([]float64, T)
 	for tk := range T {
-		for b := range n {
-			c := paths.Cells[tk*n+b]
-			players[b] = interest.Player{Col: int(c[0]), Row: int(c[1])}
-		}
-		res, err := jt.Tick(players)
+		res, err := jt.Tick(cellsAt(paths, tk, players))
 		if err != nil {
 			return nil, fmt.Errorf("%s, tick %d: %w", sc, tk, err)
 		}
@@ -538,19 +534,37 @@ func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths,
 		counts.Open += int64(res.Open)
 		counts.Lookups += res.Lookups
 		counts.Walks += res.Walks
-		for i := range n {
-			for j := range n {
-				if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
-					row.Missed++
-				}
-			}
-		}
+		row.Missed += jointMissed(o, jt, tk, n)
 		if cfg.Progress != nil {
 			cfg.Progress(string(sc), tk+1, T)
 		}
 	}
 	row.QueryP50MS, row.QueryP99MS, row.QueryMaxMS = percentiles(work)
 	return row, nil
+}
+
+// cellsAt fills players with the bots' cells at tick tk and returns it.
+func cellsAt(paths *bots.Paths, tk int, players []interest.Player) []interest.Player {
+	n := len(players)
+	for b := range players {
+		c := paths.Cells[tk*n+b]
+		players[b] = interest.Player{Col: int(c[0]), Row: int(c[1])}
+	}
+	return players
+}
+
+// jointMissed counts tick tk's ordered pairs of n players in which the
+// receiver sees the sender by the uncompressed PVS but jt does not send.
+func jointMissed(o *oracle, jt *interest.Joint, tk, n int) int64 {
+	var k int64
+	for i := range n {
+		for j := range n {
+			if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
+				k++
+			}
+		}
+	}
+	return k
 }
 
 // DefaultRegionLevel is RP's region level when Config.RegionLevel is 0:
@@ -750,6 +764,9 @@ func (h *distHist) quantile(q float64) float64 {
 	}
 	return 0
 }
+
+// ticksPerSecond is the tick rate, rounded, at least 1.
+func ticksPerSecond(cfg Config) int { return max(1, int(math.Round(1/cfg.Bots.TickSeconds))) }
 
 // delayTicks is Config.DelayMS in whole ticks, rounded up: what arrives
 // during a tick is used at the next.

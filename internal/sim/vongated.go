@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/grow"
@@ -10,9 +9,9 @@ import (
 )
 
 // VGCounts break scheme VG's traffic down: the joint frontier without a
-// coordinator, its discovery carried by a Voronoi overlay (VON's
-// enclosing neighbours, no AOI radius: the frontier, not a distance, says
-// who needs whose updates).
+// coordinator, its discovery carried by a Voronoi overlay (Hu & Liao's
+// VON, `003_*.txt`, with enclosing neighbours only, no AOI radius: the
+// frontier, not a distance, says who needs whose updates).
 //
 // Every player knows every side. A player whose cell leaves its side
 // chooses its new side and floods it over the overlay (a breadth-first
@@ -56,7 +55,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 	}
 	w := wire(cfg)
 	hb, ub, cb := int64(w.HeaderB), int64(w.UpdateB), int64(w.CellB)
-	secTicks := max(1, int(math.Round(1/cfg.Bots.TickSeconds)))
+	secTicks := ticksPerSecond(cfg)
 	row := &Row{Scheme: interest.VG}
 	c := &r.VG
 	var (
@@ -65,11 +64,10 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		seen          = make([]bool, n*n)                      // a pair listed in adj during a redraw
 		old           = make([]bool, n*n)                      // the pairs of the redraw before
 		players       = make([]interest.Player, n)
-		parent, depth = make([]int32, n), make([]int32, n)
+		depth         = make([]int32, n) // hops from the flood's source; −1: not reached
 		queue         = make([]int32, 0, n)
 		links, redraw int64
 		depthSum      int64
-		floods        int64
 	)
 	for tk := range T {
 		if tk%secTicks == 0 {
@@ -121,11 +119,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 			}
 			redraw++
 		}
-		for b := range n {
-			cl := paths.Cells[tk*n+b]
-			players[b] = interest.Player{Col: int(cl[0]), Row: int(cl[1])}
-		}
-		res, err := jt.Tick(players)
+		res, err := jt.Tick(cellsAt(paths, tk, players))
 		if err != nil {
 			return nil, fmt.Errorf("%s, tick %d: %w", interest.VG, tk, err)
 		}
@@ -148,18 +142,18 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 				continue
 			}
 			c.Exits++
-			for k := range parent {
-				parent[k] = -1
+			for k := range depth {
+				depth[k] = -1
 			}
-			parent[i], depth[i] = int32(i), 0
+			depth[i] = 0
 			queue = append(queue[:0], int32(i))
 			for q := 0; q < len(queue); q++ {
 				u := queue[q]
 				for _, v := range adj[u] {
-					if parent[v] >= 0 {
+					if depth[v] >= 0 {
 						continue
 					}
-					parent[v], depth[v] = u, depth[u]+1
+					depth[v] = depth[u] + 1
 					queue = append(queue, v)
 					m.up[u] += hb + cb
 					m.down[v] += hb + cb
@@ -171,7 +165,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 				// The overlay is not connected (a degenerate first
 				// diagram): the rest are told directly.
 				for v := range n {
-					if parent[v] < 0 {
+					if depth[v] < 0 {
 						m.up[i] += hb + cb
 						m.down[v] += hb + cb
 						depthSum++
@@ -179,25 +173,18 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 					}
 				}
 			}
-			floods += int64(n - 1)
 		}
-		c.Flooded = floods
 		packets[tk] += peer + int64(res.Exits)*int64(n-1)
 		m.tick(0, 0)
 		la.tick(tk, func(i, j int) bool { return !jt.Silent(i, j) }, jt.Sends, o)
 		row.Queries += int64(res.Exits)
-		for i := range n {
-			for j := range n {
-				if i != j && o.seesAt(tk, i, j) && !jt.Sends(i, j) {
-					row.Missed++
-				}
-			}
-		}
+		row.Missed += jointMissed(o, jt, tk, n)
 		if cfg.Progress != nil {
 			cfg.Progress(string(interest.VG), tk+1, T)
 		}
 	}
 	c.LinksMean = float64(links) / float64(max(1, redraw*int64(n)))
-	c.DepthMean = float64(depthSum) / float64(max(1, floods))
+	c.Flooded = c.Exits * int64(n-1)
+	c.DepthMean = float64(depthSum) / float64(max(1, c.Flooded))
 	return row, nil
 }
