@@ -134,18 +134,63 @@ func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder {
 				}
 			}
 		}
-		cum := uint16(0)
-		slot := make([]byte, condM)
-		for s := range 256 {
-			c.cum[ctx][s] = cum
-			for k := range f[s] {
-				slot[int(cum)+int(k)] = byte(s)
-			}
-			cum += f[s]
-		}
-		c.slot[ctx] = slot
+		c.build(ctx)
 	}
 	return c
+}
+
+// build fills context ctx's sums and slot table from its frequencies.
+func (c *CondCoder) build(ctx int) {
+	cum := uint16(0)
+	slot := make([]byte, condM)
+	for s := range 256 {
+		c.cum[ctx][s] = cum
+		for k := range c.freq[ctx][s] {
+			slot[int(cum)+int(k)] = byte(s)
+		}
+		cum += c.freq[ctx][s]
+	}
+	c.slot[ctx] = slot
+}
+
+// CondTableBytes is the size of a CondCoder's table (Table): 256
+// frequencies, uint16 little-endian, per context.
+const CondTableBytes = CondContexts * 256 * 2
+
+// Table returns the coder's frequencies, to keep beside its blocks:
+// context by context (CondContexts), 256 uint16 little-endian frequencies
+// each, in 4,096ths, summing to 4,096.
+func (c *CondCoder) Table() []byte {
+	b := make([]byte, 0, CondTableBytes)
+	for ctx := range CondContexts {
+		for _, f := range c.freq[ctx] {
+			b = binary.LittleEndian.AppendUint16(b, f)
+		}
+	}
+	return b
+}
+
+// ReadCondTable returns the coder of table (as Table returns it). Errors
+// are *FormatError, Offset the byte of table where a context's
+// frequencies fail to sum to 4,096 or the table ends.
+func ReadCondTable(table []byte) (*CondCoder, error) {
+	if len(table) != CondTableBytes {
+		return nil, &FormatError{min(len(table), CondTableBytes), fmt.Sprintf("conditional coder table of %d bytes, want %d", len(table), CondTableBytes)}
+	}
+	c := &CondCoder{}
+	for ctx := range CondContexts {
+		sum := 0
+		for s := range 256 {
+			f := binary.LittleEndian.Uint16(table[2*(256*ctx+s):])
+			c.freq[ctx][s] = f
+			sum += int(f)
+		}
+		if sum != condM {
+			return nil, &FormatError{2 * 256 * ctx, fmt.Sprintf("context %d's frequencies sum to %d, want %d", ctx, sum, condM)}
+		}
+		c.build(ctx)
+	}
+	return c, nil
 }
 
 // ErrCondSymbol reports a group the coder's tables cannot code (a

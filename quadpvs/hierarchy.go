@@ -22,7 +22,9 @@ import (
 // starts (trees are appended in Morton order, not index order). A shared
 // hierarchy (Share, share.go) stores its Shared subtrees as trees
 // Quads() … Quads()+Shared-1 of the same arrays, and each tree's
-// references in RefStart and Refs. A Hierarchy is read-only once
+// references in RefStart and Refs. A coded hierarchy (NewCoded) keeps its
+// trees as blocks instead: Codes, Ranks and the starts are empty, Len and
+// NodeCount filled; read its trees through PVS. A Hierarchy is read-only once
 // built and safe for concurrent readers.
 type Hierarchy struct {
 	G          Geometry
@@ -38,6 +40,8 @@ type Hierarchy struct {
 	RefStart []uint32 // per tree and one more: its first reference; nil without sharing
 	Refs     []uint32 // each reference: code position << RefBits | shared subtree
 	RefBits  int      // bits of a reference that name its shared subtree (1 to 31)
+
+	coded *codedTrees // a coded hierarchy's blocks and cache (coded.go); nil when flat
 }
 
 // QuadCount returns the number of quads of all levels that intersect the
@@ -62,8 +66,13 @@ func (h *Hierarchy) QuadIndex(l, x, y int) int {
 }
 
 // PVS returns the tree of quad index q as a view into h's arrays (no copy;
-// do not modify it).
+// do not modify it). A coded hierarchy (NewCoded) decodes it, or its
+// parent's first, unless its level is pinned or the tree is in the cache;
+// the tree stays valid after the cache drops it.
 func (h *Hierarchy) PVS(q int) Tree {
+	if h.coded != nil {
+		return h.coded.tree(h, q)
+	}
 	n := int(h.Len[q])
 	c, r := h.CodeStart[q], h.RankStart[q]
 	cw, rw := uint64((n+31)/32), uint64((n+63)/64)
@@ -84,8 +93,12 @@ func (h *Hierarchy) PVS(q int) Tree {
 
 // Bytes returns the memory the trees take: codes, rank samples, and per
 // tree two 8-byte starts and two 4-byte counts; a shared hierarchy adds 4
-// bytes per tree (RefStart) and RefBytes per reference.
+// bytes per tree (RefStart) and RefBytes per reference. A coded
+// hierarchy's: see NewCoded.
 func (h *Hierarchy) Bytes() int {
+	if h.coded != nil {
+		return h.coded.bytes(h.Quads())
+	}
 	b := 8*len(h.Codes) + 4*len(h.Ranks) + 24*len(h.Len)
 	if h.RefStart != nil {
 		b += 4*len(h.RefStart) + RefBytes*len(h.Refs)

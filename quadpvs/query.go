@@ -321,7 +321,7 @@ const lanes = 8
 // the terrain. Safe for concurrent use.
 func (h *Hierarchy) QuadStatusIn(trees []int32, l, qx, qy int, dst []Status) {
 	dst = dst[:len(trees)]
-	if h.RefStart != nil {
+	if h.RefStart != nil || h.coded != nil {
 		for k, q := range trees {
 			t := h.PVS(int(q))
 			dst[k] = t.QuadStatus(h.G, l, qx, qy)

@@ -1,0 +1,230 @@
+package quadpvs
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Coded is a hierarchy whose quad trees are kept as CondCoder blocks, each
+// coded given its parent quad's tree (§3.2: the parent's PVS is the union
+// of its children's), and decoded when read: the store format's coded
+// sections (compress, FORMAT.md). Quad q's block is
+// Blocks[Start[q]:Start[q+1]]; quads are in Hierarchy index order.
+type Coded struct {
+	Coder  *CondCoder
+	Blocks []byte
+	Start  []uint64 // len Quads()+1, byte offsets into Blocks, non-decreasing from 0
+	// CacheTrees is how many decoded trees below the pinned levels a coded
+	// hierarchy keeps (a power of two, 1 to MaxCacheTrees): a direct-mapped
+	// cache by quad index.
+	CacheTrees int
+}
+
+// MaxCacheTrees bounds Coded.CacheTrees.
+const MaxCacheTrees = 1 << 20
+
+// pinQuads bounds the quads of the levels a coded hierarchy decodes once,
+// when built, and keeps: levels from the top down while their quads number
+// at most this many together. Every read below them needs its parent's
+// tree, so the upper levels are read by every decode.
+const pinQuads = 512
+
+// codedTrees is a coded hierarchy's reading state.
+type codedTrees struct {
+	Coded
+	pinFrom  int    // quads q ≥ pinFrom are pinned
+	pinned   []Tree // pinned[q-pinFrom]
+	parent   []int32
+	maxBytes int // largest unpinned tree's Tree.Bytes
+	slots    []atomic.Pointer[codedEntry]
+	prefs    sync.Pool // *[]int32 scratch for CondCoder.Decode
+}
+
+type codedEntry struct {
+	q int
+	t Tree
+}
+
+// Code returns h's quad trees coded given their parents' (CondCoder, its
+// tables built from h's trees), as a coded hierarchy keeping cacheTrees
+// decoded trees (NewCoded). h must be flat: not shared, not coded.
+func (h *Hierarchy) Code(cacheTrees int) (*Hierarchy, error) {
+	if h.RefStart != nil || h.coded != nil {
+		return nil, fmt.Errorf("quadpvs: coding needs a hierarchy without shared subtrees, not coded yet")
+	}
+	parent := h.parentIndex()
+	var hist [CondContexts][256]uint32
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		if p := parent[q]; p >= 0 {
+			pt := h.PVS(int(p))
+			CondHistogram(&hist, &t, &pt)
+		} else {
+			CondHistogram(&hist, &t, nil)
+		}
+	}
+	c := Coded{Coder: NewCondCoder(&hist), Start: make([]uint64, h.Quads()+1), CacheTrees: cacheTrees}
+	var err error
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		if p := parent[q]; p >= 0 {
+			pt := h.PVS(int(p))
+			c.Blocks, err = c.Coder.Append(c.Blocks, &t, &pt)
+		} else {
+			c.Blocks, err = c.Coder.Append(c.Blocks, &t, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("quadpvs: quad %d: %w", q, err)
+		}
+		c.Start[q+1] = uint64(len(c.Blocks))
+	}
+	return NewCoded(h.G, c)
+}
+
+// parentIndex returns every quad's parent quad index (−1 for the top).
+func (h *Hierarchy) parentIndex() []int32 {
+	p := make([]int32, h.Quads())
+	for l := range h.G.Levels() {
+		c, r := h.G.QuadsAcross(l)
+		for y := range r {
+			for x := range c {
+				q := h.LevelStart[l] + y*c + x
+				if l == h.G.K {
+					p[q] = -1
+				} else {
+					p[q] = int32(h.QuadIndex(l+1, x>>1, y>>1))
+				}
+			}
+		}
+	}
+	return p
+}
+
+// NewCoded returns the hierarchy of geometry g held by c. It decodes every
+// tree once (each given its parent's, depth first, holding one tree per
+// level), checking blocks and shapes, and fills Len and NodeCount; the
+// trees of the upper levels (pinQuads) stay decoded. PVS then decodes a
+// tree when it is read, through a cache of c.CacheTrees trees; Bytes
+// counts the blocks, the index, the coder's tables, the pinned trees and
+// the cache full of the largest tree. Errors are *FormatError, Offset the
+// byte of c.Blocks where a quad's block failed.
+func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
+	h := NewHierarchy(g)
+	quads := h.Quads()
+	if c.Coder == nil || len(c.Start) != quads+1 || c.Start[0] != 0 || c.Start[quads] != uint64(len(c.Blocks)) {
+		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: %d block starts for %d quads, the last %d of %d bytes", len(c.Start), quads, c.Start[len(c.Start)-1], len(c.Blocks))}
+	}
+	if c.CacheTrees < 1 || c.CacheTrees > MaxCacheTrees || c.CacheTrees&(c.CacheTrees-1) != 0 {
+		return nil, &FormatError{0, fmt.Sprintf("cache of %d trees, want a power of two from 1 to %d", c.CacheTrees, MaxCacheTrees)}
+	}
+	for q := range quads {
+		if c.Start[q+1] < c.Start[q] {
+			return nil, &FormatError{int(c.Start[q]), fmt.Sprintf("quad %d's block ends at byte %d, before it starts", q, c.Start[q+1])}
+		}
+	}
+	ct := &codedTrees{Coded: c, parent: h.parentIndex(), slots: make([]atomic.Pointer[codedEntry], c.CacheTrees)}
+	ct.pinFrom = quads
+	for l := g.K; l >= 0 && quads-h.LevelStart[l] <= pinQuads; l-- {
+		ct.pinFrom = h.LevelStart[l]
+	}
+	ct.pinned = make([]Tree, quads-ct.pinFrom)
+	// Depth first from the top quad: trees[d] is the tree of the quad at
+	// depth d on the current path.
+	trees := make([]Tree, g.Levels())
+	var prefs []int32
+	var visit func(d, l, x, y int) error
+	visit = func(d, l, x, y int) error {
+		q := h.QuadIndex(l, x, y)
+		var pt *Tree
+		if d > 0 {
+			pt = &trees[d-1]
+		}
+		var err error
+		if prefs, err = c.Coder.Decode(g, &trees[d], c.block(q), pt, prefs); err != nil {
+			fe := err.(*FormatError)
+			return &FormatError{int(c.Start[q]) + fe.Offset, fmt.Sprintf("quad %d (level %d, %d,%d): %s", q, l, x, y, fe.Msg)}
+		}
+		t := &trees[d]
+		h.Len[q], h.NodeCount[q] = uint32(t.n), uint32(t.nodes)
+		if q >= ct.pinFrom {
+			ct.pinned[q-ct.pinFrom] = t.Clone()
+		} else {
+			ct.maxBytes = max(ct.maxBytes, t.Bytes())
+		}
+		if l == 0 {
+			return nil
+		}
+		cols, rows := g.QuadsAcross(l - 1)
+		for k := range 4 {
+			cx, cy := 2*x+k&1, 2*y+k>>1
+			if cx < cols && cy < rows {
+				if err := visit(d+1, l-1, cx, cy); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := visit(0, g.K, 0, 0); err != nil {
+		return nil, err
+	}
+	h.coded = ct
+	return h, nil
+}
+
+func (c *Coded) block(q int) []byte { return c.Blocks[c.Start[q]:c.Start[q+1]] }
+
+// Coding returns the coded trees of a coded hierarchy (NewCoded, Code),
+// nil for a flat one.
+func (h *Hierarchy) Coding() *Coded {
+	if h.coded == nil {
+		return nil
+	}
+	return &h.coded.Coded
+}
+
+// tree returns quad q's decoded tree: pinned, cached, or decoded now (its
+// parent first) and cached. The blocks were checked by NewCoded, so a
+// failure here is a broken invariant.
+func (ct *codedTrees) tree(h *Hierarchy, q int) Tree {
+	if q >= ct.pinFrom {
+		return ct.pinned[q-ct.pinFrom]
+	}
+	slot := &ct.slots[q&(len(ct.slots)-1)]
+	if e := slot.Load(); e != nil && e.q == q {
+		return e.t
+	}
+	pt := ct.tree(h, int(ct.parent[q]))
+	e := &codedEntry{q: q}
+	ps, _ := ct.prefs.Get().(*[]int32)
+	if ps == nil {
+		ps = new([]int32)
+	}
+	var err error
+	*ps, err = ct.Coder.Decode(h.G, &e.t, ct.block(q), &pt, *ps)
+	ct.prefs.Put(ps)
+	if err != nil {
+		panic(fmt.Sprintf("quadpvs: quad %d's checked block: %v", q, err))
+	}
+	slot.Store(e)
+	return e.t
+}
+
+// bytes is Bytes of a coded hierarchy of quads quads.
+func (ct *codedTrees) bytes(quads int) int {
+	b := len(ct.Blocks) + 8*len(ct.Start) + 8*quads + condCoderBytes
+	for i := range ct.pinned {
+		b += ct.pinned[i].Bytes()
+	}
+	// A cache entry: the tree's words and samples, the Tree and the entry.
+	return b + len(ct.slots)*(8+ct.maxBytes+codedEntryBytes)
+}
+
+// condCoderBytes is a CondCoder's tables: 12-bit frequencies and their sums
+// at 2 bytes each, and a slot table of 4,096 bytes, per context.
+const condCoderBytes = CondContexts * (2*2*256 + condM)
+
+// codedEntryBytes is a cache entry's fixed size: the quad index and the
+// Tree (TestCodedEntryBytes checks it against unsafe.Sizeof).
+const codedEntryBytes = 112
