@@ -170,10 +170,10 @@ func TestDecodeRejects(t *testing.T) {
 	foreign := bytes.Clone(good)
 	copy(foreign, "GIF89a..")
 	check("foreign", foreign)
-	v4 := bytes.Clone(good)
-	v4[8] = 4
-	check("version 4", v4)
-	if _, err := Decode(bytes.NewReader(v4)); !strings.Contains(err.Error(), "version 4") {
+	v5 := bytes.Clone(good)
+	v5[8] = Version + 1
+	check("version 5", v5)
+	if _, err := Decode(bytes.NewReader(v5)); !strings.Contains(err.Error(), "version 5") {
 		t.Errorf("version error does not name the version: %v", err)
 	}
 }
@@ -271,6 +271,8 @@ func FuzzOpenStore(f *testing.F) {
 	}
 	good, _ := testStore(f, 5, 4, true)
 	f.Add(good)
+	coded, _ := codedStore(f, 5, 4)
+	f.Add(coded)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sized, errSized := DecodeSize(bytes.NewReader(b), int64(len(b)))
 		s, err := Decode(bytes.NewReader(b))
@@ -302,10 +304,12 @@ func TestWriteSeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		w, h int
-	}{{"tiny-v3.pvs", 3, 2}, {"small-v3.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}, {"shared.pvs", 12, 10}} {
+	}{{"tiny-v3.pvs", 3, 2}, {"small-v3.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}, {"shared.pvs", 12, 10}, {"coded.pvs", 11, 6}} {
 		var b []byte
 		if tc.name == "shared.pvs" {
 			b, _ = sharedStore(t, tc.w, tc.h)
+		} else if tc.name == "coded.pvs" {
+			b, _ = codedStore(t, tc.w, tc.h)
 		} else if strings.HasSuffix(tc.name, ".part") {
 			b, _ = testPart(t, tc.w, tc.h, tc.w == 9)
 		} else {

@@ -72,10 +72,11 @@ func TestChecksumPreservingMutations(t *testing.T) {
 	plain, _ := testStore(t, 13, 9, true)
 	shared, _ := sharedStore(t, 21, 14)
 	part, _ := testPart(t, 9, 7, true)
+	coded, _ := codedStore(t, 13, 9)
 	for _, tc := range []struct {
 		name string
 		file []byte
-	}{{"store", plain}, {"shared store", shared}, {"partial", part}} {
+	}{{"store", plain}, {"shared store", shared}, {"partial", part}, {"coded store", coded}} {
 		t.Run(tc.name, func(t *testing.T) {
 			magic, version, secs := parseFile(t, tc.file)
 			rng := rand.New(rand.NewPCG(31, uint64(len(tc.file))))

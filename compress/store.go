@@ -18,13 +18,18 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// Magic opens every store; Version is the format version this package
-// writes and reads (FORMAT.md).
+// Magic opens every store; Version is the newest format version this
+// package reads and writes (FORMAT.md): coded stores (WriteCoded) are
+// version 4, flat ones still VersionFlat, which older readers read.
 const (
-	Magic   = "PVSSTORE"
-	Version = 3
+	Magic       = "PVSSTORE"
+	Version     = 4
+	VersionFlat = 3
 	// Encoding names the tree encoding of the CODE section.
 	Encoding = "quadpvs-bfs-2bit"
+	// EncodingCoded names that of a coded store's CBLK section: each
+	// quad's tree coded given its parent's (quadpvs.CondCoder).
+	EncodingCoded = "quadpvs-cond-rans"
 )
 
 // Header describes a store: the grid, where it came from, the visibility
@@ -54,6 +59,9 @@ type Header struct {
 	// trees' sizes vary, each at most Allocation.CeilingCodes = Cap.Codes.
 	// Absent: every tree capped alike at Cap.
 	Allocation *Allocation `json:"allocation,omitempty"`
+	// CacheTrees is a coded store's cache of decoded trees
+	// (quadpvs.Coded.CacheTrees); 0 in a flat store.
+	CacheTrees int `json:"cache_trees,omitempty"`
 }
 
 // VisParams are the per-point visibility parameters (horizon.Params) in the
@@ -169,6 +177,9 @@ const (
 	tagQidx = "QIDX"
 	tagStat = "STAT"
 	tagRefs = "REFS"
+	tagCtab = "CTAB"
+	tagCidx = "CIDX"
+	tagCblk = "CBLK"
 	tagEnd  = "END "
 
 	codecRaw  = 0
@@ -225,7 +236,7 @@ func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Wri
 	if h.Shared < 0 {
 		return nil, fmt.Errorf("compress: %d shared subtrees", h.Shared)
 	}
-	h.Encoding = Encoding
+	h.Encoding, h.CacheTrees = Encoding, 0
 	trees := quads + h.Shared
 	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees,
 		idx: make([]byte, trees*qidxEntrySize), set: make([]bool, trees)}
@@ -263,9 +274,12 @@ func (w *sectionWriter) fileHeader(magic string, version uint32) error {
 
 // section writes a whole section: payload compressed with zstd when that
 // makes it at least 10% smaller.
-func (w *sectionWriter) section(tag string, raw []byte) error {
+func (w *sectionWriter) section(tag string, raw []byte) error { return w.sectionAs(tag, raw, true) }
+
+// sectionAs is section, trying zstd only when tryZstd is set.
+func (w *sectionWriter) sectionAs(tag string, raw []byte, tryZstd bool) error {
 	codec, stored := uint32(codecRaw), raw
-	if len(raw) > 256 {
+	if tryZstd && len(raw) > 256 {
 		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
 		z := enc.EncodeAll(raw, nil)
 		enc.Close()
@@ -324,7 +338,7 @@ func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []b
 }
 
 func (w *Writer) start(elev []float32, nodata []bool) error {
-	if err := w.fileHeader(Magic, Version); err != nil {
+	if err := w.fileHeader(Magic, VersionFlat); err != nil {
 		return err
 	}
 	head, err := json.Marshal(w.h)
@@ -495,6 +509,7 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 	seen := map[string]bool{}
 	var qidx, refs []byte
 	var codes []uint64
+	var cs codedSections
 	var cells, quads uint64 // quads: trees, shared subtrees included
 	for {
 		at := d.off
@@ -525,6 +540,12 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			if s.Shared == 0 || raw < 4*(quads+1) || raw%4 != 0 {
 				return nil, &FormatError{at, fmt.Sprintf("REFS section of %d bytes for %d trees, %d shared subtrees", raw, quads, s.Shared)}
 			}
+		case tagCtab:
+			want, cs.ctabAt = quadpvs.CondTableBytes, at
+		case tagCidx:
+			want, cs.cidxAt = 8*(quads+1), at+int64(d.hsize)
+		case tagCblk:
+			cs.cblkAt = at + int64(d.hsize)
 		case tagEnd:
 		case tagCode:
 			if codec != codecRaw || raw%8 != 0 {
@@ -559,6 +580,9 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			if cells, quads, err = s.Header.check(size); err != nil {
 				return nil, &FormatError{at, "header: " + err.Error()}
 			}
+			if s.Encoding == EncodingCoded && d.version < 4 {
+				return nil, &FormatError{at, fmt.Sprintf("header: a coded store in a version %d file (coded stores are version 4)", d.version)}
+			}
 		case tagElev:
 			s.Elev = decodeElev(payload)
 			for i, e := range s.Elev {
@@ -573,6 +597,12 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			qidx = payload
 		case tagRefs:
 			refs = payload
+		case tagCtab:
+			cs.ctab = payload
+		case tagCidx:
+			cs.cidx = payload
+		case tagCblk:
+			cs.cblk = payload
 		case tagStat:
 			if err := json.Unmarshal(payload, &s.Stats); err != nil {
 				return nil, &FormatError{at, "statistics: " + err.Error()}
@@ -583,6 +613,9 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			}
 			if err := d.end(); err != nil {
 				return nil, err
+			}
+			if s.Encoding == EncodingCoded {
+				return s, s.finishCoded(seen, cs, d.off)
 			}
 			return s, s.finish(seen, qidx, refs, codes, d.off)
 		}
@@ -600,8 +633,12 @@ const (
 )
 
 func (h *Header) check(size int64) (cells, quads uint64, err error) {
-	if h.Encoding != Encoding {
-		return 0, 0, fmt.Errorf("tree encoding %q, this build reads %q", h.Encoding, Encoding)
+	switch {
+	case h.Encoding == Encoding && h.CacheTrees == 0:
+	case h.Encoding == EncodingCoded && h.Shared == 0 && h.CacheTrees >= 1 && h.CacheTrees <= quadpvs.MaxCacheTrees && h.CacheTrees&(h.CacheTrees-1) == 0:
+	default:
+		return 0, 0, fmt.Errorf("tree encoding %q with %d shared subtrees and a cache of %d trees: this build reads %q (no cache) and %q (no sharing, a cache of a power of two up to %d trees)",
+			h.Encoding, h.Shared, h.CacheTrees, Encoding, EncodingCoded, quadpvs.MaxCacheTrees)
 	}
 	g, err := quadpvs.NewGeometry(h.Width, h.Height)
 	if err != nil {
@@ -742,11 +779,12 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 
 // decoder reads sections while counting the offset.
 type decoder struct {
-	r     io.Reader
-	off   int64
-	size  int64 // input size in bytes, or -1 when unknown
-	hsize int   // section header size of the file's version
-	buf   []byte
+	r       io.Reader
+	off     int64
+	size    int64 // input size in bytes, or -1 when unknown
+	hsize   int   // section header size of the file's version
+	version uint32
+	buf     []byte
 }
 
 // start reads and checks the file header: the magic (notMsg when it is
@@ -766,7 +804,7 @@ func (d *decoder) start(magic, notMsg, what string, current uint32) error {
 	if v < 1 || v > current {
 		return &FormatError{8, fmt.Sprintf("%sformat version %d, this build reads versions 1 to %d", what, v, current)}
 	}
-	d.hsize = sectionHeaderSize
+	d.hsize, d.version = sectionHeaderSize, v
 	if v == 1 {
 		d.hsize = sectionHeaderSizeV1
 	}

@@ -19,10 +19,19 @@ type Coded struct {
 	// hierarchy keeps (a power of two, 1 to MaxCacheTrees): a direct-mapped
 	// cache by quad index.
 	CacheTrees int
+	// Ceiling, when above 0, bounds every quad's codes (a store's cap);
+	// NewCoded refuses a block announcing more.
+	Ceiling int
 }
 
 // MaxCacheTrees bounds Coded.CacheTrees.
-const MaxCacheTrees = 1 << 20
+const MaxCacheTrees = 1 << 16
+
+// maxCodesPerByte bounds the codes a hierarchy's blocks announce, all
+// together, per byte of blocks, so that checking them takes time in
+// proportion to their size: real stores take 15 to 22 (0.37 to 0.52 bits
+// per code, pvsbake stat --codes).
+const maxCodesPerByte = 128
 
 // pinQuads bounds the quads of the levels a coded hierarchy decodes once,
 // when built, and keeps: levels from the top down while their quads number
@@ -65,6 +74,9 @@ func (h *Hierarchy) Code(cacheTrees int) (*Hierarchy, error) {
 		}
 	}
 	c := Coded{Coder: NewCondCoder(&hist), Start: make([]uint64, h.Quads()+1), CacheTrees: cacheTrees}
+	for _, n := range h.Len {
+		c.Ceiling = max(c.Ceiling, int(n))
+	}
 	var err error
 	for q := range h.Quads() {
 		t := h.PVS(q)
@@ -112,16 +124,39 @@ func (h *Hierarchy) parentIndex() []int32 {
 func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 	h := NewHierarchy(g)
 	quads := h.Quads()
-	if c.Coder == nil || len(c.Start) != quads+1 || c.Start[0] != 0 || c.Start[quads] != uint64(len(c.Blocks)) {
-		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: %d block starts for %d quads, the last %d of %d bytes", len(c.Start), quads, c.Start[len(c.Start)-1], len(c.Blocks))}
+	if c.Coder == nil || len(c.Start) != quads+1 {
+		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: %d block starts for %d quads, or no coder", len(c.Start), quads)}
+	}
+	if c.Start[0] != 0 || c.Start[quads] != uint64(len(c.Blocks)) {
+		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: blocks from byte %d to %d of %d", c.Start[0], c.Start[quads], len(c.Blocks))}
 	}
 	if c.CacheTrees < 1 || c.CacheTrees > MaxCacheTrees || c.CacheTrees&(c.CacheTrees-1) != 0 {
 		return nil, &FormatError{0, fmt.Sprintf("cache of %d trees, want a power of two from 1 to %d", c.CacheTrees, MaxCacheTrees)}
 	}
+	ceiling := int64(c.Ceiling)
+	if ceiling <= 0 {
+		ceiling = (int64(1)<<(2*g.K+2) - 1) / 3 // the full tree of the square
+	}
+	var total int64
 	for q := range quads {
 		if c.Start[q+1] < c.Start[q] {
 			return nil, &FormatError{int(c.Start[q]), fmt.Sprintf("quad %d's block ends at byte %d, before it starts", q, c.Start[q+1])}
 		}
+		b := c.block(q)
+		if len(b) == 0 {
+			return nil, &FormatError{int(c.Start[q]), fmt.Sprintf("quad %d's block is empty", q)}
+		}
+		groups, _, err := groupCount(b, b[0]&4 != 0)
+		if err != nil {
+			return nil, &FormatError{int(c.Start[q]) + err.(*FormatError).Offset, fmt.Sprintf("quad %d: %s", q, err.(*FormatError).Msg)}
+		}
+		if n := 1 + 4*int64(groups); n > ceiling {
+			return nil, &FormatError{int(c.Start[q]), fmt.Sprintf("quad %d's block announces %d codes, over the ceiling of %d", q, n, ceiling)}
+		}
+		total += 1 + 4*int64(groups)
+	}
+	if total > maxCodesPerByte*int64(len(c.Blocks)) {
+		return nil, &FormatError{0, fmt.Sprintf("the blocks announce %d codes in %d bytes, over %d per byte", total, len(c.Blocks), maxCodesPerByte)}
 	}
 	ct := &codedTrees{Coded: c, parent: h.parentIndex(), slots: make([]atomic.Pointer[codedEntry], c.CacheTrees)}
 	ct.pinFrom = quads

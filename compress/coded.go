@@ -1,0 +1,119 @@
+package compress
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// WriteCoded writes a coded store (format version 4, FORMAT.md) to f: the
+// header hd (its encoding and cache set from h), the grid (elevations in
+// metres, row-major Width×Height; nodata nil when none), the coded
+// hierarchy h's coder table (CTAB), block starts (CIDX) and blocks (CBLK),
+// and the statistics st. h must be coded (quadpvs.Hierarchy.Code) and hd
+// without shared subtrees. Writing to a temporary file and renaming it is
+// the caller's.
+func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata []bool, st Stats) error {
+	c := h.Coding()
+	if c == nil {
+		return errors.New("compress: WriteCoded needs a coded hierarchy (quadpvs.Hierarchy.Code)")
+	}
+	if hd.Shared != 0 || len(elev) != hd.Width*hd.Height || (nodata != nil && len(nodata) != len(elev)) {
+		return fmt.Errorf("compress: a coded store of %d shared subtrees, %d elevations for a %d×%d grid", hd.Shared, len(elev), hd.Width, hd.Height)
+	}
+	hd.Encoding, hd.CacheTrees = EncodingCoded, c.CacheTrees
+	w := newSectionWriter(f)
+	if err := w.fileHeader(Magic, Version); err != nil {
+		return err
+	}
+	head, err := json.Marshal(hd)
+	if err != nil {
+		return err
+	}
+	idx := make([]byte, 0, 8*len(c.Start))
+	for _, s := range c.Start {
+		idx = binary.LittleEndian.AppendUint64(idx, s)
+	}
+	for _, sec := range []struct {
+		tag  string
+		data []byte
+		zstd bool
+	}{{tagHead, head, true}, {tagCtab, c.Coder.Table(), true}, {tagCidx, idx, true}, {tagCblk, c.Blocks, false}} {
+		if sec.tag == tagCtab {
+			if err := w.grid(elev, nodata); err != nil {
+				return err
+			}
+		}
+		if err := w.sectionAs(sec.tag, sec.data, sec.zstd); err != nil {
+			return err
+		}
+	}
+	sj, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := w.section(tagStat, sj); err != nil {
+		return err
+	}
+	if err := w.section(tagEnd, nil); err != nil {
+		return err
+	}
+	return w.bw.Flush()
+}
+
+// codedSections are a coded store's sections as read, and where CBLK's
+// payload starts in the file.
+type codedSections struct {
+	ctab, cidx, cblk []byte
+	ctabAt           int64 // section header offset
+	cidxAt, cblkAt   int64 // payload offsets (of a raw payload; zstd: the section's)
+}
+
+// finishCoded builds a coded store's hierarchy (quadpvs.NewCoded, which
+// decodes every tree once to check it). Errors name the section and the
+// file offset.
+func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) error {
+	for _, tag := range []string{tagElev, tagCtab, tagCidx, tagCblk, tagStat} {
+		if !seen[tag] {
+			return &FormatError{end, fmt.Sprintf("missing %s section", tag)}
+		}
+	}
+	for _, tag := range []string{tagCode, tagQidx, tagRefs} {
+		if seen[tag] {
+			return &FormatError{end, fmt.Sprintf("%s section in a coded store", tag)}
+		}
+	}
+	g, err := quadpvs.NewGeometry(s.Width, s.Height)
+	if err != nil {
+		return &FormatError{end, err.Error()}
+	}
+	coder, err := quadpvs.ReadCondTable(cs.ctab)
+	if err != nil {
+		msg := err.Error()
+		if fe := (*quadpvs.FormatError)(nil); errors.As(err, &fe) {
+			msg = fmt.Sprintf("byte %d of the table: %s", fe.Offset, fe.Msg)
+		}
+		return &FormatError{cs.ctabAt, "CTAB section: " + msg}
+	}
+	c := quadpvs.Coded{Coder: coder, Blocks: cs.cblk, Start: make([]uint64, len(cs.cidx)/8), CacheTrees: s.CacheTrees, Ceiling: s.Cap.Codes}
+	for i := range c.Start {
+		c.Start[i] = binary.LittleEndian.Uint64(cs.cidx[8*i:])
+		if i == 0 && c.Start[i] != 0 || i > 0 && c.Start[i] < c.Start[i-1] || c.Start[i] > uint64(len(cs.cblk)) || i == len(c.Start)-1 && c.Start[i] != uint64(len(cs.cblk)) {
+			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want from the previous one's to the %d bytes of CBLK (the first 0, the last %d)",
+				c.Start[i], i, len(cs.cblk), len(cs.cblk))}
+		}
+	}
+	h, err := quadpvs.NewCoded(g, c)
+	if err != nil {
+		var fe *quadpvs.FormatError
+		if errors.As(err, &fe) {
+			return &FormatError{cs.cblkAt + int64(fe.Offset), "CBLK section: " + fe.Msg}
+		}
+		return &FormatError{cs.cblkAt, "CBLK section: " + err.Error()}
+	}
+	s.Hierarchy = h
+	return nil
+}

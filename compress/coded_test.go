@@ -1,0 +1,141 @@
+package compress
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// codedStore returns a coded store (version 4) of testStore's trees, with
+// the flat store it was coded from.
+func codedStore(t testing.TB, w, h int) (coded []byte, flat *Store) {
+	t.Helper()
+	b, _ := testStore(t, w, h, true)
+	flat, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := flat.Hierarchy.Code(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// testStore's trees are not capped: give the header their largest as
+	// its cap, the ceiling a coded store's reader holds blocks to.
+	flat.Cap = Cap{Codes: int(slices.Max(flat.Hierarchy.Len))}
+	var f memFile
+	if err := WriteCoded(&f, flat.Header, ch, flat.Elev, flat.Nodata, Stats{Quads: ch.Quads(), MemoryBytes: int64(ch.Bytes())}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCoded(&f, flat.Header, flat.Hierarchy, flat.Elev, flat.Nodata, Stats{}); err == nil {
+		t.Fatal("WriteCoded took a flat hierarchy")
+	}
+	return f.b, flat
+}
+
+// TestCodedStoreRoundTrip: a coded store is version 4, reads back to the
+// flat store's trees, grid and header, and its memory is what it says.
+func TestCodedStoreRoundTrip(t *testing.T) {
+	b, flat := codedStore(t, 13, 9)
+	if _, v, _ := parseFile(t, b); v != 4 {
+		t.Fatalf("coded store of version %d, want 4", v)
+	}
+	s, err := DecodeSize(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Hierarchy
+	if s.Encoding != EncodingCoded || s.CacheTrees != 4 || h.Coding() == nil || s.MemoryBytes != int64(h.Bytes()) {
+		t.Fatalf("encoding %q, cache %d, coded %v, memory %d (stats %d)", s.Encoding, s.CacheTrees, h.Coding() != nil, h.Bytes(), s.MemoryBytes)
+	}
+	if !slices.Equal(s.Elev, flat.Elev) || !slices.Equal(s.Nodata, flat.Nodata) || s.Cap != flat.Cap || s.Width != flat.Width {
+		t.Fatal("grid or header differs from the flat store's")
+	}
+	for q := range h.Quads() {
+		want, got := flat.Hierarchy.PVS(q), h.PVS(q)
+		if !slices.Equal(got.Codes(), want.Codes()) || got.Nodes() != want.Nodes() {
+			t.Fatalf("quad %d differs after the round trip", q)
+		}
+	}
+	exercise(s)
+}
+
+// TestHostileCodedStores: coded stores with a damaged table, index or
+// block, a foreign cache or version, or a section missing, are refused
+// with a *FormatError naming the section or field.
+func TestHostileCodedStores(t *testing.T) {
+	good, _ := codedStore(t, 13, 9)
+	magic, _, secs := parseFile(t, good)
+	edit := func(tag string, f func(p []byte) []byte) []byte {
+		c := slices.Clone(secs)
+		i := find(c, tag)
+		c[i].payload = f(bytes.Clone(c[i].payload))
+		c[i].raw = uint64(len(c[i].payload))
+		return assemble(magic, Version, c)
+	}
+	head := func(f func(h *Header)) []byte {
+		c := slices.Clone(secs)
+		editHeader(c, f)
+		return assemble(magic, Version, c)
+	}
+	drop := func(tag string) []byte {
+		c := slices.Clone(secs)
+		i := find(c, tag)
+		return assemble(magic, Version, append(c[:i:i], c[i+1:]...))
+	}
+	cblk := secs[find(secs, tagCblk)].payload
+	big := 0 // the quad with the longest block
+	cidx := secs[find(secs, tagCidx)].payload
+	start := func(q int) uint64 { return binary.LittleEndian.Uint64(cidx[8*q:]) }
+	for q := range len(cidx)/8 - 1 {
+		if start(q+1)-start(q) > start(big+1)-start(big) {
+			big = q
+		}
+	}
+	for _, tc := range []struct {
+		name, want string
+		b          []byte
+	}{
+		{"table sums wrong", "CTAB", edit(tagCtab, func(p []byte) []byte { p[0]++; return p })},
+		{"table cut", "CTAB", edit(tagCtab, func(p []byte) []byte { return p[:len(p)-2] })},
+		{"start past the blocks", "CIDX", edit(tagCidx, func(p []byte) []byte {
+			binary.LittleEndian.PutUint64(p[8:], uint64(len(cblk))+1)
+			return p
+		})},
+		{"starts out of order", "CIDX", edit(tagCidx, func(p []byte) []byte {
+			binary.LittleEndian.PutUint64(p[8*(big+1):], start(big)-1)
+			return p
+		})},
+		{"block cut short", "CBLK", edit(tagCidx, func(p []byte) []byte {
+			binary.LittleEndian.PutUint64(p[8*(big+1):], start(big+1)-1)
+			return p
+		})},
+		{"blocks short", "CIDX", edit(tagCblk, func(p []byte) []byte { return p[:len(p)-1] })},
+		{"a block's rANS state", "CBLK", edit(tagCblk, func(p []byte) []byte { p[start(big+1)-1] ^= 0x5a; return p })},
+		{"groups over the ceiling", "ceiling", edit(tagCblk, func(p []byte) []byte {
+			b := p[start(big):start(big+1)]
+			b[0] |= 4
+			b[1], b[2] = 0xff, 0x7f // 16,383 groups in a uvarint of 2 bytes
+			return p
+		})},
+		{"cache of 3 trees", "cache of 3", head(func(h *Header) { h.CacheTrees = 3 })},
+		{"coded and shared", "shared", head(func(h *Header) { h.Shared, h.RefBits = 1, 1 })},
+		{"flat with a cache", "cache of 8", head(func(h *Header) { h.Encoding, h.CacheTrees = Encoding, 8 })},
+		{"coded in version 3", "version 3", assemble(magic, 3, secs)},
+		{"no CBLK", "missing CBLK", drop(tagCblk)},
+		{"no CTAB", "missing CTAB", drop(tagCtab)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeSize(bytes.NewReader(tc.b), int64(len(tc.b)))
+			var fe *FormatError
+			if !errors.As(err, &fe) || !containsAny(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a *FormatError with %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+		})
+	}
+}
