@@ -41,7 +41,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 			"frontier-set queries on the store.")
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = cli.UnknownCommand
-	root.AddCommand(infoCmd(stdout, stderr), bakeCmd(stdout, stderr), joinCmd(stdout, stderr), shareCmd(stdout, stderr), allocateCmd(stdout, stderr),
+	root.AddCommand(infoCmd(stdout, stderr), bakeCmd(stdout, stderr), joinCmd(stdout, stderr), shareCmd(stdout, stderr), allocateCmd(stdout, stderr), codeCmd(stdout, stderr),
 		statCmd(stdout, stderr), viewshedCmd(stdout, stderr), synthCmd(stdout, stderr))
 	return root
 }

@@ -30,8 +30,15 @@ type storeStat struct {
 	// Allocation: a global allocation's record (pvsbake allocate), absent
 	// when every PVS was capped alike.
 	Allocation *compress.Allocation `json:"allocation,omitempty"`
-	CodesTotal int64                `json:"codes_total"`
-	CodesMean  float64              `json:"codes_mean"`
+	// Encoding is the store's tree encoding: compress.Encoding (flat) or
+	// compress.EncodingCoded (pvsbake code), CacheTrees a coded store's
+	// cache of decoded PVSs, BitsPerCode the file's tree bits per code
+	// (CODE's words or CBLK's blocks).
+	Encoding    string  `json:"encoding"`
+	CacheTrees  int     `json:"cache_trees,omitempty"`
+	BitsPerCode float64 `json:"bits_per_code"`
+	CodesTotal  int64   `json:"codes_total"`
+	CodesMean   float64 `json:"codes_mean"`
 	// CodesByLevel is the mean codes per PVS at each quad level (0: the
 	// cells), which shows how an allocation spread the budget.
 	CodesByLevel []float64          `json:"codes_mean_by_level"`
@@ -53,8 +60,8 @@ type storeStat struct {
 }
 
 // codeStat measures a store's codes (quadpvs.CodeStats), in bits per
-// code: as loaded (codes, rank samples, word padding), in the file's CODE
-// section, and the empirical entropy with no context, given the node's
+// code: as loaded (codes, rank samples, word padding; a coded store's
+// Bytes), in the file's CODE section (a coded store's CBLK), and the empirical entropy with no context, given the node's
 // depth, and given its depth and previous sibling; RedundantFraction is
 // the share of codes inside Hidden leaves of their parent quad's tree, and
 // EntropyGivenParent what the others need given also the parent quad's
@@ -110,9 +117,22 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	}
 	h0, hd, hs := cs.Entropy()
 	n := float64(cs.Codes)
-	return &codeStat{BitsMemory: round(8*float64(8*len(h.Codes)+4*len(h.Ranks))/n, 3), BitsFile: round(64*float64(len(h.Codes))/n, 3),
+	memory := 8*len(h.Codes) + 4*len(h.Ranks)
+	if c := h.Coding(); c != nil {
+		memory = h.Bytes()
+	}
+	return &codeStat{BitsMemory: round(8*float64(memory)/n, 3), BitsFile: round(fileBits(h)/n, 3),
 		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
 		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(8*float64(gsize)/n, 3), BitsConditional: round(8*float64(csize)/n, 3)}, nil
+}
+
+// fileBits returns the bits h's trees take in a store file: the CODE
+// section's words, or a coded store's blocks.
+func fileBits(h *quadpvs.Hierarchy) float64 {
+	if c := h.Coding(); c != nil {
+		return 8 * float64(len(c.Blocks))
+	}
+	return 64 * float64(len(h.Codes))
 }
 
 // eachWithParent calls fn with every tree of h, level by level, and its
@@ -160,6 +180,7 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
 			Allocation: s.Allocation, CodesTotal: s.CodesTotal, CodesMean: round(float64(s.CodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
+			Encoding: s.Encoding, CacheTrees: s.CacheTrees, BitsPerCode: round(fileBits(s.Hierarchy)/float64(max(1, s.CodesTotal)), 3),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),

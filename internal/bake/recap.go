@@ -30,6 +30,21 @@ func WriteStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compre
 	return atomicfile.CommitAll([]*atomicfile.Temp{t})
 }
 
+// WriteCodedStore writes the coded hierarchy h (quadpvs.Hierarchy.Code)
+// with s's grid and header hd to path as a coded store
+// (compress.WriteCoded), through a temporary file renamed on success.
+func WriteCodedStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compress.Store, st compress.Stats) error {
+	t, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := compress.WriteCoded(t, hd, h, s.Elev, s.Nodata, st); err != nil {
+		t.Abort()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.CommitAll([]*atomicfile.Temp{t})
+}
+
 // RecappedStats are the statistics of the store h re-capped from s (by
 // pvsbake share or allocate), its memory the loaded hierarchy's
 // (Hierarchy.Bytes), whatever the cap's accounting, as a bake's. Hidden
@@ -81,4 +96,88 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 	hd := s.Header
 	hd.BudgetBytes, hd.Cap, hd.Allocation = budget, cp, &a
 	return st, a, WriteStore(path, hd, h, s, st)
+}
+
+// AllocateCoded re-caps store s (read from a min-loss bake at a larger
+// budget) by global allocation (compress.Allocate) to the largest flat
+// budget whose coded store (quadpvs.Hierarchy.Code with cacheTrees
+// decoded trees) fits budget bytes in memory, and writes that coded store
+// to path. The coded size of an allocation is measured, not predicted:
+// each trial allocates at a flat budget, codes the result and scales the
+// next flat budget by budget ÷ the coded size (then along the line
+// through the last two trials), within the trials that fitted and those
+// that did not, for at most 10 trials or until a trial
+// fills 98.5% of the budget. progress, when not nil, hears every trial
+// (flat and coded bytes). It returns the statistics written (memory: the
+// coded store's Bytes), the allocation and its flat budget. Errors: those
+// of AllocateStore, ErrBudget when even the smallest trial does not fit.
+func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.AllocateOptions, cacheTrees int,
+	progress func(flat, coded int64, fits bool)) (compress.Stats, compress.Allocation, int64, error) {
+	if s.Header.Shared > 0 || s.Header.Allocation != nil || s.Hierarchy.Coding() != nil || s.Cap.Nodes > 0 {
+		return compress.Stats{}, compress.Allocation{}, 0, errors.New("bake: coding allocates a flat store capped in codes, straight from a bake")
+	}
+	input := int64(s.Hierarchy.Bytes())
+	type trial struct {
+		flat int64
+		h    *quadpvs.Hierarchy // coded
+		flt  *quadpvs.Hierarchy // allocated, flat
+		a    compress.Allocation
+	}
+	var best *trial                // the largest flat budget that fitted
+	over := input + 1              // the smallest flat budget that did not
+	flat := min(input, 9*budget/2) // coded stores take about a fifth of flat ones
+	var prevFlat, prevSize int64
+	for range 10 {
+		h, a, err := compress.Allocate(s.Hierarchy, s.Cap, flat, opt)
+		if err != nil {
+			if errors.Is(err, compress.ErrBudget) && best != nil {
+				break
+			}
+			return compress.Stats{}, compress.Allocation{}, 0, err
+		}
+		ch, err := h.Code(cacheTrees)
+		if err != nil {
+			return compress.Stats{}, compress.Allocation{}, 0, err
+		}
+		size := int64(ch.Bytes())
+		fits := size <= budget
+		if progress != nil {
+			progress(flat, size, fits)
+		}
+		if fits {
+			best = &trial{flat, ch, h, a}
+			if size >= budget*985/1000 || flat >= input {
+				break
+			}
+		} else {
+			over = flat
+		}
+		lo := int64(0)
+		if best != nil {
+			lo = best.flat
+		}
+		// The next flat budget: in proportion at first, then along the
+		// line through the last two trials (the coder's tables and the
+		// decoded upper levels make a fixed part that proportion ignores).
+		next := int64(float64(flat) * float64(budget) / float64(size) * 0.995)
+		if prevFlat > 0 && size != prevSize {
+			next = flat + int64(float64(budget*995/1000-size)*float64(flat-prevFlat)/float64(size-prevSize))
+		}
+		prevFlat, prevSize = flat, size
+		if next <= lo || next >= over {
+			next = lo + (over-lo)/2
+		}
+		if next <= lo || next >= over || next == flat {
+			break
+		}
+		flat = next
+	}
+	if best == nil {
+		return compress.Stats{}, compress.Allocation{}, 0, fmt.Errorf("%w: no allocation of the input (%s flat) codes into %s", compress.ErrBudget, compress.FormatBytes(input), compress.FormatBytes(budget))
+	}
+	st := RecappedStats(s, best.flt)
+	st.MemoryBytes = int64(best.h.Bytes())
+	hd := s.Header
+	hd.BudgetBytes, hd.Cap, hd.Allocation = budget, compress.Cap{Codes: best.a.CeilingCodes, MinLoss: true}, &best.a
+	return st, best.a, best.flat, WriteCodedStore(path, hd, best.h, s, st)
 }
