@@ -379,6 +379,10 @@ func (r *report) markdown(sums []summary) string {
 			"every PVS makes the collapses worth one price in hidden cells per byte saved, the price set so the store fits, no PVS above %d× the uniform cap",
 			compress.DefaultCeilingFactor, compress.DefaultCeilingFactor)
 	}
+	if slices.Contains(r.accountingsUsed(), "ours-coded") {
+		fmt.Fprintf(&b, "; **ours-coded** bakes min-loss at %d× the limit, then writes the largest global allocation whose trees, each coded given its parent quad's (a coded store, `pvsbake allocate --coded`), fit the limit in memory: blocks, index, coder tables, the upper levels decoded and a cache of %d decoded PVSs; a query decodes every other PVS it reads",
+			codedCeilingFactor, codedCacheTrees)
+	}
 	b.WriteString(".\n\n")
 	if r.maxSteps > 0 {
 		fmt.Fprintf(&b, "Every query was bounded at %d quads considered (`--max-steps`): a bounded query returns the frontier set grown so far, still a valid one.\n\n", r.maxSteps)
