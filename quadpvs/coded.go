@@ -39,7 +39,7 @@ const maxCodesPerByte = 128
 // terrain, 5,334 quads). Every decode below them needs its parent's tree,
 // and frontier growing reads the upper quads' trees most: on the urban
 // 0.1 GiB coded store, pinning levels 3 and 4 besides 5 to 9 cost 10.3 MB
-// and took a lossy query from 0.68 to 0.40 ms (14.5 to about 5 decodes).
+// and took a lossy query from 0.68 to 0.40 ms (14.5 to 7.1 decodes).
 const pinQuads = 8192
 
 // codedTrees is a coded hierarchy's reading state.
