@@ -2,6 +2,7 @@ package quadpvs
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -118,8 +119,9 @@ func (h *Hierarchy) parentIndex() []int32 {
 }
 
 // NewCoded returns the hierarchy of geometry g held by c. It decodes every
-// tree once (each given its parent's, depth first, holding one tree per
-// level), checking blocks and shapes, and fills Len and NodeCount; the
+// tree once (each given its parent's, subtrees depth first on GOMAXPROCS
+// goroutines, one tree per level each), checking blocks and shapes, and
+// fills Len and NodeCount; the
 // trees of the upper levels (pinQuads) stay decoded. PVS then decodes a
 // tree when it is read, through a cache of c.CacheTrees trees; Bytes
 // counts the blocks, the index, the coder's tables, the pinned trees and
@@ -168,48 +170,122 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 		ct.pinFrom = h.LevelStart[l]
 	}
 	ct.pinned = make([]Tree, quads-ct.pinFrom)
-	// Depth first from the top quad: trees[d] is the tree of the quad at
-	// depth d on the current path.
-	trees := make([]Tree, g.Levels())
-	var prefs []int32
-	var visit func(d, l, x, y int) error
-	visit = func(d, l, x, y int) error {
-		q := h.QuadIndex(l, x, y)
-		var pt *Tree
-		if d > 0 {
-			pt = &trees[d-1]
-		}
-		var err error
-		if prefs, err = c.Coder.Decode(g, &trees[d], c.block(q), pt, prefs); err != nil {
-			fe := err.(*FormatError)
-			return &FormatError{int(c.Start[q]) + fe.Offset, fmt.Sprintf("quad %d (level %d, %d,%d): %s", q, l, x, y, fe.Msg)}
-		}
-		t := &trees[d]
-		h.Len[q], h.NodeCount[q] = uint32(t.n), uint32(t.nodes)
-		if q >= ct.pinFrom {
-			ct.pinned[q-ct.pinFrom] = t.Clone()
-		} else {
-			ct.maxBytes = max(ct.maxBytes, t.Bytes())
-		}
-		if l == 0 {
-			return nil
-		}
-		cols, rows := g.QuadsAcross(l - 1)
-		for k := range 4 {
-			cx, cy := 2*x+k&1, 2*y+k>>1
-			if cx < cols && cy < rows {
-				if err := visit(d+1, l-1, cx, cy); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := visit(0, g.K, 0, 0); err != nil {
+	if err := ct.check(h); err != nil {
 		return nil, err
 	}
 	h.coded = ct
 	return h, nil
+}
+
+// check decodes every tree of h once, each given its parent's, filling
+// h.Len, h.NodeCount, the pinned trees and maxBytes: the levels above
+// the highest of at least splitQuads quads level by level, then each quad
+// of that level and the quads under it, depth first, on GOMAXPROCS
+// goroutines. The error reported is that of the first failing quad in
+// that order (the upper levels, then the split level's quads by index).
+func (ct *codedTrees) check(h *Hierarchy) error {
+	g := h.G
+	split := 0
+	for l := g.K; l >= 0; l-- {
+		if c, r := g.QuadsAcross(l); c*r >= splitQuads {
+			split = l
+			break
+		}
+	}
+	var top codedCheck
+	top.trees = make([]Tree, g.Levels())
+	var prev []Tree // the decoded trees of level l+1, row-major
+	parentOf := func(l, x, y int) *Tree {
+		if l == g.K {
+			return nil
+		}
+		c, _ := g.QuadsAcross(l + 1)
+		return &prev[(y>>1)*c+x>>1]
+	}
+	for l := g.K; l > split; l-- {
+		c, r := g.QuadsAcross(l)
+		cur := make([]Tree, 0, c*r)
+		for y := range r {
+			for x := range c {
+				if err := ct.checkQuad(h, &top, l, x, y, parentOf(l, x, y), false); err != nil {
+					return err
+				}
+				cur = append(cur, top.trees[l].Clone())
+			}
+		}
+		prev = cur
+	}
+	c, r := g.QuadsAcross(split)
+	jobs := c * r
+	errs := make([]error, jobs)
+	workers := min(runtime.GOMAXPROCS(0), jobs)
+	checks := make([]codedCheck, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := range workers {
+		w := &checks[k]
+		w.trees = make([]Tree, g.Levels())
+		wg.Go(func() {
+			for j := int(next.Add(1) - 1); j < jobs; j = int(next.Add(1) - 1) {
+				x, y := j%c, j/c
+				errs[j] = ct.checkQuad(h, w, split, x, y, parentOf(split, x, y), true)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	ct.maxBytes = top.maxBytes
+	for _, w := range checks {
+		ct.maxBytes = max(ct.maxBytes, w.maxBytes)
+	}
+	return nil
+}
+
+// splitQuads is how many quads a level needs for check to share them out.
+const splitQuads = 64
+
+// codedCheck is one goroutine's scratch for check: a tree per level (the
+// quads on the path being checked) and the decoder's scratch.
+type codedCheck struct {
+	trees    []Tree
+	prefs    []int32
+	maxBytes int
+}
+
+// checkQuad decodes quad (l,x,y) given parent (nil for the top quad) into
+// w.trees[l], records its counts, keeps it when pinned and, when deep,
+// checks the quads under it the same way.
+func (ct *codedTrees) checkQuad(h *Hierarchy, w *codedCheck, l, x, y int, parent *Tree, deep bool) error {
+	q := h.QuadIndex(l, x, y)
+	var err error
+	if w.prefs, err = ct.Coder.Decode(h.G, &w.trees[l], ct.block(q), parent, w.prefs); err != nil {
+		fe := err.(*FormatError)
+		return &FormatError{int(ct.Start[q]) + fe.Offset, fmt.Sprintf("quad %d (level %d, %d,%d): %s", q, l, x, y, fe.Msg)}
+	}
+	t := &w.trees[l]
+	h.Len[q], h.NodeCount[q] = uint32(t.n), uint32(t.nodes)
+	if q >= ct.pinFrom {
+		ct.pinned[q-ct.pinFrom] = t.Clone()
+	} else {
+		w.maxBytes = max(w.maxBytes, t.Bytes())
+	}
+	if !deep || l == 0 {
+		return nil
+	}
+	cols, rows := h.G.QuadsAcross(l - 1)
+	for k := range 4 {
+		cx, cy := 2*x+k&1, 2*y+k>>1
+		if cx < cols && cy < rows {
+			if err := ct.checkQuad(h, w, l-1, cx, cy, t, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Coded) block(q int) []byte { return c.Blocks[c.Start[q]:c.Start[q+1]] }
