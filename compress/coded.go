@@ -41,7 +41,7 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 		tag  string
 		data []byte
 		zstd bool
-	}{{tagHead, head, true}, {tagCtab, c.Coder.Table(), true}, {tagCidx, idx, true}, {tagCblk, c.Blocks, false}} {
+	}{{tagHead, head, true}, {tagCtab, c.Coder.Table(), true}, {tagCidx, idx, false}, {tagCblk, c.Blocks, false}} {
 		if sec.tag == tagCtab {
 			if err := w.grid(elev, nodata); err != nil {
 				return err

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // codedStore returns a coded store (version 4) of testStore's trees, with
@@ -126,6 +128,19 @@ func TestHostileCodedStores(t *testing.T) {
 		{"coded in version 3", "version 3", assemble(magic, 3, secs)},
 		{"no CBLK", "missing CBLK", drop(tagCblk)},
 		{"no CTAB", "missing CTAB", drop(tagCtab)},
+		{"CBLK in zstd", "CBLK section must be raw", func() []byte {
+			c := slices.Clone(secs)
+			i := find(c, tagCblk)
+			enc, _ := zstd.NewWriter(nil)
+			c[i].payload, c[i].codec = enc.EncodeAll(c[i].payload, nil), codecZstd
+			return assemble(magic, Version, c)
+		}()},
+		{"a flat store with CBLK", "CBLK section in a flat store", func() []byte {
+			fb, _ := testStore(t, 13, 9, true)
+			fm, _, fsecs := parseFile(t, fb)
+			end := len(fsecs) - 1 // before END
+			return assemble(fm, Version, append(fsecs[:end:end], secs[find(secs, tagCblk)], fsecs[end]))
+		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeSize(bytes.NewReader(tc.b), int64(len(tc.b)))

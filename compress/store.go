@@ -542,10 +542,17 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 			}
 		case tagCtab:
 			want, cs.ctabAt = quadpvs.CondTableBytes, at
-		case tagCidx:
-			want, cs.cidxAt = 8*(quads+1), at+int64(d.hsize)
-		case tagCblk:
-			cs.cblkAt = at + int64(d.hsize)
+		case tagCidx, tagCblk:
+			// Raw, so that the file bounds the memory (CIDX's 8 bytes per
+			// quad are what the header's size check counts on).
+			if codec != codecRaw {
+				return nil, &FormatError{at, tag + " section must be raw"}
+			}
+			if tag == tagCidx {
+				want, cs.cidxAt = 8*(quads+1), at+int64(d.hsize)
+			} else {
+				cs.cblkAt = at + int64(d.hsize)
+			}
 		case tagEnd:
 		case tagCode:
 			if codec != codecRaw || raw%8 != 0 {
@@ -709,6 +716,11 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 	for _, tag := range []string{tagElev, tagCode, tagQidx, tagStat} {
 		if !seen[tag] {
 			return &FormatError{end, fmt.Sprintf("missing %s section", tag)}
+		}
+	}
+	for _, tag := range []string{tagCtab, tagCidx, tagCblk} {
+		if seen[tag] {
+			return &FormatError{end, fmt.Sprintf("%s section in a flat store (encoding %q)", tag, s.Encoding)}
 		}
 	}
 	if s.Shared > 0 && refs == nil {

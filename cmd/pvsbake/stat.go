@@ -135,6 +135,15 @@ func fileBits(h *quadpvs.Hierarchy) float64 {
 	return 64 * float64(len(h.Codes))
 }
 
+// codesIn returns the codes of h's trees (quads and shared subtrees).
+func codesIn(h *quadpvs.Hierarchy) int64 {
+	var n int64
+	for _, c := range h.Len {
+		n += int64(c)
+	}
+	return n
+}
+
 // eachWithParent calls fn with every tree of h, level by level, and its
 // parent quad's tree (nil for the top quad's), stopping at fn's first
 // error.
@@ -180,7 +189,7 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
 			Allocation: s.Allocation, CodesTotal: s.CodesTotal, CodesMean: round(float64(s.CodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
-			Encoding: s.Encoding, CacheTrees: s.CacheTrees, BitsPerCode: round(fileBits(s.Hierarchy)/float64(max(1, s.CodesTotal)), 3),
+			Encoding: s.Encoding, CacheTrees: s.CacheTrees, BitsPerCode: round(fileBits(s.Hierarchy)/float64(max(1, codesIn(s.Hierarchy))), 3),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
