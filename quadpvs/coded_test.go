@@ -185,3 +185,42 @@ func BenchmarkCodedPVS(b *testing.B) {
 		})
 	}
 }
+
+// FuzzNewCoded replaces one quad's block of a small coded hierarchy with
+// arbitrary bytes: NewCoded refuses it with a *FormatError or accepts it,
+// and then every tree reads (through a cache of 2) without a panic, with
+// the shape CheckShape wants.
+func FuzzNewCoded(f *testing.F) {
+	h := realHierarchy(f, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 19, Height: 13}, 64)
+	c, err := h.Code(2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	good := *c.Coding()
+	for _, q := range []int{0, 7, h.Quads() - 3} {
+		f.Add(uint16(q), slices.Clone(good.block(q)))
+	}
+	f.Fuzz(func(t *testing.T, q uint16, block []byte) {
+		i := int(q) % h.Quads()
+		cd := good
+		cd.Blocks = append(append(slices.Clone(good.Blocks[:good.Start[i]]), block...), good.Blocks[good.Start[i+1]:]...)
+		cd.Start = slices.Clone(good.Start)
+		for k := i + 1; k < len(cd.Start); k++ {
+			cd.Start[k] = uint64(int(good.Start[k]) - int(good.Start[i+1]-good.Start[i]) + len(block))
+		}
+		r, err := NewCoded(h.G, cd)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%v, want a *FormatError", err)
+			}
+			return
+		}
+		for k := range h.Quads() {
+			tr := r.PVS(k)
+			if err := CheckShape(h.G, &tr); err != nil {
+				t.Fatalf("quad %d accepted with a bad shape: %v", k, err)
+			}
+		}
+	})
+}
