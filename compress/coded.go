@@ -33,35 +33,26 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 	if err != nil {
 		return err
 	}
+	if err := w.section(tagHead, head); err != nil {
+		return err
+	}
+	if err := w.grid(elev, nodata); err != nil {
+		return err
+	}
+	if err := w.section(tagCtab, c.Coder.Table()); err != nil {
+		return err
+	}
 	idx := make([]byte, 0, 8*len(c.Start))
 	for _, s := range c.Start {
 		idx = binary.LittleEndian.AppendUint64(idx, s)
 	}
-	for _, sec := range []struct {
-		tag  string
-		data []byte
-		zstd bool
-	}{{tagHead, head, true}, {tagCtab, c.Coder.Table(), true}, {tagCidx, idx, false}, {tagCblk, c.Blocks, false}} {
-		if sec.tag == tagCtab {
-			if err := w.grid(elev, nodata); err != nil {
-				return err
-			}
-		}
-		if err := w.sectionAs(sec.tag, sec.data, sec.zstd); err != nil {
-			return err
-		}
-	}
-	sj, err := json.Marshal(st)
-	if err != nil {
+	if err := w.sectionAs(tagCidx, idx, false); err != nil {
 		return err
 	}
-	if err := w.section(tagStat, sj); err != nil {
+	if err := w.sectionAs(tagCblk, c.Blocks, false); err != nil {
 		return err
 	}
-	if err := w.section(tagEnd, nil); err != nil {
-		return err
-	}
-	return w.bw.Flush()
+	return w.end(st)
 }
 
 // codedSections are a coded store's sections as read, and where CBLK's

@@ -443,6 +443,16 @@ func (w *Writer) Close(st Stats) error {
 // marker, and the header of the streamed raw section tag at offset at
 // written back with its length n (bytes) and checksum crc.
 func (w *sectionWriter) finish(st any, tag string, at int64, n uint64, crc uint32) error {
+	if err := w.end(st); err != nil {
+		return err
+	}
+	_, err := w.f.WriteAt(sectionHeader(tag, codecRaw, n, n, crc), at)
+	return err
+}
+
+// end writes the statistics st as the STAT section (JSON) and the end
+// marker, and flushes the buffer.
+func (w *sectionWriter) end(st any) error {
 	sj, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -453,11 +463,7 @@ func (w *sectionWriter) finish(st any, tag string, at int64, n uint64, crc uint3
 	if err := w.section(tagEnd, nil); err != nil {
 		return err
 	}
-	if err := w.bw.Flush(); err != nil {
-		return err
-	}
-	_, err = w.f.WriteAt(sectionHeader(tag, codecRaw, n, n, crc), at)
-	return err
+	return w.bw.Flush()
 }
 
 // Store is a loaded PVS store. It is read-only and safe for concurrent use
