@@ -6,7 +6,10 @@
 // over 133,773 quads → N = 267). This package derives the same kind of
 // uniform cap for the project's own encoding (quadpvs: 0.3125 bytes per code
 // plus 24 bytes per quad), on codes so that the store provably fits, and also
-// offers the thesis's node cap directly (Cap.Nodes).
+// offers the thesis's node cap directly (Cap.Nodes). Allocate spends one
+// budget across all PVSs; WriteCoded writes a coded store, whose trees are
+// entropy-coded given their parent quad's (quadpvs.Hierarchy.Code) and
+// decoded when read.
 package compress
 
 import (
