@@ -37,22 +37,28 @@ const maxCodesPerByte = 128
 // pinQuads bounds the quads of the levels a coded hierarchy decodes once,
 // when built, and keeps: levels from the top down while their quads number
 // at most this many together, and at most a sixteenth of all quads (levels
-// 3 to 9 of the urban benchmark's 500² terrain, 5,334 quads). Every decode below them needs its parent's tree,
-// and frontier growing reads the upper quads' trees most: on the urban
-// 0.1 GiB coded store, pinning levels 3 and 4 besides 5 to 9 cost 10.3 MB
-// and took a lossy query from 0.68 to 0.40 ms (14.5 to 7.1 decodes).
+// 3 to 9 of the urban benchmark's 500² terrain, 5,334 quads). Every decode
+// below them needs its parent's tree, and frontier growing reads the upper
+// quads' trees most: on the urban 0.1 GiB coded store, pinning levels 3
+// and 4 besides 5 to 9 cost 10.3 MB and took a lossy query from 0.68 to
+// 0.40 ms (14.5 to 7.1 decodes). A pinned tree costs its bytes and 16
+// (its starts), as in a flat hierarchy.
 const pinQuads = 8192
 
 // codedTrees is a coded hierarchy's reading state.
 type codedTrees struct {
 	Coded
-	pinFrom  int    // quads q ≥ pinFrom are pinned
-	cells    int    // quads of level 0
-	pinned   []Tree // pinned[q-pinFrom]
-	parent   []int32
-	maxBytes int // largest unpinned tree's Tree.Bytes
-	slots    []atomic.Pointer[codedEntry]
-	prefs    sync.Pool // *[]int32 scratch for CondCoder.Decode
+	pinFrom int // quads q ≥ pinFrom are pinned
+	cells   int // quads of level 0
+	// The pinned trees, as a flat hierarchy keeps its trees: quad q's code
+	// words from pinCodeStart[q-pinFrom] in pinCodes, its rank samples
+	// from pinRankStart[q-pinFrom] in pinRanks.
+	pinCodes                   []uint64
+	pinRanks                   []uint32
+	pinCodeStart, pinRankStart []uint64
+	maxBytes                   int // largest unpinned tree's Tree.Bytes
+	slots                      []atomic.Pointer[codedEntry]
+	prefs                      sync.Pool // *[]int32 scratch for CondCoder.Decode
 }
 
 type codedEntry struct {
@@ -121,6 +127,17 @@ func (h *Hierarchy) parentIndex() []int32 {
 	return p
 }
 
+// parentOf returns the index of quad q's parent quad (q below the top).
+func (h *Hierarchy) parentOf(q int) int {
+	l := 0
+	for q >= h.LevelStart[l+1] {
+		l++
+	}
+	c, _ := h.G.QuadsAcross(l)
+	off := q - h.LevelStart[l]
+	return h.QuadIndex(l+1, off%c>>1, off/c>>1)
+}
+
 // NewCoded returns the hierarchy of geometry g held by c. It decodes every
 // tree once (each given its parent's, subtrees depth first on GOMAXPROCS
 // goroutines, one tree per level each), checking blocks and shapes, and
@@ -132,6 +149,7 @@ func (h *Hierarchy) parentIndex() []int32 {
 // byte of c.Blocks where a quad's block failed.
 func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 	h := NewHierarchy(g)
+	h.CodeStart, h.RankStart = nil, nil // the blocks stand for them
 	quads := h.Quads()
 	if c.Coder == nil || len(c.Start) != quads+1 {
 		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: %d block starts for %d quads, or no coder", len(c.Start), quads)}
@@ -167,26 +185,33 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 	if total > maxCodesPerByte*int64(len(c.Blocks)) {
 		return nil, &FormatError{0, fmt.Sprintf("the blocks announce %d codes in %d bytes, over %d per byte", total, len(c.Blocks), maxCodesPerByte)}
 	}
-	ct := &codedTrees{Coded: c, parent: h.parentIndex(), slots: make([]atomic.Pointer[codedEntry], c.CacheTrees)}
+	ct := &codedTrees{Coded: c, slots: make([]atomic.Pointer[codedEntry], c.CacheTrees)}
 	ct.pinFrom, ct.cells = quads, h.LevelStart[1]
 	for l := g.K; l >= 0 && quads-h.LevelStart[l] <= min(pinQuads, quads/16); l-- {
 		ct.pinFrom = h.LevelStart[l]
 	}
-	ct.pinned = make([]Tree, quads-ct.pinFrom)
-	if err := ct.check(h); err != nil {
+	pinned := make([]Tree, quads-ct.pinFrom)
+	if err := ct.check(h, pinned); err != nil {
 		return nil, err
+	}
+	ct.pinCodeStart, ct.pinRankStart = make([]uint64, len(pinned)), make([]uint64, len(pinned))
+	for i := range pinned {
+		ct.pinCodeStart[i], ct.pinRankStart[i] = uint64(len(ct.pinCodes)), uint64(len(ct.pinRanks))
+		ct.pinCodes = append(ct.pinCodes, pinned[i].codes...)
+		ct.pinRanks = append(ct.pinRanks, pinned[i].rank...)
 	}
 	h.coded = ct
 	return h, nil
 }
 
 // check decodes every tree of h once, each given its parent's, filling
-// h.Len, h.NodeCount, the pinned trees and maxBytes: the levels above
+// h.Len, h.NodeCount, pinned (the trees of quads from pinFrom on) and
+// maxBytes: the levels above
 // the highest of at least splitQuads quads level by level, then each quad
 // of that level and the quads under it, depth first, on GOMAXPROCS
 // goroutines. The error reported is that of the first failing quad in
 // that order (the upper levels, then the split level's quads by index).
-func (ct *codedTrees) check(h *Hierarchy) error {
+func (ct *codedTrees) check(h *Hierarchy, pinned []Tree) error {
 	g := h.G
 	split := 0
 	for l := g.K; l >= 0; l-- {
@@ -210,7 +235,7 @@ func (ct *codedTrees) check(h *Hierarchy) error {
 		cur := make([]Tree, 0, c*r)
 		for y := range r {
 			for x := range c {
-				if err := ct.checkQuad(h, &top, l, x, y, parentOf(l, x, y), false); err != nil {
+				if err := ct.checkQuad(h, &top, pinned, l, x, y, parentOf(l, x, y), false); err != nil {
 					return err
 				}
 				cur = append(cur, top.trees[l].Clone())
@@ -231,7 +256,7 @@ func (ct *codedTrees) check(h *Hierarchy) error {
 		wg.Go(func() {
 			for j := int(next.Add(1) - 1); j < jobs; j = int(next.Add(1) - 1) {
 				x, y := j%c, j/c
-				errs[j] = ct.checkQuad(h, w, split, x, y, parentOf(split, x, y), true)
+				errs[j] = ct.checkQuad(h, w, pinned, split, x, y, parentOf(split, x, y), true)
 			}
 		})
 	}
@@ -262,7 +287,7 @@ type codedCheck struct {
 // checkQuad decodes quad (l,x,y) given parent (nil for the top quad) into
 // w.trees[l], records its counts, keeps it when pinned and, when deep,
 // checks the quads under it the same way.
-func (ct *codedTrees) checkQuad(h *Hierarchy, w *codedCheck, l, x, y int, parent *Tree, deep bool) error {
+func (ct *codedTrees) checkQuad(h *Hierarchy, w *codedCheck, pinned []Tree, l, x, y int, parent *Tree, deep bool) error {
 	q := h.QuadIndex(l, x, y)
 	var err error
 	if w.prefs, err = ct.Coder.Decode(h.G, &w.trees[l], ct.block(q), parent, w.prefs); err != nil {
@@ -275,7 +300,7 @@ func (ct *codedTrees) checkQuad(h *Hierarchy, w *codedCheck, l, x, y int, parent
 	t := &w.trees[l]
 	h.Len[q], h.NodeCount[q] = uint32(t.n), uint32(t.nodes)
 	if q >= ct.pinFrom {
-		ct.pinned[q-ct.pinFrom] = t.Clone()
+		pinned[q-ct.pinFrom] = t.Clone()
 	} else {
 		w.maxBytes = max(w.maxBytes, t.Bytes())
 	}
@@ -286,7 +311,7 @@ func (ct *codedTrees) checkQuad(h *Hierarchy, w *codedCheck, l, x, y int, parent
 	for k := range 4 {
 		cx, cy := 2*x+k&1, 2*y+k>>1
 		if cx < cols && cy < rows {
-			if err := ct.checkQuad(h, w, l-1, cx, cy, t, true); err != nil {
+			if err := ct.checkQuad(h, w, pinned, l-1, cx, cy, t, true); err != nil {
 				return err
 			}
 		}
@@ -310,13 +335,17 @@ func (h *Hierarchy) Coding() *Coded {
 // failure here is a broken invariant.
 func (ct *codedTrees) tree(h *Hierarchy, q int) Tree {
 	if q >= ct.pinFrom {
-		return ct.pinned[q-ct.pinFrom]
+		i := q - ct.pinFrom
+		n := int(h.Len[q])
+		c, r := ct.pinCodeStart[i], ct.pinRankStart[i]
+		cw, rw := uint64((n+31)/32), uint64((n+63)/64)
+		return Tree{codes: ct.pinCodes[c : c+cw : c+cw], rank: ct.pinRanks[r : r+rw : r+rw], n: n, nodes: int(h.NodeCount[q])}
 	}
 	slot := &ct.slots[ct.slot(q)]
 	if e := slot.Load(); e != nil && e.q == q {
 		return e.t
 	}
-	pt := ct.tree(h, int(ct.parent[q]))
+	pt := ct.tree(h, h.parentOf(q))
 	e := &codedEntry{q: q}
 	ps, _ := ct.prefs.Get().(*[]int32)
 	if ps == nil {
@@ -350,9 +379,7 @@ func (ct *codedTrees) slot(q int) int {
 // bytes is Bytes of a coded hierarchy of quads quads.
 func (ct *codedTrees) bytes(quads int) int {
 	b := len(ct.Blocks) + 8*len(ct.Start) + 8*quads + condCoderBytes
-	for i := range ct.pinned {
-		b += ct.pinned[i].Bytes()
-	}
+	b += 8*len(ct.pinCodes) + 4*len(ct.pinRanks) + 16*len(ct.pinCodeStart)
 	// A cache entry: the tree's words and samples, the Tree and the entry.
 	return b + len(ct.slots)*(8+ct.maxBytes+codedEntryBytes)
 }
