@@ -106,8 +106,9 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 // each trial allocates at a flat budget, codes the result and scales the
 // next flat budget by budget ÷ the coded size (then along the line
 // through the last two trials), within the trials that fitted and those
-// that did not, for at most 10 trials or until a trial
-// fills 98.5% of the budget. progress, when not nil, hears every trial
+// that did not, for at most 10 trials or until a trial fills 98.5% of the
+// budget; it keeps the coded store of the best trial so far, not its flat
+// trees. progress, when not nil, hears every trial
 // (flat and coded bytes). It returns the statistics written (memory: the
 // coded store's Bytes), the allocation and its flat budget. Errors: those
 // of AllocateStore, ErrBudget when even the smallest trial does not fit.
@@ -120,7 +121,7 @@ func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.Al
 	type trial struct {
 		flat int64
 		h    *quadpvs.Hierarchy // coded
-		flt  *quadpvs.Hierarchy // allocated, flat
+		st   compress.Stats     // of the allocation, whose flat trees are not kept
 		a    compress.Allocation
 	}
 	var best *trial                // the largest flat budget that fitted
@@ -145,7 +146,7 @@ func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.Al
 			progress(flat, size, fits)
 		}
 		if fits {
-			best = &trial{flat, ch, h, a}
+			best = &trial{flat, ch, RecappedStats(s, h), a}
 			if size >= budget*985/1000 || flat >= input {
 				break
 			}
@@ -175,7 +176,7 @@ func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.Al
 	if best == nil {
 		return compress.Stats{}, compress.Allocation{}, 0, fmt.Errorf("%w: no allocation of the input (%s flat) codes into %s", compress.ErrBudget, compress.FormatBytes(input), compress.FormatBytes(budget))
 	}
-	st := RecappedStats(s, best.flt)
+	st := best.st
 	st.MemoryBytes = int64(best.h.Bytes())
 	hd := s.Header
 	hd.BudgetBytes, hd.Cap, hd.Allocation = budget, compress.Cap{Codes: best.a.CeilingCodes, MinLoss: true}, &best.a
