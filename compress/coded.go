@@ -2,7 +2,6 @@ package compress
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -26,17 +25,7 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 	}
 	hd.Encoding, hd.CacheTrees = EncodingCoded, c.CacheTrees
 	w := newSectionWriter(f)
-	if err := w.fileHeader(Magic, Version); err != nil {
-		return err
-	}
-	head, err := json.Marshal(hd)
-	if err != nil {
-		return err
-	}
-	if err := w.section(tagHead, head); err != nil {
-		return err
-	}
-	if err := w.grid(elev, nodata); err != nil {
+	if err := w.begin(Version, hd, elev, nodata); err != nil {
 		return err
 	}
 	if err := w.section(tagCtab, c.Coder.Table()); err != nil {

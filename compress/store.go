@@ -337,18 +337,24 @@ func sectionHeader(tag string, codec uint32, stored, raw uint64, crc uint32) []b
 	return b
 }
 
-func (w *Writer) start(elev []float32, nodata []bool) error {
-	if err := w.fileHeader(Magic, VersionFlat); err != nil {
+// begin writes a store's file header of the given version, its header h
+// (HEAD) and its grid (ELEV, NDAT).
+func (w *sectionWriter) begin(version uint32, h Header, elev []float32, nodata []bool) error {
+	if err := w.fileHeader(Magic, version); err != nil {
 		return err
 	}
-	head, err := json.Marshal(w.h)
+	head, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
 	if err := w.section(tagHead, head); err != nil {
 		return err
 	}
-	if err := w.grid(elev, nodata); err != nil {
+	return w.grid(elev, nodata)
+}
+
+func (w *Writer) start(elev []float32, nodata []bool) error {
+	if err := w.begin(VersionFlat, w.h, elev, nodata); err != nil {
 		return err
 	}
 	// CODE is streamed raw; its lengths and checksum are patched by Commit.
