@@ -151,13 +151,7 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 	levels := h.G.Levels()
 	cells := float64(h.G.Width) * float64(h.G.Height)
 	th := ladder(cells * math.Pow(max(w, 1), float64(levels)))
-	weight := func(q int) float64 {
-		l := 0
-		for l+1 < len(h.LevelStart) && h.LevelStart[l+1] <= q {
-			l++
-		}
-		return math.Pow(w, float64(l))
-	}
+	weight := func(q int) float64 { return math.Pow(w, float64(h.Level(q))) }
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -44,12 +44,12 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 	return w.end(st)
 }
 
-// codedSections are a coded store's sections as read, and where CBLK's
-// payload starts in the file.
+// codedSections are a coded store's sections as read, and where they are
+// in the file.
 type codedSections struct {
 	ctab, cidx, cblk []byte
-	ctabAt           int64 // section header offset
-	cidxAt, cblkAt   int64 // payload offsets (of a raw payload; zstd: the section's)
+	ctabAt           int64 // CTAB's section header (it may be zstd)
+	cidxAt, cblkAt   int64 // CIDX's and CBLK's payloads (always raw)
 }
 
 // finishCoded builds a coded store's hierarchy (quadpvs.NewCoded, which
@@ -79,11 +79,21 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 		return &FormatError{cs.ctabAt, "CTAB section: " + msg}
 	}
 	c := quadpvs.Coded{Coder: coder, Blocks: cs.cblk, Start: make([]uint64, len(cs.cidx)/8), CacheTrees: s.CacheTrees, Ceiling: s.Cap.Codes}
+	// Each start lies from the previous one to the end of CBLK; the first
+	// is 0, the last that end.
 	for i := range c.Start {
 		c.Start[i] = binary.LittleEndian.Uint64(cs.cidx[8*i:])
-		if i == 0 && c.Start[i] != 0 || i > 0 && c.Start[i] < c.Start[i-1] || c.Start[i] > uint64(len(cs.cblk)) || i == len(c.Start)-1 && c.Start[i] != uint64(len(cs.cblk)) {
-			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want from the previous one's to the %d bytes of CBLK (the first 0, the last %d)",
-				c.Start[i], i, len(cs.cblk), len(cs.cblk))}
+		lo, hi := uint64(0), uint64(len(cs.cblk))
+		switch {
+		case i == 0:
+			hi = 0
+		case i == len(c.Start)-1:
+			lo = hi
+		default:
+			lo = c.Start[i-1]
+		}
+		if c.Start[i] < lo || c.Start[i] > hi {
+			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want %d to %d", c.Start[i], i, lo, hi)}
 		}
 	}
 	h, err := quadpvs.NewCoded(g, c)

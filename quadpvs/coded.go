@@ -18,7 +18,7 @@ type Coded struct {
 	Start  []uint64 // len Quads()+1, byte offsets into Blocks, non-decreasing from 0
 	// CacheTrees is how many decoded trees below the pinned levels a coded
 	// hierarchy keeps (a power of two, 1 to MaxCacheTrees): a direct-mapped
-	// cache by quad index.
+	// cache, quad q in slot q mod CacheTrees.
 	CacheTrees int
 	// Ceiling, when above 0, bounds every quad's codes (a store's cap);
 	// NewCoded refuses a block announcing more.
@@ -49,7 +49,6 @@ const pinQuads = 8192
 type codedTrees struct {
 	Coded
 	pinFrom int // quads q ≥ pinFrom are pinned
-	cells   int // quads of level 0
 	// The pinned trees, as a flat hierarchy keeps its trees: quad q's code
 	// words from pinCodeStart[q-pinFrom] in pinCodes, its rank samples
 	// from pinRankStart[q-pinFrom] in pinRanks.
@@ -71,80 +70,40 @@ type codedEntry struct {
 // decoded trees (NewCoded), its Ceiling h's largest tree. h must be flat:
 // not shared, not coded. It reads every tree three times and decodes it
 // once (pvsbake code took 35 s, loading and writing included, for the
-// urban benchmark's 0.1 GiB coded store of 1.5 billion codes).
+// 0.47 GiB urban allocation, 1.59 billion codes).
 func (h *Hierarchy) Code(cacheTrees int) (*Hierarchy, error) {
 	if h.RefStart != nil || h.coded != nil {
 		return nil, fmt.Errorf("quadpvs: coding needs a hierarchy without shared subtrees, not coded yet")
 	}
-	parent := h.parentIndex()
 	var hist [CondContexts][256]uint32
-	for q := range h.Quads() {
-		t := h.PVS(q)
-		if p := parent[q]; p >= 0 {
-			pt := h.PVS(int(p))
-			CondHistogram(&hist, &t, &pt)
-		} else {
-			CondHistogram(&hist, &t, nil)
-		}
-	}
+	_ = h.EachWithParent(func(_ int, t, p *Tree) error {
+		CondHistogram(&hist, t, p)
+		return nil
+	})
 	c := Coded{Coder: NewCondCoder(&hist), Start: make([]uint64, h.Quads()+1), CacheTrees: cacheTrees}
 	for _, n := range h.Len {
 		c.Ceiling = max(c.Ceiling, int(n))
 	}
-	var err error
-	for q := range h.Quads() {
-		t := h.PVS(q)
-		if p := parent[q]; p >= 0 {
-			pt := h.PVS(int(p))
-			c.Blocks, err = c.Coder.Append(c.Blocks, &t, &pt)
-		} else {
-			c.Blocks, err = c.Coder.Append(c.Blocks, &t, nil)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("quadpvs: quad %d: %w", q, err)
+	if err := h.EachWithParent(func(q int, t, p *Tree) error {
+		var err error
+		if c.Blocks, err = c.Coder.Append(c.Blocks, t, p); err != nil {
+			return fmt.Errorf("quadpvs: quad %d: %w", q, err)
 		}
 		c.Start[q+1] = uint64(len(c.Blocks))
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return NewCoded(h.G, c)
-}
-
-// parentIndex returns every quad's parent quad index (−1 for the top).
-func (h *Hierarchy) parentIndex() []int32 {
-	p := make([]int32, h.Quads())
-	for l := range h.G.Levels() {
-		c, r := h.G.QuadsAcross(l)
-		for y := range r {
-			for x := range c {
-				q := h.LevelStart[l] + y*c + x
-				if l == h.G.K {
-					p[q] = -1
-				} else {
-					p[q] = int32(h.QuadIndex(l+1, x>>1, y>>1))
-				}
-			}
-		}
-	}
-	return p
-}
-
-// parentOf returns the index of quad q's parent quad (q below the top).
-func (h *Hierarchy) parentOf(q int) int {
-	l := 0
-	for q >= h.LevelStart[l+1] {
-		l++
-	}
-	c, _ := h.G.QuadsAcross(l)
-	off := q - h.LevelStart[l]
-	return h.QuadIndex(l+1, off%c>>1, off/c>>1)
 }
 
 // NewCoded returns the hierarchy of geometry g held by c. It decodes every
 // tree once (each given its parent's, subtrees depth first on GOMAXPROCS
 // goroutines, one tree per level each), checking blocks and shapes, and
 // fills Len and NodeCount; the trees of the upper levels (pinQuads) stay
-// decoded. PVS then decodes a
-// tree when it is read, through a cache of c.CacheTrees trees; Bytes
-// counts the blocks, the index, the coder's tables, the pinned trees and
+// decoded. PVS then decodes a tree when it is read, through a cache of
+// c.CacheTrees trees; Bytes counts the blocks, 16 bytes per quad (block
+// start, code and node counts), the coder's tables, the pinned trees and
 // the cache full of the largest tree. Errors are *FormatError, Offset the
 // byte of c.Blocks where a quad's block failed.
 func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
@@ -177,16 +136,17 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 		if err != nil {
 			return nil, &FormatError{int(c.Start[q]) + err.(*FormatError).Offset, fmt.Sprintf("quad %d: %s", q, err.(*FormatError).Msg)}
 		}
-		if n := 1 + 4*int64(groups); n > ceiling {
+		n := 1 + 4*int64(groups)
+		if n > ceiling {
 			return nil, &FormatError{int(c.Start[q]), fmt.Sprintf("quad %d's block announces %d codes, over the ceiling of %d", q, n, ceiling)}
 		}
-		total += 1 + 4*int64(groups)
+		total += n
 	}
 	if total > maxCodesPerByte*int64(len(c.Blocks)) {
 		return nil, &FormatError{0, fmt.Sprintf("the blocks announce %d codes in %d bytes, over %d per byte", total, len(c.Blocks), maxCodesPerByte)}
 	}
 	ct := &codedTrees{Coded: c, slots: make([]atomic.Pointer[codedEntry], c.CacheTrees)}
-	ct.pinFrom, ct.cells = quads, h.LevelStart[1]
+	ct.pinFrom = quads
 	for l := g.K; l >= 0 && quads-h.LevelStart[l] <= min(pinQuads, quads/16); l-- {
 		ct.pinFrom = h.LevelStart[l]
 	}
@@ -206,10 +166,9 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 
 // check decodes every tree of h once, each given its parent's, filling
 // h.Len, h.NodeCount, pinned (the trees of quads from pinFrom on) and
-// maxBytes: the levels above
-// the highest of at least splitQuads quads level by level, then each quad
-// of that level and the quads under it, depth first, on GOMAXPROCS
-// goroutines. The error reported is that of the first failing quad in
+// maxBytes: the levels above the highest of at least splitQuads quads
+// level by level, then each quad of that level and the quads under it,
+// depth first, on GOMAXPROCS goroutines. The error reported is that of the first failing quad in
 // that order (the upper levels, then the split level's quads by index).
 func (ct *codedTrees) check(h *Hierarchy, pinned []Tree) error {
 	g := h.G
@@ -223,7 +182,7 @@ func (ct *codedTrees) check(h *Hierarchy, pinned []Tree) error {
 	var top codedCheck
 	top.trees = make([]Tree, g.Levels())
 	var prev []Tree // the decoded trees of level l+1, row-major
-	parentOf := func(l, x, y int) *Tree {
+	parentTree := func(l, x, y int) *Tree {
 		if l == g.K {
 			return nil
 		}
@@ -235,7 +194,7 @@ func (ct *codedTrees) check(h *Hierarchy, pinned []Tree) error {
 		cur := make([]Tree, 0, c*r)
 		for y := range r {
 			for x := range c {
-				if err := ct.checkQuad(h, &top, pinned, l, x, y, parentOf(l, x, y), false); err != nil {
+				if err := ct.checkQuad(h, &top, pinned, l, x, y, parentTree(l, x, y), false); err != nil {
 					return err
 				}
 				cur = append(cur, top.trees[l].Clone())
@@ -256,7 +215,7 @@ func (ct *codedTrees) check(h *Hierarchy, pinned []Tree) error {
 		wg.Go(func() {
 			for j := int(next.Add(1) - 1); j < jobs; j = int(next.Add(1) - 1) {
 				x, y := j%c, j/c
-				errs[j] = ct.checkQuad(h, w, pinned, split, x, y, parentOf(split, x, y), true)
+				errs[j] = ct.checkQuad(h, w, pinned, split, x, y, parentTree(split, x, y), true)
 			}
 		})
 	}
@@ -336,12 +295,9 @@ func (h *Hierarchy) Coding() *Coded {
 func (ct *codedTrees) tree(h *Hierarchy, q int) Tree {
 	if q >= ct.pinFrom {
 		i := q - ct.pinFrom
-		n := int(h.Len[q])
-		c, r := ct.pinCodeStart[i], ct.pinRankStart[i]
-		cw, rw := uint64((n+31)/32), uint64((n+63)/64)
-		return Tree{codes: ct.pinCodes[c : c+cw : c+cw], rank: ct.pinRanks[r : r+rw : r+rw], n: n, nodes: int(h.NodeCount[q])}
+		return flatTree(ct.pinCodes, ct.pinRanks, ct.pinCodeStart[i], ct.pinRankStart[i], int(h.Len[q]), int(h.NodeCount[q]))
 	}
-	slot := &ct.slots[ct.slot(q)]
+	slot := &ct.slots[q&(len(ct.slots)-1)]
 	if e := slot.Load(); e != nil && e.q == q {
 		return e.t
 	}
@@ -361,21 +317,6 @@ func (ct *codedTrees) tree(h *Hierarchy, q int) Tree {
 	return e.t
 }
 
-// slot returns the cache slot of quad q: the cells' trees (level 0) take
-// the first half of the cache, the other levels' the second, so that
-// reading the many cells' trees does not evict the parents their decoding
-// needs.
-func (ct *codedTrees) slot(q int) int {
-	half := len(ct.slots) >> 1
-	switch {
-	case half == 0:
-		return 0
-	case q < ct.cells:
-		return q & (half - 1)
-	}
-	return half + q&(half-1)
-}
-
 // bytes is Bytes of a coded hierarchy of quads quads.
 func (ct *codedTrees) bytes(quads int) int {
 	b := len(ct.Blocks) + 8*len(ct.Start) + 8*quads + condCoderBytes
@@ -384,8 +325,8 @@ func (ct *codedTrees) bytes(quads int) int {
 	return b + len(ct.slots)*(8+ct.maxBytes+codedEntryBytes)
 }
 
-// condCoderBytes is a CondCoder's tables: 12-bit frequencies and their sums
-// at 2 bytes each, and a slot table of 4,096 bytes, per context.
+// condCoderBytes is a CondCoder's tables: per context, a uint32 per symbol
+// (frequency and sum) and a slot table of 4,096 bytes.
 const condCoderBytes = CondContexts * (2*2*256 + condM)
 
 // codedEntryBytes is a cache entry's fixed size: the quad index and the

@@ -224,3 +224,31 @@ func FuzzNewCoded(f *testing.F) {
 		}
 	})
 }
+
+// TestLevelAndParent: Level and parentOf agree with the quad layout
+// (QuadIndex) for every quad of several geometries, the top quad included.
+func TestLevelAndParent(t *testing.T) {
+	for _, wh := range [][2]int{{1, 1}, {3, 2}, {13, 9}, {37, 29}, {64, 64}} {
+		g, err := NewGeometry(wh[0], wh[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := NewHierarchy(g)
+		for l := range g.Levels() {
+			c, r := g.QuadsAcross(l)
+			for y := range r {
+				for x := range c {
+					q := h.QuadIndex(l, x, y)
+					if got := h.Level(q); got != l {
+						t.Fatalf("%v: quad %d: level %d, want %d", wh, q, got, l)
+					}
+					if l < g.K {
+						if p := h.parentOf(q); p != h.QuadIndex(l+1, x>>1, y>>1) {
+							t.Fatalf("%v: quad %d (l%d %d,%d): parent %d", wh, q, l, x, y, p)
+						}
+					}
+				}
+			}
+		}
+	}
+}

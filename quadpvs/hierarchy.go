@@ -65,6 +65,52 @@ func (h *Hierarchy) QuadIndex(l, x, y int) int {
 	return h.LevelStart[l] + y*c + x
 }
 
+// Level returns the level of quad index q (0: the cells).
+func (h *Hierarchy) Level(q int) int {
+	l := 0
+	for l+2 < len(h.LevelStart) && h.LevelStart[l+1] <= q {
+		l++
+	}
+	return l
+}
+
+// parentOf returns the index of quad q's parent quad; q must be below the
+// top quad (index Quads()−1).
+func (h *Hierarchy) parentOf(q int) int {
+	l := h.Level(q)
+	c, _ := h.G.QuadsAcross(l)
+	off := q - h.LevelStart[l]
+	return h.QuadIndex(l+1, off%c>>1, off/c>>1)
+}
+
+// EachWithParent calls fn with every quad's tree, in index order, and its
+// parent quad's tree (the quad of the level above holding it; nil for the
+// top quad), stopping at fn's first error, which it returns. The trees are
+// PVS's views, valid during the call.
+func (h *Hierarchy) EachWithParent(fn func(q int, t, parent *Tree) error) error {
+	top := h.Quads() - 1
+	for q := range h.Quads() {
+		t := h.PVS(q)
+		var p *Tree
+		if q != top {
+			pt := h.PVS(h.parentOf(q))
+			p = &pt
+		}
+		if err := fn(q, &t, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flatTree returns the view of a tree of n codes (nodes nodes) whose words
+// start at word c of codes and whose rank samples start at sample r of
+// ranks: ⌈n/32⌉ words and ⌈n/64⌉ samples.
+func flatTree(codes []uint64, ranks []uint32, c, r uint64, n, nodes int) Tree {
+	cw, rw := uint64((n+31)/32), uint64((n+63)/64)
+	return Tree{codes: codes[c : c+cw : c+cw], rank: ranks[r : r+rw : r+rw], n: n, nodes: nodes}
+}
+
 // PVS returns the tree of quad index q as a view into h's arrays (no copy;
 // do not modify it). A coded hierarchy (NewCoded) decodes it, or its
 // parent's first, unless its level is pinned or the tree is in the cache;
@@ -73,15 +119,7 @@ func (h *Hierarchy) PVS(q int) Tree {
 	if h.coded != nil {
 		return h.coded.tree(h, q)
 	}
-	n := int(h.Len[q])
-	c, r := h.CodeStart[q], h.RankStart[q]
-	cw, rw := uint64((n+31)/32), uint64((n+63)/64)
-	t := Tree{
-		codes: h.Codes[c : c+cw : c+cw],
-		rank:  h.Ranks[r : r+rw : r+rw],
-		n:     n,
-		nodes: int(h.NodeCount[q]),
-	}
+	t := flatTree(h.Codes, h.Ranks, h.CodeStart[q], h.RankStart[q], int(h.Len[q]), int(h.NodeCount[q]))
 	if h.RefStart != nil {
 		lo, hi := h.RefStart[q], h.RefStart[q+1]
 		if lo < hi {

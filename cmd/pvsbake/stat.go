@@ -88,7 +88,7 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 		group [256]uint32
 		cond  [quadpvs.CondContexts][256]uint32
 	)
-	_ = eachWithParent(h, func(t, p *quadpvs.Tree) error {
+	_ = h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
 		cs.Add(t)
 		cs.AddConditional(t, p)
 		quadpvs.GroupHistogram(&group, t)
@@ -102,7 +102,7 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	cc := quadpvs.NewCondCoder(&cond)
 	var gb, cb []byte
 	gsize, csize := 0, 0
-	if err := eachWithParent(h, func(t, p *quadpvs.Tree) error {
+	if err := h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
 		var err error
 		if gb, err = gc.Append(gb[:0], t); err != nil {
 			return err
@@ -118,7 +118,7 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	h0, hd, hs := cs.Entropy()
 	n := float64(cs.Codes)
 	memory := 8*len(h.Codes) + 4*len(h.Ranks)
-	if c := h.Coding(); c != nil {
+	if h.Coding() != nil {
 		memory = h.Bytes()
 	}
 	return &codeStat{BitsMemory: round(8*float64(memory)/n, 3), BitsFile: round(fileBits(h)/n, 3),
@@ -142,30 +142,6 @@ func codesIn(h *quadpvs.Hierarchy) int64 {
 		n += int64(c)
 	}
 	return n
-}
-
-// eachWithParent calls fn with every tree of h, level by level, and its
-// parent quad's tree (nil for the top quad's), stopping at fn's first
-// error.
-func eachWithParent(h *quadpvs.Hierarchy, fn func(t, p *quadpvs.Tree) error) error {
-	levels := h.G.Levels()
-	for l := range levels {
-		cols, rows := h.G.QuadsAcross(l)
-		for y := range rows {
-			for x := range cols {
-				t := h.PVS(h.QuadIndex(l, x, y))
-				var p *quadpvs.Tree
-				if l+1 < levels {
-					pt := h.PVS(h.QuadIndex(l+1, x/2, y/2))
-					p = &pt
-				}
-				if err := fn(&t, p); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
