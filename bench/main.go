@@ -313,8 +313,9 @@ func global(acc string) bool { return strings.HasSuffix(acc, "-global") || acc =
 
 // codedCeilingFactor is how many times the limit ours-coded bakes at
 // before its allocation: coded trees take about a fifth of their flat
-// bytes, and the urban benchmark's 0.1 GiB coded store is the allocation
-// of 0.47 GiB.
+// bytes (the urban benchmark's 0.1 GiB coded store is the allocation of
+// 473.8 MB, 4.4 times the limit), and the allocation's input must hold
+// larger trees than it keeps.
 const codedCeilingFactor = 8
 
 // codedCacheTrees is the cache of decoded PVSs of ours-coded's stores.

@@ -12,33 +12,35 @@ import (
 // WriteStore writes the hierarchy h with s's grid and header hd to path,
 // through a temporary file renamed on success.
 func WriteStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compress.Store, st compress.Stats) error {
-	t, err := atomicfile.Create(path)
-	if err != nil {
+	return writeStoreFile(path, func(t *atomicfile.Temp) error {
+		w, err := compress.NewWriter(t, hd, h.Quads(), s.Elev, s.Nodata)
+		if err == nil {
+			err = w.AddHierarchy(h)
+		}
+		if err == nil {
+			err = w.Close(st)
+		}
 		return err
-	}
-	w, err := compress.NewWriter(t, hd, h.Quads(), s.Elev, s.Nodata)
-	if err == nil {
-		err = w.AddHierarchy(h)
-	}
-	if err == nil {
-		err = w.Close(st)
-	}
-	if err != nil {
-		t.Abort()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return atomicfile.CommitAll([]*atomicfile.Temp{t})
+	})
 }
 
 // WriteCodedStore writes the coded hierarchy h (quadpvs.Hierarchy.Code)
 // with s's grid and header hd to path as a coded store
 // (compress.WriteCoded), through a temporary file renamed on success.
 func WriteCodedStore(path string, hd compress.Header, h *quadpvs.Hierarchy, s *compress.Store, st compress.Stats) error {
+	return writeStoreFile(path, func(t *atomicfile.Temp) error {
+		return compress.WriteCoded(t, hd, h, s.Elev, s.Nodata, st)
+	})
+}
+
+// writeStoreFile runs write on a temporary file for path and commits it,
+// or removes it when write fails.
+func writeStoreFile(path string, write func(t *atomicfile.Temp) error) error {
 	t, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := compress.WriteCoded(t, hd, h, s.Elev, s.Nodata, st); err != nil {
+	if err := write(t); err != nil {
 		t.Abort()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
