@@ -146,3 +146,10 @@ func FormatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// DefaultCacheBytes is the cache of decoded trees a coded store of about
+// b bytes gets unless told otherwise: a 32nd of b, from 64 KiB to
+// 256 MiB.
+func DefaultCacheBytes(b int64) int64 {
+	return min(max(b/32, quadpvs.MinCacheBytes), 256<<20)
+}

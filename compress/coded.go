@@ -8,53 +8,126 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// WriteCoded writes a coded store (format version 4, FORMAT.md) to f: the
-// header hd (its encoding and cache set from h), the grid (elevations in
-// metres, row-major Width×Height; nodata nil when none), the coded
-// hierarchy h's coder table (CTAB), block starts (CIDX) and blocks (CBLK),
-// and the statistics st. h must be coded (quadpvs.Hierarchy.Code) and hd
-// without shared subtrees. Writing to a temporary file and renaming it is
-// the caller's.
+// CodedWriter writes a coded store (format version 5, FORMAT.md) as its
+// quads' blocks are produced, in any order: the header, the grid, the
+// coder's table (CTAB), the blocks streamed (CBLK), and at Close the
+// block index (CIDX) and the statistics. It keeps 8 bytes per quad until
+// Close. Writing to a temporary file and renaming it is the caller's. It
+// is not safe for concurrent use.
+type CodedWriter struct {
+	sectionWriter
+	blocks *streamed
+	idx    []byte // CIDX entries, by quad index
+	set    []bool
+}
+
+// NewCodedWriter starts a coded store in f for a hierarchy of quads quads
+// coded with coder, writing the header hd (its encoding set; hd.CacheBytes
+// must be set, hd without shared subtrees), the grid (elevations in
+// metres, row-major Width×Height; nodata nil when none) and the table.
+func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev []float32, nodata []bool) (*CodedWriter, error) {
+	if hd.Shared != 0 || len(elev) != hd.Width*hd.Height || (nodata != nil && len(nodata) != len(elev)) {
+		return nil, fmt.Errorf("compress: a coded store of %d shared subtrees, %d elevations for a %d×%d grid", hd.Shared, len(elev), hd.Width, hd.Height)
+	}
+	if hd.CacheBytes < quadpvs.MinCacheBytes || hd.CacheBytes > quadpvs.MaxCacheBytes {
+		return nil, fmt.Errorf("compress: a coded store's cache of %d bytes, want %d to %d", hd.CacheBytes, int64(quadpvs.MinCacheBytes), int64(quadpvs.MaxCacheBytes))
+	}
+	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: make([]byte, 8*quads), set: make([]bool, quads)}
+	if err := w.begin(VersionAligned, hd, elev, nodata); err != nil {
+		return nil, err
+	}
+	if err := w.section(tagCtab, coder.Table()); err != nil {
+		return nil, err
+	}
+	var err error
+	if w.blocks, err = w.stream(tagCblk); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
+// added exactly once before Close.
+func (w *CodedWriter) Add(q int, block []byte) error {
+	if q < 0 || q >= len(w.set) || w.set[q] {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, len(w.set))
+	}
+	e, err := quadpvs.BlockEntry(w.blocks.n, uint64(len(block)))
+	if err != nil {
+		return err
+	}
+	w.set[q] = true
+	binary.LittleEndian.PutUint64(w.idx[8*q:], e)
+	return w.put(w.blocks, block)
+}
+
+// Close finishes the store: the block index, the statistics st, the chunk
+// checksums and the end marker. It does not close f.
+func (w *CodedWriter) Close(st Stats) error {
+	for q, ok := range w.set {
+		if !ok {
+			return fmt.Errorf("compress: quad %d of %d was never added", q, len(w.set))
+		}
+	}
+	if err := w.close(w.blocks); err != nil {
+		return err
+	}
+	if err := w.sectionAs(tagCidx, w.idx, false); err != nil {
+		return err
+	}
+	return w.end(st, w.blocks)
+}
+
+// WriteCoded writes the coded hierarchy h (quadpvs.Hierarchy.Code) as a
+// coded store (NewCodedWriter) with header hd (its cache set from h),
+// the grid and the statistics st (their PinnedBytes set from h).
 func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata []bool, st Stats) error {
 	c := h.Coding()
 	if c == nil {
 		return errors.New("compress: WriteCoded needs a coded hierarchy (quadpvs.Hierarchy.Code)")
 	}
-	if hd.Shared != 0 || len(elev) != hd.Width*hd.Height || (nodata != nil && len(nodata) != len(elev)) {
-		return fmt.Errorf("compress: a coded store of %d shared subtrees, %d elevations for a %d×%d grid", hd.Shared, len(elev), hd.Width, hd.Height)
-	}
-	hd.Encoding, hd.CacheTrees = EncodingCoded, c.CacheTrees
-	w := newSectionWriter(f)
-	if err := w.begin(Version, hd, elev, nodata); err != nil {
+	hd.CacheBytes = c.CacheBytes
+	w, err := NewCodedWriter(f, hd, h.Quads(), c.Coder, elev, nodata)
+	if err != nil {
 		return err
 	}
-	if err := w.section(tagCtab, c.Coder.Table()); err != nil {
-		return err
+	for q, e := range c.Index {
+		off, n := quadpvs.BlockAt(e)
+		if err := w.Add(q, c.Blocks[off:off+n]); err != nil {
+			return err
+		}
 	}
-	idx := make([]byte, 0, 8*len(c.Start))
-	for _, s := range c.Start {
-		idx = binary.LittleEndian.AppendUint64(idx, s)
-	}
-	if err := w.sectionAs(tagCidx, idx, false); err != nil {
-		return err
-	}
-	if err := w.sectionAs(tagCblk, c.Blocks, false); err != nil {
-		return err
-	}
-	return w.end(st)
+	st.PinnedBytes = c.PinnedBytes
+	return w.Close(st)
 }
 
-// codedSections are a coded store's sections as read, and where they are
-// in the file.
+// codedSections are a version 4 coded store's sections as read, and where
+// they are in the file.
 type codedSections struct {
 	ctab, cidx, cblk []byte
 	ctabAt           int64 // CTAB's section header (it may be zstd)
 	cidxAt, cblkAt   int64 // CIDX's and CBLK's payloads (always raw)
 }
 
-// finishCoded builds a coded store's hierarchy (quadpvs.NewCoded, which
-// decodes every tree once to check it). Errors name the section and the
-// file offset.
+// readTable reads a CTAB payload whose section header is at at.
+func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
+	coder, err := quadpvs.ReadCondTable(ctab)
+	if err != nil {
+		msg := err.Error()
+		if fe := (*quadpvs.FormatError)(nil); errors.As(err, &fe) {
+			msg = fmt.Sprintf("byte %d of the table: %s", fe.Offset, fe.Msg)
+		}
+		return nil, &FormatError{at, "CTAB section: " + msg}
+	}
+	return coder, nil
+}
+
+// finishCoded builds a version 4 coded store's hierarchy: its block
+// starts (quads + 1, non-decreasing from 0 to the end of CBLK) become a
+// block index, its cache of trees a cache of that many trees of the cap's
+// size. Trees are checked when read (quadpvs.NewCoded). Errors name the
+// section and the file offset.
 func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) error {
 	for _, tag := range []string{tagElev, tagCtab, tagCidx, tagCblk, tagStat} {
 		if !seen[tag] {
@@ -70,32 +143,34 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 	if err != nil {
 		return &FormatError{end, err.Error()}
 	}
-	coder, err := quadpvs.ReadCondTable(cs.ctab)
+	coder, err := readTable(cs.ctab, cs.ctabAt)
 	if err != nil {
-		msg := err.Error()
-		if fe := (*quadpvs.FormatError)(nil); errors.As(err, &fe) {
-			msg = fmt.Sprintf("byte %d of the table: %s", fe.Offset, fe.Msg)
-		}
-		return &FormatError{cs.ctabAt, "CTAB section: " + msg}
+		return err
 	}
-	c := quadpvs.Coded{Coder: coder, Blocks: cs.cblk, Start: make([]uint64, len(cs.cidx)/8), CacheTrees: s.CacheTrees, Ceiling: s.Cap.Codes}
-	// Each start lies from the previous one to the end of CBLK; the first
-	// is 0, the last that end.
-	for i := range c.Start {
-		c.Start[i] = binary.LittleEndian.Uint64(cs.cidx[8*i:])
-		lo, hi := uint64(0), uint64(len(cs.cblk))
+	quads := len(cs.cidx)/8 - 1
+	c := quadpvs.Coded{Coder: coder, Blocks: cs.cblk, Index: make([]uint64, quads), Ceiling: s.Cap.Codes}
+	prev := uint64(0)
+	for i := 0; i <= quads; i++ {
+		start := binary.LittleEndian.Uint64(cs.cidx[8*i:])
+		lo, hi := prev, uint64(len(cs.cblk))
 		switch {
 		case i == 0:
 			hi = 0
-		case i == len(c.Start)-1:
+		case i == quads:
 			lo = hi
-		default:
-			lo = c.Start[i-1]
 		}
-		if c.Start[i] < lo || c.Start[i] > hi {
-			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want %d to %d", c.Start[i], i, lo, hi)}
+		if start < lo || start > hi {
+			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want %d to %d", start, i, lo, hi)}
 		}
+		if i > 0 {
+			if c.Index[i-1], err = quadpvs.BlockEntry(prev, start-prev); err != nil {
+				return &FormatError{cs.cidxAt + int64(8*i), "CIDX section: " + err.Error()}
+			}
+		}
+		prev = start
 	}
+	per := int64(quadpvs.BytesFor(max(s.Cap.Codes, 1024))) + 128
+	c.CacheBytes = min(max(int64(s.CacheTrees)*per, quadpvs.MinCacheBytes), quadpvs.MaxCacheBytes)
 	h, err := quadpvs.NewCoded(g, c)
 	if err != nil {
 		var fe *quadpvs.FormatError
@@ -105,5 +180,6 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 		return &FormatError{cs.cblkAt, "CBLK section: " + err.Error()}
 	}
 	s.Hierarchy = h
+	s.inPlace = &inPlace{payload: map[string]int64{tagCblk: cs.cblkAt, tagCidx: cs.cidxAt}}
 	return nil
 }

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/quadpvs"
 	"github.com/klauspost/compress/zstd"
 )
 
-// codedStore returns a coded store (version 4) of testStore's trees, with
+// codedStore returns a coded store (version 5) of testStore's trees, with
 // the flat store it was coded from.
 func codedStore(t testing.TB, w, h int) (coded []byte, flat *Store) {
 	t.Helper()
@@ -20,7 +22,7 @@ func codedStore(t testing.TB, w, h int) (coded []byte, flat *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := flat.Hierarchy.Code(4)
+	ch, err := flat.Hierarchy.Code(quadpvs.MinCacheBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,20 +39,21 @@ func codedStore(t testing.TB, w, h int) (coded []byte, flat *Store) {
 	return f.b, flat
 }
 
-// TestCodedStoreRoundTrip: a coded store is version 4, reads back to the
-// flat store's trees, grid and header, and its memory is what it says.
+// TestCodedStoreRoundTrip: a coded store is version 5, reads back to the
+// flat store's trees, grid and header, and its memory is what it says; the
+// version 4 coded seed still reads and checks.
 func TestCodedStoreRoundTrip(t *testing.T) {
 	b, flat := codedStore(t, 13, 9)
-	if _, v, _ := parseFile(t, b); v != 4 {
-		t.Fatalf("coded store of version %d, want 4", v)
+	if _, v, _ := parseFile(t, b); v != VersionAligned {
+		t.Fatalf("coded store of version %d, want %d", v, VersionAligned)
 	}
 	s, err := DecodeSize(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := s.Hierarchy
-	if s.Encoding != EncodingCoded || s.CacheTrees != 4 || h.Coding() == nil || s.MemoryBytes != int64(h.Bytes()) {
-		t.Fatalf("encoding %q, cache %d, coded %v, memory %d (stats %d)", s.Encoding, s.CacheTrees, h.Coding() != nil, h.Bytes(), s.MemoryBytes)
+	if s.Encoding != EncodingCoded || s.CacheBytes != quadpvs.MinCacheBytes || h.Coding() == nil || s.MemoryBytes != int64(h.Bytes()) {
+		t.Fatalf("encoding %q, cache %d, coded %v, memory %d (stats %d)", s.Encoding, s.CacheBytes, h.Coding() != nil, h.Bytes(), s.MemoryBytes)
 	}
 	if !slices.Equal(s.Elev, flat.Elev) || !slices.Equal(s.Nodata, flat.Nodata) || s.Cap != flat.Cap || s.Width != flat.Width {
 		t.Fatal("grid or header differs from the flat store's")
@@ -61,12 +64,31 @@ func TestCodedStoreRoundTrip(t *testing.T) {
 			t.Fatalf("quad %d differs after the round trip", q)
 		}
 	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
 	exercise(s)
+	v4, err := os.ReadFile("testdata/coded.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, v, _ := parseFile(t, v4); v != VersionCoded4 {
+		t.Fatalf("testdata/coded.pvs is version %d, the seed should stay a version 4 store", v)
+	}
+	s4, err := Decode(bytes.NewReader(v4))
+	if err != nil || s4.Hierarchy.Coding() == nil || s4.CacheTrees == 0 {
+		t.Fatalf("version 4 coded store: %v", err)
+	}
+	if err := s4.Check(); err != nil {
+		t.Fatal(err)
+	}
+	exercise(s4)
 }
 
 // TestHostileCodedStores: coded stores with a damaged table, index or
 // block, a foreign cache or version, or a section missing, are refused
-// with a *FormatError naming the section or field.
+// with a *FormatError naming the section or field, at open or when the
+// trees are read (Check).
 func TestHostileCodedStores(t *testing.T) {
 	good, _ := codedStore(t, 13, 9)
 	magic, _, secs := parseFile(t, good)
@@ -88,13 +110,19 @@ func TestHostileCodedStores(t *testing.T) {
 		return assemble(magic, Version, append(c[:i:i], c[i+1:]...))
 	}
 	cblk := secs[find(secs, tagCblk)].payload
-	big := 0 // the quad with the longest block
 	cidx := secs[find(secs, tagCidx)].payload
-	start := func(q int) uint64 { return binary.LittleEndian.Uint64(cidx[8*q:]) }
-	for q := range len(cidx)/8 - 1 {
-		if start(q+1)-start(q) > start(big+1)-start(big) {
+	entry := func(q int) (uint64, uint64) { return quadpvs.BlockAt(binary.LittleEndian.Uint64(cidx[8*q:])) }
+	big := 0 // the quad with the longest block
+	for q := range len(cidx) / 8 {
+		if _, n := entry(q); n > func() uint64 { _, m := entry(big); return m }() {
 			big = q
 		}
+	}
+	bigOff, bigLen := entry(big)
+	setEntry := func(p []byte, q int, off, n uint64) []byte {
+		e, _ := quadpvs.BlockEntry(off, n)
+		binary.LittleEndian.PutUint64(p[8*q:], e)
+		return p
 	}
 	for _, tc := range []struct {
 		name, want string
@@ -102,33 +130,44 @@ func TestHostileCodedStores(t *testing.T) {
 	}{
 		{"table sums wrong", "CTAB", edit(tagCtab, func(p []byte) []byte { p[0]++; return p })},
 		{"table cut", "CTAB", edit(tagCtab, func(p []byte) []byte { return p[:len(p)-2] })},
-		{"start past the blocks", "CIDX", edit(tagCidx, func(p []byte) []byte {
-			binary.LittleEndian.PutUint64(p[8:], uint64(len(cblk))+1)
-			return p
-		})},
-		{"starts out of order", "CIDX", edit(tagCidx, func(p []byte) []byte {
-			binary.LittleEndian.PutUint64(p[8*(big+1):], start(big)-1)
-			return p
-		})},
-		{"block cut short", "CBLK", edit(tagCidx, func(p []byte) []byte {
-			binary.LittleEndian.PutUint64(p[8*(big+1):], start(big+1)-1)
-			return p
-		})},
-		{"blocks short", "CIDX", edit(tagCblk, func(p []byte) []byte { return p[:len(p)-1] })},
-		{"a block's rANS state", "CBLK", edit(tagCblk, func(p []byte) []byte { p[start(big+1)-1] ^= 0x5a; return p })},
+		{"block past the blocks", "CIDX", edit(tagCidx, func(p []byte) []byte { return setEntry(p, 0, uint64(len(cblk)), 4) })},
+		{"empty block", "CIDX", edit(tagCidx, func(p []byte) []byte { return setEntry(p, 1, 0, 0) })},
+		{"block cut short", "CBLK", edit(tagCidx, func(p []byte) []byte { return setEntry(p, big, bigOff, bigLen-1) })},
+		{"blocks short", "CBLK section: quadpvs: quad", edit(tagCblk, func(p []byte) []byte { return p[:bigOff+bigLen-1] })},
+		{"a block's rANS state", "CBLK", edit(tagCblk, func(p []byte) []byte { p[bigOff+bigLen-1] ^= 0x5a; return p })},
 		{"groups over the ceiling", "ceiling", edit(tagCblk, func(p []byte) []byte {
-			b := p[start(big):start(big+1)]
+			b := p[bigOff : bigOff+bigLen]
 			b[0] |= 4
 			b[1], b[2] = 0xff, 0x7f // 16,383 groups in a uvarint of 2 bytes
 			return p
 		})},
+		{"index of the wrong size", "CIDX section", edit(tagCidx, func(p []byte) []byte { return p[:len(p)-8] })},
+		{"cache of a byte", "a cache of 1 trees or 0 bytes|cache of 0 trees or 1 bytes", head(func(h *Header) { h.CacheBytes = 1 })},
+		{"cache of 3 trees", "shared subtrees or a cache counted in trees", head(func(h *Header) { h.CacheBytes, h.CacheTrees = 0, 4 })},
+		{"cache far over the file", "want at most 4 times the file", head(func(h *Header) { h.CacheBytes = 1 << 40 })},
+		{"no SUMS", "missing SUMS", func() []byte {
+			b := assemble(magic, Version, secs)
+			for at := 32; at < len(b); at += 32 {
+				if string(b[at:at+4]) == tagSums {
+					n := (sectionHeaderSize + int(binary.LittleEndian.Uint64(b[at+8:])) + 31) &^ 31
+					return append(b[:at:at], b[at+n:]...)
+				}
+			}
+			panic("no SUMS")
+		}()},
 		{"cache of 3 trees", "cache of 3", head(func(h *Header) { h.CacheTrees = 3 })},
 		{"coded and shared", "shared", head(func(h *Header) { h.Shared, h.RefBits = 1, 1 })},
 		{"flat with a cache", "cache of 8", head(func(h *Header) { h.Encoding, h.CacheTrees = Encoding, 8 })},
 		{"coded in version 3", "version 3", assemble(magic, 3, secs)},
+		{"a flat store's TREE in a coded one", "TREE section in a coded store", func() []byte {
+			fb, _ := testStore(t, 13, 9, true)
+			_, _, fsecs := parseFile(t, fb)
+			end := len(secs) - 1
+			return assemble(magic, Version, append(slices.Clone(secs[:end]), fsecs[find(fsecs, tagTree)], secs[end]))
+		}()},
 		{"no CBLK", "missing CBLK", drop(tagCblk)},
 		{"no CTAB", "missing CTAB", drop(tagCtab)},
-		{"CBLK in zstd", "CBLK section must be raw", func() []byte {
+		{"CBLK in zstd", "CBLK section: 3324 bytes, codec 1; want raw|CBLK section: ", func() []byte {
 			c := slices.Clone(secs)
 			i := find(c, tagCblk)
 			enc, _ := zstd.NewWriter(nil)
@@ -143,7 +182,10 @@ func TestHostileCodedStores(t *testing.T) {
 		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeSize(bytes.NewReader(tc.b), int64(len(tc.b)))
+			s, err := DecodeSize(bytes.NewReader(tc.b), int64(len(tc.b)))
+			if err == nil {
+				err = s.Check()
+			}
 			var fe *FormatError
 			if !errors.As(err, &fe) || !containsAny(err.Error(), tc.want) {
 				t.Fatalf("got %v, want a *FormatError with %q", err, tc.want)

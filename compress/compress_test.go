@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -78,10 +79,26 @@ func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
 	copy(m.b[off:], p)
 	return len(p), nil
 }
+func (m *memFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(m.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
 
 // testStore writes a small store of random trees (every quad of a w×h
 // geometry) and returns its bytes with the trees by quad index.
 func testStore(t testing.TB, w, h int, nodata bool) ([]byte, []quadpvs.Tree) {
+	return testStoreVersion(t, w, h, nodata, VersionAligned)
+}
+
+// testStoreVersion is testStore in the given format version (version 3:
+// the layout of stores read into memory).
+func testStoreVersion(t testing.TB, w, h int, nodata bool, version uint32) ([]byte, []quadpvs.Tree) {
 	g, _ := quadpvs.NewGeometry(w, h)
 	hier := quadpvs.NewHierarchy(g)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -94,9 +111,9 @@ func testStore(t testing.TB, w, h int, nodata bool) ([]byte, []quadpvs.Tree) {
 	for i := range elev {
 		elev[i] = float32(rng.IntN(1000)) / 10
 	}
-	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()), BudgetBytes: 12345, Cap: Cap{Codes: 99}}
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()), BudgetBytes: 12345, Cap: Cap{Codes: 9999}}
 	var f memFile
-	wr, err := NewWriter(&f, hd, hier.Quads(), elev, nd)
+	wr, err := newWriter(&f, hd, hier.Quads(), elev, nd, version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +149,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Width != 13 || s.DyM != 3 || s.BudgetBytes != 12345 || s.Cap.Codes != 99 || s.HiddenKept != 0.5 || s.Params.Sectors != 1024 {
+		if s.Width != 13 || s.DyM != 3 || s.BudgetBytes != 12345 || s.Cap.Codes != 9999 || s.HiddenKept != 0.5 || s.Params.Sectors != 1024 {
 			t.Errorf("header/stats: %+v %+v", s.Header, s.Stats)
 		}
 		if (s.Nodata != nil) != nd || (nd && (!s.Nodata[3] || s.Nodata[4])) || len(s.Elev) != 117 {
@@ -149,14 +166,30 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// load decodes b and checks every tree (Store.Check): the error of
+// either.
+func load(b []byte) (*Store, error) {
+	s, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return s, s.Check()
+}
+
 func TestDecodeRejects(t *testing.T) {
-	good, _ := testStore(t, 13, 9, true)
+	for _, v := range []uint32{VersionAligned, VersionShared} {
+		testDecodeRejects(t, v)
+	}
+}
+
+func testDecodeRejects(t *testing.T, version uint32) {
+	good, _ := testStoreVersion(t, 13, 9, true, version)
 	check := func(name string, b []byte) {
 		t.Helper()
-		_, err := Decode(bytes.NewReader(b))
+		_, err := load(b)
 		var fe *FormatError
 		if !errors.As(err, &fe) || !errors.Is(err, ErrNotStore) {
-			t.Errorf("%s: got %v, want a *FormatError", name, err)
+			t.Errorf("version %d, %s: got %v, want a *FormatError", version, name, err)
 		}
 	}
 	for n := 0; n < len(good); n += 1 + n/7 {
@@ -165,15 +198,15 @@ func TestDecodeRejects(t *testing.T) {
 	for i := 12; i < len(good); i += 97 {
 		b := bytes.Clone(good)
 		b[i] ^= 0x40
-		check("flipped byte", b)
+		check(fmt.Sprintf("byte %d flipped", i), b)
 	}
 	foreign := bytes.Clone(good)
 	copy(foreign, "GIF89a..")
 	check("foreign", foreign)
-	v5 := bytes.Clone(good)
-	v5[8] = Version + 1
-	check("version 5", v5)
-	if _, err := Decode(bytes.NewReader(v5)); !strings.Contains(err.Error(), "version 5") {
+	next := bytes.Clone(good)
+	next[8] = Version + 1
+	check("next version", next)
+	if _, err := Decode(bytes.NewReader(next)); !strings.Contains(err.Error(), fmt.Sprintf("version %d", Version+1)) {
 		t.Errorf("version error does not name the version: %v", err)
 	}
 }
@@ -274,7 +307,7 @@ func FuzzOpenStore(f *testing.F) {
 	coded, _ := codedStore(f, 5, 4)
 	f.Add(coded)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sized, errSized := DecodeSize(bytes.NewReader(b), int64(len(b)))
+		_, errSized := DecodeSize(bytes.NewReader(b), int64(len(b)))
 		s, err := Decode(bytes.NewReader(b))
 		if (err == nil) != (errSized == nil) {
 			t.Fatalf("Decode %v, DecodeSize %v", err, errSized)
@@ -282,16 +315,19 @@ func FuzzOpenStore(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = sized
 		exercise(s)
+		var fe *FormatError
+		if err := s.Check(); err != nil && !errors.As(err, &fe) {
+			t.Fatalf("Check: %v, want a *FormatError", err)
+		}
 	})
 }
 
 // TestWriteSeeds regenerates the fuzz seeds in testdata with
 // UPDATE_SEEDS=1: stores and partial files of the current version, and the
-// crafted stores of TestHostileStores. tiny.pvs and small.pvs (version 1)
-// and tiny-v2.pvs and small-v2.pvs (version 2) stay as they are, for the
-// reader of old stores.
+// crafted stores of TestHostileStores. tiny.pvs and small.pvs (version 1),
+// tiny-v2.pvs and small-v2.pvs (version 2), small-v3.pvs (version 3) and
+// coded.pvs (version 4) stay as they are, for the reader of old stores.
 func TestWriteSeeds(t *testing.T) {
 	if os.Getenv("UPDATE_SEEDS") == "" {
 		t.Skip("set UPDATE_SEEDS=1 to rewrite testdata/*.pvs and *.part")
@@ -304,11 +340,11 @@ func TestWriteSeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		w, h int
-	}{{"tiny-v3.pvs", 3, 2}, {"small-v3.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}, {"shared.pvs", 12, 10}, {"coded.pvs", 11, 6}} {
+	}{{"tiny-v5.pvs", 3, 2}, {"small-v5.pvs", 9, 7}, {"tiny.part", 3, 2}, {"small.part", 9, 7}, {"shared.pvs", 12, 10}, {"coded-v5.pvs", 11, 6}} {
 		var b []byte
 		if tc.name == "shared.pvs" {
 			b, _ = sharedStore(t, tc.w, tc.h)
-		} else if tc.name == "coded.pvs" {
+		} else if tc.name == "coded-v5.pvs" {
 			b, _ = codedStore(t, tc.w, tc.h)
 		} else if strings.HasSuffix(tc.name, ".part") {
 			b, _ = testPart(t, tc.w, tc.h, tc.w == 9)

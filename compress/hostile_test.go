@@ -27,15 +27,20 @@ type craftSection struct {
 	payload []byte
 }
 
-// parseFile splits a store or partial file into its sections.
+// parseFile splits a store or partial file into its sections; a version 5
+// file's SUMS section is left out (assemble writes it anew).
 func parseFile(t testing.TB, b []byte) (magic string, version uint32, secs []craftSection) {
 	t.Helper()
 	magic, version = string(b[:8]), binary.LittleEndian.Uint32(b[8:])
-	hs := sectionHeaderSize
+	hs, off := sectionHeaderSize, fileHeaderSize
+	aligned := magic == Magic && version == VersionAligned
 	if version == 1 {
 		hs = sectionHeaderSizeV1
 	}
-	for off := fileHeaderSize; off < len(b); {
+	if aligned {
+		off = sectionHeaderSize
+	}
+	for off < len(b) {
 		h := b[off : off+hs]
 		stored := int(binary.LittleEndian.Uint64(h[8:]))
 		p := bytes.Clone(b[off+hs : off+hs+stored])
@@ -47,25 +52,58 @@ func parseFile(t testing.TB, b []byte) (magic string, version uint32, secs []cra
 			}
 			dec.Close()
 		}
-		secs = append(secs, craftSection{tag: string(h[:4]), codec: codecRaw, raw: uint64(len(p)), payload: p})
+		if tag := string(h[:4]); tag != tagSums || !aligned {
+			secs = append(secs, craftSection{tag: tag, codec: codecRaw, raw: uint64(len(p)), payload: p})
+		}
 		off += hs + stored
+		if aligned {
+			off = (off + 31) &^ 31
+		}
 	}
 	return magic, version, secs
 }
 
 // assemble writes sections back with valid checksums (the section header's
-// own from version 2 on).
+// own from version 2 on); a version 5 file gets its 32-byte file header,
+// its padding, and a SUMS section before END (unless secs has one).
 func assemble(magic string, version uint32, secs []craftSection) []byte {
+	aligned := magic == Magic && version == VersionAligned
 	b := []byte(magic)
 	b = binary.LittleEndian.AppendUint32(b, version)
+	hasSums := false
 	for _, s := range secs {
+		hasSums = hasSums || s.tag == tagSums
+	}
+	if aligned {
+		b = append(b, make([]byte, 20)...)
+	}
+	for _, s := range secs {
+		if aligned && s.tag == tagEnd && !hasSums {
+			b = append(b, sumsSection(b)...)
+		}
 		h := sectionHeader(s.tag, s.codec, uint64(len(s.payload)), s.raw, crc32.Checksum(s.payload, castagnoli))
 		if version == 1 {
 			h = h[:sectionHeaderSizeV1]
 		}
 		b = append(append(b, h...), s.payload...)
+		if aligned && s.tag != tagEnd {
+			b = append(b, make([]byte, (32-len(b)%32)%32)...)
+		}
 	}
 	return b
+}
+
+// sumsSection returns the SUMS section (header, payload, padding) of the
+// version 5 file bytes b that precede it.
+func sumsSection(b []byte) []byte {
+	p := make([]byte, 16)
+	binary.LittleEndian.PutUint32(p, sumShift)
+	binary.LittleEndian.PutUint64(p[8:], uint64(len(b)))
+	for c := 0; c < len(b); c += sumChunk {
+		p = binary.LittleEndian.AppendUint32(p, crc32.Checksum(b[c:min(c+sumChunk, len(b))], castagnoli))
+	}
+	out := append(sectionHeader(tagSums, codecRaw, uint64(len(p)), uint64(len(p)), crc32.Checksum(p, castagnoli)), p...)
+	return append(out, make([]byte, (32-len(out)%32)%32)...)
 }
 
 // find returns the index of the section tagged tag.
@@ -88,14 +126,14 @@ func editHeader(c []craftSection, edit func(h *Header)) {
 	c[i].codec, c[i].raw = codecRaw, uint64(len(c[i].payload))
 }
 
-// hostileStores are the crafted stores of issue 18, each with the error it
-// must give. They are built from a valid version-2 store (and the version-1
-// fuzz seed, for the reader of old stores).
+// hostileStores are crafted stores, each with the error it must give. They
+// are built from a valid version-3 store (and the version-1 fuzz seed), for
+// the reader of stores read into memory.
 func hostileStores(t testing.TB) []struct {
 	name, want string
 	b          []byte
 } {
-	good, _ := testStore(t, 13, 9, true)
+	good, _ := testStoreVersion(t, 13, 9, true, VersionShared)
 	v1, err := os.ReadFile("testdata/small.pvs")
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +198,7 @@ func hostileStores(t testing.TB) []struct {
 		{"width -64", "terrain of -64×9 cells", header(func(h *Header) { h.Width = -64 })},
 		{"zero cell spacing", "cell spacing 0 × 3 m", header(func(h *Header) { h.DxM = 0 })},
 		{"bad sectors", "2 sectors", header(func(h *Header) { h.Params.Sectors = 2 })},
-		{"allocation ceiling apart from the cap", "CeilingCodes:50 CeilingNodes:0 Threshold:0 Relaxed:0 LevelWeight:1} with a cap of 99 codes", header(func(h *Header) {
+		{"allocation ceiling apart from the cap", "CeilingCodes:50 CeilingNodes:0 Threshold:0 Relaxed:0 LevelWeight:1} with a cap of 9999 codes", header(func(h *Header) {
 			h.Allocation = &Allocation{Policy: "global", CeilingCodes: 50, LevelWeight: 1}
 		})},
 		{"allocation threshold −1", "want policy global", header(func(h *Header) {
@@ -282,10 +320,10 @@ func TestVersion1Stores(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		b2 := assemble(m, Version, secs)
+		b2 := assemble(m, VersionShared, secs)
 		s2, err := Decode(bytes.NewReader(b2))
 		if err != nil {
-			t.Fatalf("%s rewritten as version %d: %v", name, Version, err)
+			t.Fatalf("%s rewritten as version %d: %v", name, VersionShared, err)
 		}
 		if s1.Width != s2.Width || s1.NodesTotal != s2.NodesTotal || !slicesEqual(s1.Hierarchy.Codes, s2.Hierarchy.Codes) {
 			t.Errorf("%s: versions 1 and 2 decode differently", name)
@@ -405,7 +443,13 @@ func TestAmplifyingReferences(t *testing.T) {
 // TestHostileMetadata: headers with nonsense numbers and NaN elevations are
 // refused at load with the section's offset (issue 31 §10).
 func TestHostileMetadata(t *testing.T) {
-	good, _ := testStore(t, 13, 9, true)
+	for _, v := range []uint32{VersionAligned, VersionShared} {
+		testHostileMetadata(t, v)
+	}
+}
+
+func testHostileMetadata(t *testing.T, version uint32) {
+	good, _ := testStoreVersion(t, 13, 9, true, version)
 	m, v, secs := parseFile(t, good)
 	for name, edit := range map[string]func(h *Header){
 		"window −1":          func(h *Header) { h.Window = [4]int{-1, 0, h.Width, h.Height} },

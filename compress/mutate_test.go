@@ -70,13 +70,14 @@ func TestChecksumPreservingMutations(t *testing.T) {
 		n = 200
 	}
 	plain, _ := testStore(t, 13, 9, true)
+	v3, _ := testStoreVersion(t, 13, 9, true, VersionShared)
 	shared, _ := sharedStore(t, 21, 14)
 	part, _ := testPart(t, 9, 7, true)
 	coded, _ := codedStore(t, 13, 9)
 	for _, tc := range []struct {
 		name string
 		file []byte
-	}{{"store", plain}, {"shared store", shared}, {"partial", part}, {"coded store", coded}} {
+	}{{"store", plain}, {"version 3 store", v3}, {"shared store", shared}, {"partial", part}, {"coded store", coded}} {
 		t.Run(tc.name, func(t *testing.T) {
 			magic, version, secs := parseFile(t, tc.file)
 			rng := rand.New(rand.NewPCG(31, uint64(len(tc.file))))
@@ -95,6 +96,7 @@ func TestChecksumPreservingMutations(t *testing.T) {
 					var s *Store
 					if s, err = Decode(bytes.NewReader(b)); err == nil {
 						exercise(s)
+						err = s.Check()
 					}
 				}
 				var fe *FormatError

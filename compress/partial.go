@@ -154,7 +154,7 @@ func appendTree(b []byte, t *quadpvs.Tree) []byte {
 // Close finishes the file with the shard's statistics, and writes back the
 // QUAD section's lengths and checksum. It does not close f.
 func (w *PartWriter) Close(st PartStats) error {
-	return w.finish(st, tagQuad, w.quadAt, uint64(w.pos-w.quadAt-sectionHeaderSize), w.crc)
+	return w.end(st, &streamed{tag: tagQuad, at: w.quadAt, n: uint64(w.pos - w.quadAt - sectionHeaderSize), crc: w.crc})
 }
 
 // PartTree is one tree of a QUAD record: N codes in Codes (⌈N/32⌉ words, as

@@ -2,6 +2,7 @@ package quadpvs
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -12,22 +13,20 @@ import (
 )
 
 // TestCoded: a coded hierarchy reads every quad's tree as the flat one
-// holds it — in random order, through caches of 1 and 64 trees, from four
-// goroutines at once — and rebuilds from its blocks and written table.
+// holds it — in random order, through the smallest cache and a larger one,
+// from four goroutines at once — and rebuilds from its blocks and written
+// table; EachWithParent visits every tree once, each with its parent's.
 func TestCoded(t *testing.T) {
 	for _, name := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
 		for _, capCodes := range []int{0, 96} {
 			h := realHierarchy(t, name, heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, capCodes)
-			for _, cache := range []int{1, 64} {
+			for _, cache := range []int64{MinCacheBytes, 64 << 20} {
 				c, err := h.Code(cache)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if c.Coding() == nil || h.Coding() != nil || len(c.Codes) != 0 {
 					t.Fatal("Coding: a coded hierarchy without blocks, or a flat one with some")
-				}
-				if !slices.Equal(c.Len, h.Len) || !slices.Equal(c.NodeCount, h.NodeCount) {
-					t.Fatalf("%s cap %d: code and node counts differ from the flat hierarchy's", name, capCodes)
 				}
 				// Rebuilt from what a store holds: the table and the blocks.
 				cd := *c.Coding()
@@ -58,6 +57,32 @@ func TestCoded(t *testing.T) {
 				for e := range errs {
 					t.Fatalf("%s cap %d cache %d: %s", name, capCodes, cache, e)
 				}
+				if r.Err() != nil {
+					t.Fatalf("Err after reading good blocks: %v", r.Err())
+				}
+				if used := r.coded.used.Load(); used > cache {
+					t.Errorf("cache holds %d bytes, over its %d", used, cache)
+				}
+				seen := make([]bool, h.Quads())
+				if err := r.EachWithParent(func(q int, tr, p *Tree) error {
+					want := h.PVS(q)
+					if seen[q] || !equalTrees(&want, tr) {
+						return fmt.Errorf("quad %d visited twice or read wrong", q)
+					}
+					seen[q] = true
+					if q != h.Quads()-1 {
+						wp := h.PVS(h.parentOf(q))
+						if !equalTrees(&wp, p) {
+							return fmt.Errorf("quad %d: parent read wrong", q)
+						}
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if slices.Contains(seen, false) {
+					t.Fatal("EachWithParent missed quads")
+				}
 				if c.Bytes() <= len(cd.Blocks) {
 					t.Errorf("Bytes %d, not above the blocks' %d", c.Bytes(), len(cd.Blocks))
 				}
@@ -73,12 +98,13 @@ func TestCodedEntryBytes(t *testing.T) {
 	}
 }
 
-// TestCodedCorrupt: NewCoded refuses damaged starts, caches and blocks
-// with a *FormatError naming the block's byte, and never panics on a
-// block changed in place.
+// TestCodedCorrupt: NewCoded refuses indexes and caches it cannot use;
+// a damaged block reads as the conservative tree (one Visible node), its
+// children too, and Err names the quad and the block's byte; a block
+// changed in place never panics and reads either right or conservative.
 func TestCodedCorrupt(t *testing.T) {
 	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 96)
-	c, err := h.Code(8)
+	c, err := h.Code(MinCacheBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,50 +117,75 @@ func TestCodedCorrupt(t *testing.T) {
 		}
 	}
 	cd := good
-	cd.CacheTrees = 3
-	bad("cache of 3", cd)
-	cd.CacheTrees = 0
-	bad("cache of 0", cd)
+	cd.CacheBytes = MinCacheBytes - 1
+	bad("cache below the minimum", cd)
 	cd = good
-	cd.Start = good.Start[:len(good.Start)-1]
-	bad("a start short", cd)
-	cd.Start = slices.Clone(good.Start)
-	cd.Start[5], cd.Start[6] = cd.Start[6], cd.Start[5]+1
-	bad("starts out of order", cd)
-	cd.Start = slices.Clone(good.Start)
-	cd.Blocks = good.Blocks[:len(good.Blocks)-1]
-	bad("blocks cut short", cd)
-	// A quad's block cut by one byte, the next one taking it.
-	big := 0
-	for q := range h.Quads() {
-		if good.Start[q+1]-good.Start[q] > good.Start[big+1]-good.Start[big] {
-			big = q
+	cd.Index = good.Index[:len(good.Index)-1]
+	bad("an index entry short", cd)
+	// A pinned block past the blocks' end is refused at open.
+	cd = good
+	cd.Index = slices.Clone(good.Index)
+	top := len(cd.Index) - 1
+	cd.Index[top], _ = BlockEntry(uint64(len(good.Blocks)), 4)
+	bad("the top quad's block past the end", cd)
+	// A cell's block cut short reads conservative, and Err says so.
+	cell := 0
+	for q := range h.LevelStart[1] {
+		if _, n := BlockAt(good.Index[q]); n > 8 {
+			cell = q
+			break
 		}
 	}
 	cd = good
-	cd.Start = slices.Clone(good.Start)
-	cd.Start[big+1]--
-	if _, err := NewCoded(h.G, cd); !errors.As(err, &fe) || fe.Offset < int(good.Start[big]) || fe.Offset > int(good.Start[big+2]) {
-		t.Errorf("block %d cut short: %v, want a *FormatError within it or the next", big, err)
+	cd.Index = slices.Clone(good.Index)
+	off, n := BlockAt(good.Index[cell])
+	cd.Index[cell], _ = BlockEntry(off, n-1)
+	r, err := NewCoded(h.G, cd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Bytes changed in place: refused or read, never a panic; most refused.
+	tr := r.PVS(cell)
+	var te *TreeError
+	if !isConservative(&tr) || !errors.As(r.Err(), &te) || te.Quad != cell || te.Region != RegionBlocks || te.Offset < int64(off) || te.Offset > int64(off+n) {
+		t.Fatalf("cell %d's block cut: tree of %d codes, Err %v; want the conservative tree and a TreeError in the block", cell, tr.Len(), r.Err())
+	}
+	// A level-1 quad's damaged block makes its cells conservative too.
+	q1 := h.LevelStart[1]
+	cd = good
+	cd.Index = slices.Clone(good.Index)
+	off, n = BlockAt(good.Index[q1])
+	cd.Index[q1], _ = BlockEntry(off, n-1)
+	if r, err = NewCoded(h.G, cd); err != nil {
+		t.Fatal(err)
+	}
+	if tr := r.PVS(0); !isConservative(&tr) || r.Err() == nil {
+		t.Fatal("a cell under a damaged parent read a tree")
+	}
+	// Bytes changed in place: read right or conservative, never a panic;
+	// most are caught.
 	rng := rand.New(rand.NewPCG(3, 3))
-	refusedN := 0
+	caught := 0
 	for range 200 {
 		cd = good
 		cd.Blocks = slices.Clone(good.Blocks)
 		cd.Blocks[rng.IntN(len(cd.Blocks))] ^= byte(1 + rng.IntN(255))
 		r, err := NewCoded(h.G, cd)
 		if err != nil {
-			refusedN++
+			caught++
 			continue
 		}
 		for q := range h.Quads() {
-			r.PVS(q)
+			got, want := r.PVS(q), h.PVS(q)
+			if !isConservative(&got) && !equalTrees(&got, &want) && r.Err() == nil {
+				t.Fatalf("quad %d read wrong without an error", q)
+			}
+		}
+		if r.Err() != nil {
+			caught++
 		}
 	}
-	if refusedN < 100 {
-		t.Errorf("%d of 200 changed bytes refused, want most", refusedN)
+	if caught < 100 {
+		t.Errorf("%d of 200 changed bytes caught, want most", caught)
 	}
 }
 
@@ -162,10 +213,10 @@ func FuzzCondTable(f *testing.F) {
 }
 
 // BenchmarkCodedPVS reads random quads' trees of a coded hierarchy
-// through a cache of 64 trees, against the flat hierarchy's views.
+// through a cache of 1 MiB, against the flat hierarchy's views.
 func BenchmarkCodedPVS(b *testing.B) {
 	h := realHierarchy(b, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 0)
-	c, err := h.Code(64)
+	c, err := h.Code(MinCacheBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,26 +239,26 @@ func BenchmarkCodedPVS(b *testing.B) {
 
 // FuzzNewCoded replaces one quad's block of a small coded hierarchy with
 // arbitrary bytes: NewCoded refuses it with a *FormatError or accepts it,
-// and then every tree reads (through a cache of 2) without a panic, with
-// the shape CheckShape wants.
+// and then every tree reads without a panic, with the shape CheckShape
+// wants, and either as the flat hierarchy holds it or, with Err set, as
+// the conservative tree.
 func FuzzNewCoded(f *testing.F) {
 	h := realHierarchy(f, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 19, Height: 13}, 64)
-	c, err := h.Code(2)
+	c, err := h.Code(MinCacheBytes)
 	if err != nil {
 		f.Fatal(err)
 	}
 	good := *c.Coding()
+	block := func(q int) []byte { off, n := BlockAt(good.Index[q]); return good.Blocks[off : off+n] }
 	for _, q := range []int{0, 7, h.Quads() - 3} {
-		f.Add(uint16(q), slices.Clone(good.block(q)))
+		f.Add(uint16(q), slices.Clone(block(q)))
 	}
-	f.Fuzz(func(t *testing.T, q uint16, block []byte) {
+	f.Fuzz(func(t *testing.T, q uint16, b []byte) {
 		i := int(q) % h.Quads()
 		cd := good
-		cd.Blocks = append(append(slices.Clone(good.Blocks[:good.Start[i]]), block...), good.Blocks[good.Start[i+1]:]...)
-		cd.Start = slices.Clone(good.Start)
-		for k := i + 1; k < len(cd.Start); k++ {
-			cd.Start[k] = uint64(int(good.Start[k]) - int(good.Start[i+1]-good.Start[i]) + len(block))
-		}
+		cd.Blocks = append(slices.Clone(good.Blocks), b...)
+		cd.Index = slices.Clone(good.Index)
+		cd.Index[i], _ = BlockEntry(uint64(len(good.Blocks)), uint64(len(b)))
 		r, err := NewCoded(h.G, cd)
 		if err != nil {
 			var fe *FormatError
@@ -220,6 +271,9 @@ func FuzzNewCoded(f *testing.F) {
 			tr := r.PVS(k)
 			if err := CheckShape(h.G, &tr); err != nil {
 				t.Fatalf("quad %d accepted with a bad shape: %v", k, err)
+			}
+			if want := h.PVS(k); !equalTrees(&tr, &want) && (r.Err() == nil || !isConservative(&tr)) && k != i {
+				t.Fatalf("quad %d read wrong", k)
 			}
 		}
 	})

@@ -41,7 +41,9 @@ type Hierarchy struct {
 	Refs     []uint32 // each reference: code position << RefBits | shared subtree
 	RefBits  int      // bits of a reference that name its shared subtree (1 to 31)
 
-	coded *codedTrees // a coded hierarchy's blocks and cache (coded.go); nil when flat
+	coded  *codedTrees // a coded hierarchy's blocks and cache (coded.go); nil when flat
+	stored *lazyFlat   // a flat hierarchy read in place (NewStored, lazy.go); nil otherwise
+	fails  *failures   // stored or coded: the first tree that failed its checks (Err)
 }
 
 // QuadCount returns the number of quads of all levels that intersect the
@@ -83,11 +85,16 @@ func (h *Hierarchy) parentOf(q int) int {
 	return h.QuadIndex(l+1, off%c>>1, off/c>>1)
 }
 
-// EachWithParent calls fn with every quad's tree, in index order, and its
-// parent quad's tree (the quad of the level above holding it; nil for the
-// top quad), stopping at fn's first error, which it returns. The trees are
-// PVS's views, valid during the call.
+// EachWithParent calls fn with every quad's tree and its parent quad's
+// tree (the quad of the level above holding it; nil for the top quad),
+// stopping at fn's first error, which it returns: in index order, or for a
+// coded hierarchy depth first from the top quad, each tree decoded once
+// (a block that fails its checks is the error). The trees are valid during
+// the call.
 func (h *Hierarchy) EachWithParent(fn func(q int, t, parent *Tree) error) error {
+	if h.coded != nil {
+		return h.coded.eachCoded(h, fn)
+	}
 	top := h.Quads() - 1
 	for q := range h.Quads() {
 		t := h.PVS(q)
@@ -119,6 +126,9 @@ func (h *Hierarchy) PVS(q int) Tree {
 	if h.coded != nil {
 		return h.coded.tree(h, q)
 	}
+	if h.stored != nil {
+		return h.storedTree(q)
+	}
 	t := flatTree(h.Codes, h.Ranks, h.CodeStart[q], h.RankStart[q], int(h.Len[q]), int(h.NodeCount[q]))
 	if h.RefStart != nil {
 		lo, hi := h.RefStart[q], h.RefStart[q+1]
@@ -136,6 +146,9 @@ func (h *Hierarchy) PVS(q int) Tree {
 func (h *Hierarchy) Bytes() int {
 	if h.coded != nil {
 		return h.coded.bytes(h.Quads())
+	}
+	if h.stored != nil {
+		return 8*len(h.stored.Words) + 16*h.Quads()
 	}
 	b := 8*len(h.Codes) + 4*len(h.Ranks) + 24*len(h.Len)
 	if h.RefStart != nil {

@@ -338,8 +338,8 @@ func (h *Hierarchy) QuadStatusIn(trees []int32, l, qx, qy int, dst []Status) {
 			done  [lanes]bool
 		)
 		for k := range m {
-			q := trees[lo+k]
-			codes[k], ranks[k] = h.Codes[h.CodeStart[q]:], h.Ranks[h.RankStart[q]:]
+			t := h.PVS(int(trees[lo+k])) // a view: flat or stored
+			codes[k], ranks[k] = t.codes, t.rank
 		}
 		left := m
 		for d := 0; left > 0; d++ {

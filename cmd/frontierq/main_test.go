@@ -308,7 +308,7 @@ func TestVerifyBadInputs(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif"}, 1, "badwindow.pvs: compress: not a valid PVS store at byte 12: header: window [-3 150 16 12] of the source raster"},
+		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif"}, 1, "badwindow.pvs: compress: not a valid PVS store at byte 32: header: window [-3 150 16 12] of the source raster"},
 		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "1000000000"}, 2, "--pairs 1000000000"},
 		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--sample", "-1"}, 2, "--sample -1"},
 	} {

@@ -28,7 +28,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 	weight := fs.Float64("level-weight", 1, "count a hidden cell lost in a quad of level l as `w`^l cells (1: every hidden cell alike)")
 	workers := fs.IntP("workers", "j", 0, "`goroutines` (0: one per core)")
 	coded := fs.Bool("coded", false, "write a coded store (pvsbake code) that fits the budget: the largest allocation whose coded store does, found by trials")
-	cache := fs.Int("cache-trees", 256, "with --coded: decoded PVSs kept for queries (a power of two)")
+	cacheArg := fs.String("cache", "auto", "with --coded: bytes of decoded PVSs kept for queries, e.g. 16MiB (auto: a 32nd of the budget, from 64 KiB to 256 MiB)")
 	quiet := fs.BoolP("quiet", "q", false, "with --coded: do not report each trial")
 	asJSON := cli.JSONFlag(fs, "the store written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
@@ -37,6 +37,10 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *ceiling < 0 || !(*weight > 0) || *workers < 0 {
 			return cli.Usagef("allocate: --ceiling %d, --level-weight %g, --workers %d: want a ceiling ≥ 0, a weight > 0, workers ≥ 0", *ceiling, *weight, *workers)
+		}
+		cache, err := parseCache(*cacheArg)
+		if err != nil {
+			return err
 		}
 		s, budget, err := openRecap(pos[0], *out, *budgetArg)
 		if err != nil {
@@ -47,7 +51,7 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		opt := compress.AllocateOptions{Ceiling: *ceiling, LevelWeight: *weight, Workers: *workers}
 		if *coded {
-			return allocateCoded(stdout, stderr, s, pos[0], *out, budget, opt, *cache, *quiet, *asJSON)
+			return allocateCoded(stdout, stderr, s, pos[0], *out, budget, opt, cache, *quiet, *asJSON)
 		}
 		stats, a, err := bake.AllocateStore(s, *out, budget, opt)
 		if errors.Is(err, compress.ErrBudget) {
@@ -90,9 +94,9 @@ type allocateJSON struct {
 }
 
 // allocateCoded is allocate --coded (bake.AllocateCoded).
-func allocateCoded(stdout, stderr io.Writer, s *compress.Store, in, out string, budget int64, opt compress.AllocateOptions, cache int, quiet, asJSON bool) error {
-	if cache < 1 || cache > 1<<16 || cache&(cache-1) != 0 {
-		return cli.Usagef("allocate: --cache-trees %d: want a power of two from 1 to 65536", cache)
+func allocateCoded(stdout, stderr io.Writer, s *compress.Store, in, out string, budget int64, opt compress.AllocateOptions, cache int64, quiet, asJSON bool) error {
+	if cache == 0 {
+		cache = compress.DefaultCacheBytes(budget)
 	}
 	progress := func(flat, coded int64, fits bool) {
 		if !quiet {
@@ -109,10 +113,10 @@ func allocateCoded(stdout, stderr io.Writer, s *compress.Store, in, out string, 
 	quads := int64(stats.Quads)
 	if asJSON {
 		return cli.WriteJSON(stdout, allocateCodedJSON{Path: out, Allocation: a, FlatBudget: flat, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
-			MemoryBytes: stats.MemoryBytes, CacheTrees: cache, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
+			MemoryBytes: stats.MemoryBytes, CacheBytes: cache, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
 	}
-	fmt.Fprintf(stdout, "%s: coded, the allocation of %s flat (price %.3g hidden cells per byte, ceiling %d codes), %.0f codes per PVS on average, %s in memory with a cache of %d PVSs, hidden kept %.2f%% (input %.2f%%)\n",
-		out, compress.FormatBytes(flat), a.Threshold, a.CeilingCodes, float64(stats.CodesTotal)/float64(quads), compress.FormatBytes(stats.MemoryBytes), cache,
+	fmt.Fprintf(stdout, "%s: coded, the allocation of %s flat (price %.3g hidden cells per byte, ceiling %d codes), %.0f codes per PVS on average, %s in memory with a cache of %s, hidden kept %.2f%% (input %.2f%%)\n",
+		out, compress.FormatBytes(flat), a.Threshold, a.CeilingCodes, float64(stats.CodesTotal)/float64(quads), compress.FormatBytes(stats.MemoryBytes), compress.FormatBytes(cache),
 		100*stats.HiddenKept, 100*s.HiddenKept)
 	return nil
 }
@@ -124,7 +128,7 @@ type allocateCodedJSON struct {
 	FlatBudget      int64               `json:"flat_budget_bytes"` // the allocation's budget before coding
 	CodesMean       float64             `json:"codes_mean"`
 	MemoryBytes     int64               `json:"memory_bytes"` // the coded store loaded, cache full
-	CacheTrees      int                 `json:"cache_trees"`
+	CacheBytes      int64               `json:"cache_bytes"`
 	HiddenKept      float64             `json:"hidden_kept"`
 	InputHiddenKept float64             `json:"input_hidden_kept"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // codeCmd is `pvsbake code`, which writes a store's trees coded given
@@ -21,39 +22,42 @@ func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	out := fs.StringP("output", "o", "", "output store `path`")
 	budgetArg := fs.String("budget", "", "memory budget the coded store must fit, e.g. 0.1GiB (its memory: blocks, index, tables, the upper levels decoded and a full cache); empty: no check")
-	cache := fs.Int("cache-trees", 256, "decoded PVSs kept for queries (a power of two)")
+	cacheArg := fs.String("cache", "auto", "bytes of decoded PVSs kept for queries, e.g. 16MiB (auto: a 32nd of the budget, from 64 KiB to 256 MiB)")
 	asJSON := cli.JSONFlag(fs, "the store written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" {
 			return cli.Usagef("code needs -o OUT")
 		}
-		if *cache < 1 || *cache > 1<<16 || *cache&(*cache-1) != 0 {
-			return cli.Usagef("code: --cache-trees %d: want a power of two from 1 to 65536", *cache)
+		cache, err := parseCache(*cacheArg)
+		if err != nil {
+			return err
 		}
 		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
 			return err
 		}
 		var budget int64
 		if *budgetArg != "" {
-			var err error
 			if budget, err = compress.ParseBytes(*budgetArg); err != nil {
 				return cli.Usagef("--budget: %v", err)
 			}
 		}
-		s, err := bake.OpenStore(pos[0])
+		s, err := compress.Open(pos[0])
 		if err != nil {
 			return err
 		}
 		if s.Shared > 0 || s.Hierarchy.Coding() != nil {
 			return fmt.Errorf("%s has shared subtrees or is coded already: code a store from pvsbake bake or allocate", pos[0])
 		}
-		h, err := s.Hierarchy.Code(*cache)
+		if cache == 0 {
+			cache = compress.DefaultCacheBytes(s.Hierarchy.StoredBytes() / 5)
+		}
+		h, err := s.Hierarchy.Code(cache)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
 		mem := int64(h.Bytes())
 		if budget > 0 && mem > budget {
-			return fmt.Errorf("%s coded takes %s, over the budget of %s: allocate it to a smaller budget first (pvsbake allocate), or lower --cache-trees",
+			return fmt.Errorf("%s coded takes %s, over the budget of %s: allocate it to a smaller budget first (pvsbake allocate), or lower --cache",
 				pos[0], compress.FormatBytes(mem), compress.FormatBytes(budget))
 		}
 		st := s.Stats
@@ -69,10 +73,10 @@ func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 		bits := 8 * float64(len(cd.Blocks)) / float64(st.CodesTotal)
 		if *asJSON {
 			return cli.WriteJSON(stdout, codeJSON{Path: *out, BlockBytes: int64(len(cd.Blocks)), BitsPerCode: round(bits, 3), MemoryBytes: mem,
-				InputBytes: int64(s.Hierarchy.Bytes()), CacheTrees: *cache, HiddenKept: round(st.HiddenKept, 6)})
+				InputBytes: int64(s.Hierarchy.Bytes()), CacheBytes: h.Coding().CacheBytes, HiddenKept: round(st.HiddenKept, 6)})
 		}
-		fmt.Fprintf(stdout, "%s: %.3f bits per code in %s of blocks; %s in memory with a cache of %d PVSs (the input: %s), hidden kept %.2f%%\n",
-			*out, bits, compress.FormatBytes(int64(len(cd.Blocks))), compress.FormatBytes(mem), *cache,
+		fmt.Fprintf(stdout, "%s: %.3f bits per code in %s of blocks; %s in memory with a cache of %s (the input: %s), hidden kept %.2f%%\n",
+			*out, bits, compress.FormatBytes(int64(len(cd.Blocks))), compress.FormatBytes(mem), compress.FormatBytes(cd.CacheBytes),
 			compress.FormatBytes(int64(s.Hierarchy.Bytes())), 100*st.HiddenKept)
 		return nil
 	}
@@ -86,6 +90,22 @@ type codeJSON struct {
 	BitsPerCode float64 `json:"bits_per_code"` // the blocks' bits per code, headers included
 	MemoryBytes int64   `json:"memory_bytes"`  // the coded store loaded, cache full
 	InputBytes  int64   `json:"input_bytes"`   // the input loaded
-	CacheTrees  int     `json:"cache_trees"`
+	CacheBytes  int64   `json:"cache_bytes"`
 	HiddenKept  float64 `json:"hidden_kept"`
+}
+
+// parseCache reads a --cache flag: auto (0) or bytes within the cache's
+// bounds.
+func parseCache(arg string) (int64, error) {
+	if arg == "auto" {
+		return 0, nil
+	}
+	b, err := compress.ParseBytes(arg)
+	if err != nil {
+		return 0, cli.Usagef("--cache: %v", err)
+	}
+	if b < quadpvs.MinCacheBytes || b > quadpvs.MaxCacheBytes {
+		return 0, cli.Usagef("--cache %s: want %s to %s", arg, compress.FormatBytes(quadpvs.MinCacheBytes), compress.FormatBytes(quadpvs.MaxCacheBytes))
+	}
+	return b, nil
 }

@@ -48,12 +48,12 @@ func TestCode(t *testing.T) {
 	}
 	st, _, code := runCmd("stat", out)
 	var ss storeStat
-	if err := json.Unmarshal([]byte(st), &ss); code != 0 || err != nil || ss.Encoding != compress.EncodingCoded || !(ss.BitsPerCode > 0 && ss.BitsPerCode < 1) || ss.CacheTrees != 256 {
+	if err := json.Unmarshal([]byte(st), &ss); code != 0 || err != nil || ss.Encoding != compress.EncodingCoded || !(ss.BitsPerCode > 0 && ss.BitsPerCode < 1) || ss.CacheBytes <= 0 {
 		t.Errorf("stat: exit %d, %v: %s", code, err, st)
 	}
 	// code: the same trees as the input.
 	out2 := filepath.Join(dir, "coded2.pvs")
-	if stdout, errOut, code := runCmd("code", prefix+"-1900kB.pvs", "-o", out2, "--cache-trees", "16"); code != 0 || !strings.Contains(stdout, "bits per code") {
+	if stdout, errOut, code := runCmd("code", prefix+"-1900kB.pvs", "-o", out2, "--cache", "64KiB"); code != 0 || !strings.Contains(stdout, "bits per code") {
 		t.Fatalf("code: exit %d: %s%s", code, stdout, errOut)
 	}
 	c2, err := bake.OpenStore(out2)
@@ -73,7 +73,7 @@ func TestCode(t *testing.T) {
 	}{
 		{[]string{"code", out2, "-o", filepath.Join(dir, "x.pvs")}, 1, "coded already"},
 		{[]string{"code", prefix + "-10MB.pvs", "-o", filepath.Join(dir, "x.pvs"), "--budget", "1MB"}, 1, "over the budget"},
-		{[]string{"code", out2, "-o", filepath.Join(dir, "x.pvs"), "--cache-trees", "3"}, 2, "power of two"},
+		{[]string{"code", out2, "-o", filepath.Join(dir, "x.pvs"), "--cache", "3kB"}, 2, "--cache 3kB: want"},
 		{[]string{"allocate", out2, "-o", filepath.Join(dir, "x.pvs"), "--budget", "1MB", "--coded"}, 1, "straight from a bake"},
 		{[]string{"allocate", prefix + "-10MB.pvs", "-o", filepath.Join(dir, "x.pvs"), "--budget", "100kB", "--coded", "-q"}, 1, "budget"},
 	} {

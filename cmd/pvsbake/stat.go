@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/compress"
-	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -31,11 +30,12 @@ type storeStat struct {
 	// when every PVS was capped alike.
 	Allocation *compress.Allocation `json:"allocation,omitempty"`
 	// Encoding is the store's tree encoding: compress.Encoding (flat) or
-	// compress.EncodingCoded (pvsbake code), CacheTrees a coded store's
+	// compress.EncodingCoded (pvsbake code), CacheBytes a coded store's
 	// cache of decoded PVSs, BitsPerCode the file's tree bits per code
 	// (CODE's words or CBLK's blocks).
 	Encoding    string  `json:"encoding"`
-	CacheTrees  int     `json:"cache_trees,omitempty"`
+	CacheBytes  int64   `json:"cache_bytes,omitempty"`
+	CacheTrees  int     `json:"cache_trees,omitempty"` // a version 4 coded store's
 	BitsPerCode float64 `json:"bits_per_code"`
 	CodesTotal  int64   `json:"codes_total"`
 	CodesMean   float64 `json:"codes_mean"`
@@ -117,31 +117,10 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	}
 	h0, hd, hs := cs.Entropy()
 	n := float64(cs.Codes)
-	memory := 8*len(h.Codes) + 4*len(h.Ranks)
-	if h.Coding() != nil {
-		memory = h.Bytes()
-	}
-	return &codeStat{BitsMemory: round(8*float64(memory)/n, 3), BitsFile: round(fileBits(h)/n, 3),
+	memory := h.Bytes()
+	return &codeStat{BitsMemory: round(8*float64(memory)/n, 3), BitsFile: round(8*float64(h.StoredBytes())/n, 3),
 		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
 		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(8*float64(gsize)/n, 3), BitsConditional: round(8*float64(csize)/n, 3)}, nil
-}
-
-// fileBits returns the bits h's trees take in a store file: the CODE
-// section's words, or a coded store's blocks.
-func fileBits(h *quadpvs.Hierarchy) float64 {
-	if c := h.Coding(); c != nil {
-		return 8 * float64(len(c.Blocks))
-	}
-	return 64 * float64(len(h.Codes))
-}
-
-// codesIn returns the codes of h's trees (quads and shared subtrees).
-func codesIn(h *quadpvs.Hierarchy) int64 {
-	var n int64
-	for _, c := range h.Len {
-		n += int64(c)
-	}
-	return n
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -150,7 +129,7 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, the share inside hidden leaves of the parent quad's PVS, and the bits of two coders of sibling groups: Huffman, and rANS given the parent quad's PVS (reads every tree)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		start := time.Now()
-		s, err := bake.OpenStore(pos[0])
+		s, err := compress.Open(pos[0])
 		if err != nil {
 			return err
 		}
@@ -165,12 +144,15 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
 			Allocation: s.Allocation, CodesTotal: s.CodesTotal, CodesMean: round(float64(s.CodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
-			Encoding: s.Encoding, CacheTrees: s.CacheTrees, BitsPerCode: round(fileBits(s.Hierarchy)/float64(max(1, codesIn(s.Hierarchy))), 3),
+			Encoding: s.Encoding, CacheBytes: s.CacheBytes, CacheTrees: s.CacheTrees, BitsPerCode: round(8*float64(s.Hierarchy.StoredBytes())/float64(max(1, s.CodesTotal)), 3),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
 		}
 		for l := range s.Hierarchy.G.Levels() {
+			if s.Hierarchy.Len == nil {
+				break // coded: the counts are in the blocks
+			}
 			lo, hi := s.Hierarchy.LevelStart[l], s.Hierarchy.LevelStart[l+1]
 			var n int64
 			for _, c := range s.Hierarchy.Len[lo:hi] {

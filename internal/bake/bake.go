@@ -6,13 +6,11 @@
 package bake
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -660,21 +658,6 @@ func createOutput(path string, h compress.Header, quads int, elev []float32, nod
 	return o, nil
 }
 
-// OpenStore loads the store at path (compress.Decode), reading it in 1 MiB
-// chunks. Errors name the path.
-func OpenStore(path string) (*compress.Store, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	s, err := compress.DecodeSize(bufio.NewReaderSize(f, 1<<20), st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
+// OpenStore opens the store at path (compress.Open: a version 5 store in
+// place, older ones read into memory). Errors name the path.
+func OpenStore(path string) (*compress.Store, error) { return compress.Open(path) }

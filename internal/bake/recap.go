@@ -102,8 +102,8 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 
 // AllocateCoded re-caps store s (read from a min-loss bake at a larger
 // budget) by global allocation (compress.Allocate) to the largest flat
-// budget whose coded store (quadpvs.Hierarchy.Code with cacheTrees
-// decoded trees) fits budget bytes in memory, and writes that coded store
+// budget whose coded store (quadpvs.Hierarchy.Code with cacheBytes
+// of decoded trees) fits budget bytes in memory, and writes that coded store
 // to path. The coded size of an allocation is measured, not predicted:
 // each trial allocates at a flat budget, codes the result and scales the
 // next flat budget by budget ÷ the coded size (then along the line
@@ -114,7 +114,7 @@ func AllocateStore(s *compress.Store, path string, budget int64, opt compress.Al
 // (flat and coded bytes). It returns the statistics written (memory: the
 // coded store's Bytes), the allocation and its flat budget. Errors: those
 // of AllocateStore, ErrBudget when even the smallest trial does not fit.
-func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.AllocateOptions, cacheTrees int,
+func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.AllocateOptions, cacheBytes int64,
 	progress func(flat, coded int64, fits bool)) (compress.Stats, compress.Allocation, int64, error) {
 	if s.Header.Shared > 0 || s.Header.Allocation != nil || s.Hierarchy.Coding() != nil || s.Cap.Nodes > 0 {
 		return compress.Stats{}, compress.Allocation{}, 0, errors.New("bake: coding allocates a flat store capped in codes, straight from a bake")
@@ -138,7 +138,7 @@ func AllocateCoded(s *compress.Store, path string, budget int64, opt compress.Al
 			}
 			return compress.Stats{}, compress.Allocation{}, 0, err
 		}
-		ch, err := h.Code(cacheTrees)
+		ch, err := h.Code(cacheBytes)
 		if err != nil {
 			return compress.Stats{}, compress.Allocation{}, 0, err
 		}

@@ -1,0 +1,231 @@
+package compress
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/frontiersets/frontiersets/quadpvs"
+
+	"github.com/frontiersets/frontiersets/horizon"
+)
+
+// Magic opens every store; Version is the newest format version this
+// package reads (FORMAT.md). Stores are written as VersionAligned (5:
+// read in place, Open), but for stores with shared subtrees, written as
+// VersionShared (3); version 4 coded stores and versions 1 to 3 are still
+// read (Decode).
+const (
+	Magic          = "PVSSTORE"
+	Version        = 5
+	VersionAligned = 5
+	VersionShared  = 3
+	VersionCoded4  = 4
+// Encoding names the tree encoding of the CODE section.
+	Encoding = "quadpvs-bfs-2bit"
+	// EncodingCoded names that of a coded store's CBLK section: each
+	// quad's tree coded given its parent's (quadpvs.CondCoder).
+	EncodingCoded = "quadpvs-cond-rans"
+)
+
+// Header describes a store: the grid, where it came from, the visibility
+// parameters and the budget. It is the HEAD section, as JSON.
+type Header struct {
+	Width           int        `json:"width"`  // cells
+	Height          int        `json:"height"` // cells
+	DxM             float64    `json:"dx_m"`   // metres between columns
+	DyM             float64    `json:"dy_m"`   // metres between rows
+	GeoTransform    [6]float64 `json:"geotransform"`
+	HasGeoTransform bool       `json:"has_geotransform"`
+	CRS             string     `json:"crs_wkt"`
+	CRSName         string     `json:"crs"`
+	Source          string     `json:"source"` // DEM path as given to the baker
+	Window          [4]int     `json:"window"` // col,row,width,height in the source raster
+	ZScale          float64    `json:"z_scale"`
+	Params          VisParams  `json:"params"`
+	BudgetBytes     int64      `json:"budget_bytes"` // 0 when the cap was given in nodes
+	Cap             Cap        `json:"cap"`
+	Encoding        string     `json:"encoding"`
+	// Shared is the number of shared subtrees (quadpvs.Hierarchy.Share),
+	// stored as trees after the quads'; RefBits the low bits of a
+	// reference that name its subtree. Both 0 in a store without sharing.
+	Shared  int `json:"shared_subtrees,omitempty"`
+	RefBits int `json:"ref_bits,omitempty"`
+	// Allocation, when set, records a global allocation (Allocate): the
+	// trees' sizes vary, each at most Allocation.CeilingCodes = Cap.Codes.
+	// Absent: every tree capped alike at Cap.
+	Allocation *Allocation `json:"allocation,omitempty"`
+	// CacheBytes is a coded store's cache of decoded trees, in bytes
+	// (quadpvs.Coded.CacheBytes); 0 in a flat store. A version 4 coded
+	// store gives CacheTrees, a count of trees, instead.
+	CacheBytes int64 `json:"cache_bytes,omitempty"`
+	CacheTrees int   `json:"cache_trees,omitempty"`
+}
+
+// VisParams are the per-point visibility parameters (horizon.Params) in the
+// store's units.
+type VisParams struct {
+	Sectors         int     `json:"sectors"`
+	ObserverHeightM float64 `json:"observer_height_m"`
+	TargetHeightM   float64 `json:"target_height_m"`
+	MaxDistanceM    float64 `json:"max_distance_m"`
+	EarthCurvature  bool    `json:"earth_curvature"`
+	Refraction      float64 `json:"refraction"`
+	MarginM         float64 `json:"margin_m,omitempty"`
+	// Conservative: baked with horizon.Params.Conservative (hidden only
+	// when the exact line of sight is blocked); absent: the sector model.
+	Conservative bool `json:"conservative,omitempty"`
+}
+
+// Horizon returns the parameters as horizon.Params.
+func (v VisParams) Horizon() horizon.Params {
+	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
+		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
+		Conservative: v.Conservative}
+}
+
+// FromHorizon converts horizon.Params.
+func FromHorizon(p horizon.Params) VisParams {
+	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
+		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin,
+		Conservative: p.Conservative}
+}
+
+// Stats are measured while baking: the STAT section, as JSON.
+type Stats struct {
+	Quads       int     `json:"quads"`
+	NodesTotal  int64   `json:"nodes_total"`
+	NodesMax    int     `json:"nodes_max"`
+	CodesTotal  int64   `json:"codes_total"`
+	MemoryBytes int64   `json:"memory_bytes"` // the loaded hierarchy's size (quadpvs.Hierarchy.Bytes)
+	HiddenKept  float64 `json:"hidden_kept"`  // hidden cells kept / hidden cells before capping, over the sample
+	HiddenQuads int     `json:"hidden_kept_quads"`
+	// PinnedBytes is what a coded store's upper levels' trees take decoded
+	// (quadpvs.Coded.PinnedBytes), counted in MemoryBytes; absent for
+	// flat stores.
+	PinnedBytes int64 `json:"pinned_bytes,omitempty"`
+}
+
+// Tally accumulates a store's statistics while its quads are written. The
+// tallies of a sharded bake's parts add up (Add) to the single bake's, which
+// Stats turns into the STAT section.
+type Tally struct {
+	Quads        int   `json:"quads"` // trees written
+	NodesTotal   int64 `json:"nodes_total"`
+	NodesMax     int   `json:"nodes_max"`
+	CodesTotal   int64 `json:"codes_total"`
+	MemoryBytes  int64 `json:"memory_bytes"`
+	HiddenBefore int64 `json:"hidden_before"` // hidden cells of the sampled quads before capping
+	HiddenAfter  int64 `json:"hidden_after"`  // and after
+	HiddenQuads  int   `json:"hidden_quads"`  // quads sampled
+}
+
+// Tree counts one written tree.
+func (t *Tally) Tree(tr *quadpvs.Tree) {
+	t.Quads++
+	t.NodesTotal += int64(tr.Nodes())
+	t.NodesMax = max(t.NodesMax, tr.Nodes())
+	t.CodesTotal += int64(tr.Len())
+	t.MemoryBytes += int64(QuadOverhead + quadpvs.BytesFor(tr.Len()))
+}
+
+// Hidden counts one sampled quad's hidden cells before and after capping.
+func (t *Tally) Hidden(before, after int) {
+	t.HiddenBefore += int64(before)
+	t.HiddenAfter += int64(after)
+	t.HiddenQuads++
+}
+
+// Add adds o's counts to t's.
+func (t *Tally) Add(o Tally) {
+	t.Quads += o.Quads
+	t.NodesTotal += o.NodesTotal
+	t.NodesMax = max(t.NodesMax, o.NodesMax)
+	t.CodesTotal += o.CodesTotal
+	t.MemoryBytes += o.MemoryBytes
+	t.HiddenBefore += o.HiddenBefore
+	t.HiddenAfter += o.HiddenAfter
+	t.HiddenQuads += o.HiddenQuads
+}
+
+// Stats returns the statistics the tally makes: HiddenKept is
+// HiddenAfter ÷ HiddenBefore, 1 when nothing hidden was sampled.
+func (t Tally) Stats() Stats {
+	st := Stats{Quads: t.Quads, NodesTotal: t.NodesTotal, NodesMax: t.NodesMax, CodesTotal: t.CodesTotal,
+		MemoryBytes: t.MemoryBytes, HiddenKept: 1, HiddenQuads: t.HiddenQuads}
+	if t.HiddenBefore > 0 {
+		st.HiddenKept = float64(t.HiddenAfter) / float64(t.HiddenBefore)
+	}
+	return st
+}
+
+// check validates what a reader relies on in a store header and returns
+// the grid's cell count and tree count (quads and shared subtrees); size is
+// the file's (< 0: unknown).
+// Bounds of a header's numbers: a cell of at most 1,000 km, map
+// coordinates within ±10^12 CRS units.
+const (
+	maxSpacingM = 1e6
+	maxCoord    = 1e12
+)
+
+// maxCacheTrees bounds a version 4 coded store's cache_trees.
+const maxCacheTrees = 1 << 16
+
+func (h *Header) check(size int64) (cells, quads uint64, err error) {
+	switch {
+	case h.Encoding == Encoding && h.CacheTrees == 0 && h.CacheBytes == 0:
+	case h.Encoding == EncodingCoded && h.Shared == 0 &&
+		(h.CacheBytes == 0 && h.CacheTrees >= 1 && h.CacheTrees <= maxCacheTrees && h.CacheTrees&(h.CacheTrees-1) == 0 ||
+			h.CacheTrees == 0 && h.CacheBytes >= quadpvs.MinCacheBytes && h.CacheBytes <= quadpvs.MaxCacheBytes):
+		if size >= 0 && h.CacheBytes > 4*size+64<<20 {
+			return 0, 0, fmt.Errorf("a cache of %s for a store file of %s: want at most 4 times the file and 64 MiB", FormatBytes(h.CacheBytes), FormatBytes(size))
+		}
+	default:
+		return 0, 0, fmt.Errorf("tree encoding %q with %d shared subtrees and a cache of %d trees or %d bytes: this build reads %q (no cache) and %q (no sharing, a cache of %s to %s, or, version 4, a power of two up to %d trees)",
+			h.Encoding, h.Shared, h.CacheTrees, h.CacheBytes, Encoding, EncodingCoded, FormatBytes(quadpvs.MinCacheBytes), FormatBytes(quadpvs.MaxCacheBytes), maxCacheTrees)
+	}
+	g, err := quadpvs.NewGeometry(h.Width, h.Height)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(h.DxM > 0 && h.DyM > 0) || math.IsInf(h.DxM, 0) || math.IsInf(h.DyM, 0) {
+		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want positive and finite", h.DxM, h.DyM)
+	}
+	if h.DxM > maxSpacingM || h.DyM > maxSpacingM {
+		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want at most %g m", h.DxM, h.DyM, float64(maxSpacingM))
+	}
+	if err := h.Params.Horizon().Validate(); err != nil {
+		return 0, 0, err
+	}
+	for _, v := range h.GeoTransform {
+		if math.IsNaN(v) || math.Abs(v) > maxCoord {
+			return 0, 0, fmt.Errorf("geotransform %v, want finite values within ±%g", h.GeoTransform, float64(maxCoord))
+		}
+	}
+	if gt := h.GeoTransform; h.HasGeoTransform && gt[1]*gt[5]-gt[2]*gt[4] == 0 {
+		return 0, 0, fmt.Errorf("geotransform %v maps the grid to a line", gt)
+	}
+	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || w[2] != h.Width || w[3] != h.Height) {
+		return 0, 0, fmt.Errorf("window %v of the source raster for a %d×%d grid", w, h.Width, h.Height)
+	}
+	if h.Cap.Codes < 0 || h.Cap.Nodes < 0 || h.BudgetBytes < 0 || math.IsNaN(h.ZScale) || math.IsInf(h.ZScale, 0) {
+		return 0, 0, fmt.Errorf("cap %+v, budget %d bytes, z-scale %g: want counts ≥ 0 and a finite scale", h.Cap, h.BudgetBytes, h.ZScale)
+	}
+	if h.Shared < 0 || h.Shared > 1<<31 || h.Shared > 0 && (h.RefBits < 1 || h.RefBits > 31 || h.Shared > 1<<h.RefBits) {
+		return 0, 0, fmt.Errorf("%d shared subtrees named by %d bits", h.Shared, h.RefBits)
+	}
+	if a := h.Allocation; a != nil && (a.Policy != "global" || !a.ceilingMatches(h.Cap) ||
+		!(a.Threshold >= 0) || math.IsInf(a.Threshold, 0) || !(a.LevelWeight > 0) || math.IsInf(a.LevelWeight, 0) ||
+		a.Relaxed < 0 || a.Relaxed > g.QuadCount()) {
+		return 0, 0, fmt.Errorf("allocation %+v with a cap of %d codes, %d nodes: want policy global, the cap as ceiling, a threshold ≥ 0, a level weight > 0",
+			*a, h.Cap.Codes, h.Cap.Nodes)
+	}
+	cells, quads = uint64(h.Width)*uint64(h.Height), uint64(g.QuadCount())+uint64(h.Shared)
+	if size >= 0 && 8*quads > uint64(size) {
+		return 0, 0, fmt.Errorf("a %d×%d grid has %d quads and %d shared subtrees, whose trees take at least %d bytes; the file has %d",
+			h.Width, h.Height, g.QuadCount(), h.Shared, 8*quads, size)
+	}
+	return cells, quads, nil
+}
+
+// decodeElev decodes an ELEV payload (a trailing partial value is dropped;

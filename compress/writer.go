@@ -1,0 +1,169 @@
+package compress
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// Writer writes a flat store as its quads' PVSs are produced, in any
+// order: the trees are streamed, the tree index written at the end. A
+// store without shared subtrees is format version 5 (TREE and TIDX, read
+// in place by Open); one with shared subtrees version 3 (CODE, QIDX and
+// REFS, read by Decode). Writing to a temporary file and renaming it is
+// the caller's (internal/bake). It is not safe for concurrent use.
+type Writer struct {
+	sectionWriter
+	h       Header
+	quads   int       // trees: quads and shared subtrees
+	trees   *streamed // TREE (version 5) or CODE (version 3)
+	words   uint64    // words written to it
+	idx     []byte    // TIDX or QIDX entries, by tree index
+	set     []bool
+	scratch []byte
+	rec     []uint64
+	refs    []byte // REFS payload (shared stores)
+}
+
+// NewWriter starts a store in f for a hierarchy of the given quad count,
+// writing the header, the elevations (metres, row-major, Width×Height) and
+// the nodata cells (nil when none). A header with shared subtrees
+// (h.Shared > 0) takes quads+h.Shared trees and the references
+// (SetRefs) before Close. It keeps 16 bytes per tree until Close.
+func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Writer, error) {
+	version := uint32(VersionAligned)
+	if h.Shared > 0 {
+		version = VersionShared
+	}
+	return newWriter(f, h, quads, elev, nodata, version)
+}
+
+// newWriter is NewWriter writing the given version: VersionAligned (no
+// shared subtrees) or VersionShared.
+func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, version uint32) (*Writer, error) {
+	if len(elev) != h.Width*h.Height || (nodata != nil && len(nodata) != len(elev)) {
+		return nil, fmt.Errorf("compress: %d elevations for a %d×%d grid", len(elev), h.Width, h.Height)
+	}
+	if h.Shared < 0 {
+		return nil, fmt.Errorf("compress: %d shared subtrees", h.Shared)
+	}
+	h.Encoding, h.CacheTrees, h.CacheBytes = Encoding, 0, 0
+	trees := quads + h.Shared
+	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees,
+		idx: make([]byte, trees*qidxEntrySize), set: make([]bool, trees)}
+	if h.Shared > 0 && version != VersionShared {
+		return nil, fmt.Errorf("compress: shared subtrees in a version %d store", version)
+	}
+	tag := tagTree
+	if version == VersionShared {
+		tag = tagCode
+	}
+	if err := w.begin(version, h, elev, nodata); err != nil {
+		return nil, err
+	}
+	var err error
+	w.trees, err = w.stream(tag)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Add appends the PVS of quad index q (quadpvs.Hierarchy layout). Every quad
+// must be added exactly once before Close.
+func (w *Writer) Add(q int, t *quadpvs.Tree) error {
+	if q < 0 || q >= w.quads || w.set[q] {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
+	}
+	w.set[q] = true
+	words := t.Codes()
+	if w.aligned {
+		// TIDX: every tree's start, then every code count, then every
+		// node count.
+		binary.LittleEndian.PutUint64(w.idx[8*q:], w.words)
+		binary.LittleEndian.PutUint32(w.idx[8*w.quads+4*q:], uint32(t.Len()))
+		binary.LittleEndian.PutUint32(w.idx[12*w.quads+4*q:], uint32(t.Nodes()))
+		w.rec = quadpvs.AppendRecord(w.rec[:0], t)
+		words = w.rec
+	} else {
+		e := w.idx[q*qidxEntrySize:]
+		binary.LittleEndian.PutUint64(e, w.words)
+		binary.LittleEndian.PutUint32(e[8:], uint32(t.Len()))
+		binary.LittleEndian.PutUint32(e[12:], uint32(t.Nodes()))
+	}
+	b := w.scratch[:0]
+	for _, c := range words {
+		b = binary.LittleEndian.AppendUint64(b, c)
+	}
+	w.scratch = b
+	w.words += uint64(len(words))
+	return w.put(w.trees, b)
+}
+
+// SetRefs sets a shared store's references (quadpvs.Hierarchy's RefStart
+// and Refs, one start per tree and one more).
+func (w *Writer) SetRefs(start, refs []uint32) error {
+	if w.h.Shared == 0 || len(start) != w.quads+1 || int(start[w.quads]) != len(refs) {
+		return fmt.Errorf("compress: %d reference starts and %d references for %d trees, %d shared", len(start), len(refs), w.quads, w.h.Shared)
+	}
+	b := make([]byte, 0, 4*(len(start)+len(refs)))
+	for _, v := range start {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	for _, v := range refs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	w.refs = b
+	return nil
+}
+
+// AddHierarchy adds every tree of h (quads, then shared subtrees) and its
+// references; the header must have h's Shared and RefBits.
+func (w *Writer) AddHierarchy(h *quadpvs.Hierarchy) error {
+	if w.h.Shared != h.Shared || w.h.Shared > 0 && w.h.RefBits != h.RefBits {
+		return fmt.Errorf("compress: header of %d shared subtrees (%d bits) for a hierarchy of %d (%d bits)", w.h.Shared, w.h.RefBits, h.Shared, h.RefBits)
+	}
+	for q := range h.Quads() + h.Shared {
+		t := h.PVS(q)
+		if err := w.Add(q, &t); err != nil {
+			return err
+		}
+	}
+	if h.Shared > 0 {
+		return w.SetRefs(h.RefStart, h.Refs)
+	}
+	return nil
+}
+
+// Close finishes the store with its statistics: the tree index, the
+// references of a shared store, the statistics, the chunk checksums
+// (version 5), the end marker, and the trees' section header written back.
+// It does not close f.
+func (w *Writer) Close(st Stats) error {
+	for q, ok := range w.set {
+		if !ok {
+			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
+		}
+	}
+	if w.h.Shared > 0 && w.refs == nil {
+		return fmt.Errorf("compress: a store of %d shared subtrees closed without its references", w.h.Shared)
+	}
+	if err := w.close(w.trees); err != nil {
+		return err
+	}
+	if w.aligned {
+		// Raw: read in place.
+		if err := w.sectionAs(tagTidx, w.idx, false); err != nil {
+			return err
+		}
+	} else if err := w.section(tagQidx, w.idx); err != nil {
+		return err
+	}
+	if w.refs != nil {
+		if err := w.section(tagRefs, w.refs); err != nil {
+			return err
+		}
+	}
+	return w.end(st, w.trees)
+}
