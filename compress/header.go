@@ -20,7 +20,7 @@ const (
 	VersionAligned = 5
 	VersionShared  = 3
 	VersionCoded4  = 4
-// Encoding names the tree encoding of the CODE section.
+	// Encoding names the tree encoding of the CODE section.
 	Encoding = "quadpvs-bfs-2bit"
 	// EncodingCoded names that of a coded store's CBLK section: each
 	// quad's tree coded given its parent's (quadpvs.CondCoder).

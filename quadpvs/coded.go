@@ -74,13 +74,13 @@ const pinQuads = 8192
 // codedTrees is a coded hierarchy's reading state.
 type codedTrees struct {
 	Coded
-	max     int64                   // codes a tree may hold
-	pinFrom int                     // quads q ≥ pinFrom are pinned
-	pins    []atomic.Pointer[Tree]  // pinned trees, decoded on first read
+	max     int64                        // codes a tree may hold
+	pinFrom int                          // quads q ≥ pinFrom are pinned
+	pins    []atomic.Pointer[Tree]       // pinned trees, decoded on first read
 	slots   []atomic.Pointer[codedEntry] // direct-mapped cache: quad q in slot q & (len−1)
-	used    atomic.Int64            // bytes of the cached entries
-	hand    atomic.Uint64           // the next slot eviction looks at
-	scratch sync.Pool               // *decodeScratch
+	used    atomic.Int64                 // bytes of the cached entries
+	hand    atomic.Uint64                // the next slot eviction looks at
+	scratch sync.Pool                    // *decodeScratch
 }
 
 type codedEntry struct {

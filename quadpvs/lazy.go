@@ -46,7 +46,9 @@ func conservativeTree() Tree {
 }
 
 // isConservative reports whether t is conservativeTree's.
-func isConservative(t *Tree) bool { return t.n == 1 && len(t.codes) == 1 && &t.codes[0] == &conservativeWords[0] }
+func isConservative(t *Tree) bool {
+	return t.n == 1 && len(t.codes) == 1 && &t.codes[0] == &conservativeWords[0]
+}
 
 // failures keeps a hierarchy's first tree failure.
 type failures struct {

@@ -131,7 +131,7 @@ func TestCheckOutside(t *testing.T) {
 		t.Fatalf("a good tree refused: %v", err)
 	}
 	for i, bad := range []uint{
-		uint(Visible) | uint(Unknown)<<2 | uint(Hidden)<<4 | uint(Outside)<<6, // a south-west quad outside, coded Hidden
+		uint(Visible) | uint(Unknown)<<2 | uint(Hidden)<<4 | uint(Outside)<<6,  // a south-west quad outside, coded Hidden
 		uint(Visible) | uint(Outside)<<2 | uint(Outside)<<4 | uint(Outside)<<6, // an inside quad coded Outside
 	} {
 		var b Tree
