@@ -35,9 +35,17 @@ type Store struct {
 	scratch sync.Pool // *grow.Scratch
 }
 
-// Open reads the store file at path (written by Bake or `pvsbake bake`)
-// into memory, checking every section. Errors name path: a missing file,
-// or a *compress.FormatError with the byte offset of what is wrong.
+// Open opens the store file at path (written by Bake or `pvsbake bake`).
+// A store of the current format is read in place from a shared mapping of
+// the file (compress.Open): opening reads the header, the grid and the
+// statistics, and each PVS is checked when a query first reads it, so
+// that a large store opens at once and its memory follows what queries
+// read. A PVS that fails its checks reads as hiding nothing (a smaller
+// frontier set, never a wrong one) and Err reports it; a file truncated or
+// changed while open makes queries return an error wrapping
+// fault.ErrFault instead of crashing. Close releases the mapping. Errors
+// name path: a missing file, or a *compress.FormatError with the byte
+// offset of what is wrong.
 func Open(path string) (*Store, error) {
 	s, err := bake.OpenStore(path)
 	if err != nil {

@@ -24,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -177,37 +179,80 @@ func (r *Result) Clone() Result {
 type Grower struct {
 	h      *quadpvs.Hierarchy
 	g      quadpvs.Geometry
+	elev   []float32 // metres, row-major Width×Height
 	nodata []bool    // may be nil
-	ground []float32 // mean elevation of each quad's terrain cells, metres, by quad index
+
+	groundOnce sync.Once
+	ground     []float32 // mean elevation of each quad's terrain cells, metres, by quad index (the Ground order's, made on its first use)
+
+	faulted atomic.Pointer[error] // the first fault of a method without an error result
 }
 
 // New returns a Grower for the hierarchy h of a terrain with elevations elev
 // (metres, row-major Width×Height, for the Ground order) and nodata cells
-// (nil when none). h, elev and nodata must not change afterwards.
+// (nil when none). h, elev and nodata must not change afterwards. It reads
+// nothing of h or elev: a store opened in place costs nothing more here.
 func New(h *quadpvs.Hierarchy, elev []float32, nodata []bool) (*Grower, error) {
 	g := h.G
 	if len(elev) != g.Width*g.Height || (nodata != nil && len(nodata) != len(elev)) {
 		return nil, fmt.Errorf("grow: %d elevations for a %d×%d grid", len(elev), g.Width, g.Height)
 	}
-	gr := &Grower{h: h, g: g, nodata: nodata, ground: make([]float32, h.Quads())}
-	// Mean ground height per quad, level by level from the cells.
-	sum := make([]float64, h.Quads())
-	cnt := make([]int32, h.Quads())
-	for r := range g.Height {
-		for c := range g.Width {
-			x, y := c, r
-			for l := range g.Levels() {
-				q := h.QuadIndex(l, x, y)
-				sum[q] += float64(elev[r*g.Width+c])
-				cnt[q]++
-				x, y = x>>1, y>>1
-			}
+	return &Grower{h: h, g: g, elev: elev, nodata: nodata}, nil
+}
+
+// groundOf returns quad index k's mean ground height in metres, computing
+// every quad's on the first call: level by level from the cells, each
+// quad's sum of its cells' elevations (float64) over their count, 4 bytes
+// per quad kept.
+func (gr *Grower) groundOf(k int) float32 {
+	gr.groundOnce.Do(func() {
+		g, h := gr.g, gr.h
+		gr.ground = make([]float32, h.Quads())
+		copy(gr.ground, gr.elev) // level 0: the cells, row-major as the quads
+		sum := make([]float64, len(gr.elev))
+		cnt := make([]int32, len(gr.elev))
+		for i, e := range gr.elev {
+			sum[i], cnt[i] = float64(e), 1
 		}
+		for l := 1; l < g.Levels(); l++ {
+			bc, _ := g.QuadsAcross(l - 1)
+			c, r := g.QuadsAcross(l)
+			nsum, ncnt := make([]float64, c*r), make([]int32, c*r)
+			for y := range r {
+				for x := range c {
+					i := y*c + x
+					for k := range 4 {
+						cx, cy := 2*x+k&1, 2*y+k>>1
+						if j := cy*bc + cx; cx < bc && j < len(sum) {
+							nsum[i] += sum[j]
+							ncnt[i] += cnt[j]
+						}
+					}
+					gr.ground[h.LevelStart[l]+i] = float32(nsum[i] / float64(ncnt[i]))
+				}
+			}
+			sum, cnt = nsum, ncnt
+		}
+	})
+	return gr.ground[k]
+}
+
+// Err returns the first fault of a Grower method without an error result
+// (QuadsHidden, Hides, HidesEach: they then answered "not hidden"),
+// wrapping fault.ErrFault, or nil.
+func (gr *Grower) Err() error {
+	if e := gr.faulted.Load(); e != nil {
+		return *e
 	}
-	for q := range sum {
-		gr.ground[q] = float32(sum[q] / float64(cnt[q]))
+	return nil
+}
+
+// guard is fault.Catch for methods without an error result: a fault is
+// kept for Err.
+func (gr *Grower) guard(err *error) {
+	if *err != nil {
+		gr.faulted.CompareAndSwap(nil, err)
 	}
-	return gr, nil
 }
 
 // Geometry returns the quad geometry of the grower's terrain.

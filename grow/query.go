@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -13,8 +14,6 @@ import (
 // to query so that steady-state queries allocate little. The zero Scratch is
 // ready to use; it must not be shared between goroutines.
 type Scratch struct {
-	gen   uint32
-	quads int
 	p     [2]player
 	m     quadpvs.Merger
 	stack []uint64
@@ -27,10 +26,7 @@ type player struct {
 	// for lossy ones, whose result depends on the trees' shapes (§3.3).
 	union      quadpvs.Union
 	acc, spare quadpvs.Tree
-	member     []uint32 // == gen: the quad is one of the frontier's quads
-	cntGen     []uint32 // == gen: cnt is valid for this query
-	cnt        []int32  // frontier cells inside the quad
-	queued     []uint32 // == gen: the quad has been queued
+	marks      marks // the quads touched: member, queued, frontier cells inside
 	quads      []Quad
 	points     int
 	queue      []qitem // FIFO from head, or a min-heap on ground height
@@ -44,28 +40,10 @@ type qitem struct {
 	seq    int
 }
 
-func (s *Scratch) reset(quads int) {
-	if s.quads != quads {
-		s.quads, s.gen = quads, 0
-		for i := range s.p {
-			p := &s.p[i]
-			p.member = make([]uint32, quads)
-			p.cntGen = make([]uint32, quads)
-			p.cnt = make([]int32, quads)
-			p.queued = make([]uint32, quads)
-		}
-	}
-	s.gen++
-	if s.gen == 0 { // wrapped: clear the stamps
-		for i := range s.p {
-			clear(s.p[i].member)
-			clear(s.p[i].cntGen)
-			clear(s.p[i].queued)
-		}
-		s.gen = 1
-	}
+func (s *Scratch) reset() {
 	for i := range s.p {
 		p := &s.p[i]
+		p.marks.reset()
 		p.quads, p.points, p.queue, p.head, p.seq = p.quads[:0], 0, p.queue[:0], 0, 0
 	}
 }
@@ -75,7 +53,8 @@ func (s *Scratch) reset(quads int) {
 // reuses). Errors: ErrOutside, ErrNodata, ErrIdentical, ErrOptions. Mutually
 // visible points are a normal answer (dst.MutuallyVisible, empty
 // frontiers).
-func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error {
+func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) (err error) {
+	defer fault.Catch(&err)()
 	start := time.Now()
 	g := gr.g
 	if opt.Neighbours == 0 {
@@ -87,7 +66,7 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error 
 	if err := gr.checkPoints(a, b); err != nil {
 		return err
 	}
-	s.reset(gr.h.Quads())
+	s.reset()
 	*dst = Result{A: Frontier{Col: a[0], Row: a[1], Quads: dst.A.Quads[:0], morton: dst.A.morton[:0], g: g},
 		B: Frontier{Col: b[0], Row: b[1], Quads: dst.B.Quads[:0], morton: dst.B.morton[:0], g: g}}
 	qa, qb := Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}
@@ -136,7 +115,8 @@ func (gr *Grower) checkPoints(a, b [2]int) error {
 // MutuallyVisible reports whether players at cells a and b see each other in
 // either direction according to the store's per-point PVSs: the first test
 // of step 1 (§3.5), without growing anything. Errors are Grow's.
-func (gr *Grower) MutuallyVisible(a, b [2]int) (bool, error) {
+func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
+	defer fault.Catch(&err)()
 	if err := gr.checkPoints(a, b); err != nil {
 		return false, err
 	}
@@ -148,7 +128,8 @@ func (gr *Grower) MutuallyVisible(a, b [2]int) (bool, error) {
 // cell is visible or unknown there (a capped PVS errs towards visible). It is
 // the one-direction test a server filtering updates by visibility uses.
 // Errors are Grow's.
-func (gr *Grower) MaySee(observer, target [2]int) (bool, error) {
+func (gr *Grower) MaySee(observer, target [2]int) (_ bool, err error) {
+	defer fault.Catch(&err)()
 	if err := gr.checkPoints(observer, target); err != nil {
 		return false, err
 	}
@@ -183,7 +164,10 @@ func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
 // (step 1's test, §3.5, applied to any two quads). Both quads must lie on
 // the store's hierarchy (level ≤ Geometry().K, inside its grid); it does not
 // check. Safe for concurrent use.
-func (gr *Grower) QuadsHidden(p, q Quad) bool {
+func (gr *Grower) QuadsHidden(p, q Quad) (hidden bool) {
+	var err error
+	defer gr.guard(&err)
+	defer fault.Catch(&err)()
 	return !p.Overlaps(q) && gr.mutuallyHidden(p, q)
 }
 
@@ -194,6 +178,9 @@ func (gr *Grower) QuadsHidden(p, q Quad) bool {
 // that of a quad holding q hides p. Both quads must lie on the store's
 // hierarchy; it does not check. Safe for concurrent use.
 func (gr *Grower) Hides(p, q Quad) bool {
+	var err error
+	defer gr.guard(&err)
+	defer fault.Catch(&err)()
 	t := gr.pvs(p)
 	return t.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden
 }
@@ -204,6 +191,14 @@ func (gr *Grower) Hides(p, q Quad) bool {
 // (36 against 68 ns per tree, 1,024 cells against one).
 // len(hidden) must be at least len(ps). Safe for concurrent use.
 func (gr *Grower) HidesEach(ps []Quad, q Quad, hidden []bool) {
+	var err error
+	defer gr.guard(&err)
+	defer func() {
+		if err != nil {
+			clear(hidden[:len(ps)]) // not hidden: the conservative answer
+		}
+	}()
+	defer fault.Catch(&err)()
 	const chunk = 64
 	var (
 		trees [chunk]int32
@@ -252,7 +247,7 @@ func (gr *Grower) start(s *Scratch, i int, q Quad, queue bool, opt Options) {
 		t.CopyTo(&p.acc)
 	}
 	gr.insert(s, p, q)
-	p.queued[gr.index(q)] = s.gen
+	p.marks.put(gr.index(q)).flags |= markQueued
 	if queue {
 		gr.pushNeighbours(s, p, q, opt)
 	}
@@ -268,16 +263,12 @@ func (gr *Grower) cellsIn(q Quad) int {
 
 // insert adds q to p's frontier and counts its cells in q and its ancestors.
 func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
-	p.member[gr.index(q)] = s.gen
+	p.marks.put(gr.index(q)).flags |= markMember
 	p.quads = append(p.quads, q)
 	n := int32(gr.cellsIn(q))
 	p.points += int(n)
 	for a := q; ; a = a.Parent() {
-		k := gr.index(a)
-		if p.cntGen[k] != s.gen {
-			p.cntGen[k], p.cnt[k] = s.gen, 0
-		}
-		p.cnt[k] += n
+		p.marks.put(gr.index(a)).cells += n
 		if a.Level == gr.g.K {
 			return
 		}
@@ -288,7 +279,7 @@ func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
 // ancestor is a member).
 func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
 	for a := q; ; a = a.Parent() {
-		if p.member[gr.index(a)] == s.gen {
+		if p.marks.flag(gr.index(a), markMember) {
 			return true
 		}
 		if a.Level == gr.g.K {
@@ -300,7 +291,7 @@ func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
 // overlaps reports whether quad q holds any cell of p's frontier.
 func (gr *Grower) overlaps(s *Scratch, p *player, q Quad) bool {
 	k := gr.index(q)
-	return (p.cntGen[k] == s.gen && p.cnt[k] > 0) || gr.inside(s, p, q)
+	return p.marks.cellsIn(k) > 0 || gr.inside(s, p, q)
 }
 
 // neighbours appends q's 4 or 8 same-level neighbours inside the terrain.
@@ -323,11 +314,15 @@ func (gr *Grower) neighbours(dst []Quad, q Quad, n int) []Quad {
 // push queues q for p unless it was queued before.
 func (gr *Grower) push(s *Scratch, p *player, q Quad, order Order) {
 	k := gr.index(q)
-	if p.queued[k] == s.gen {
+	e := p.marks.put(k)
+	if e.flags&markQueued != 0 {
 		return
 	}
-	p.queued[k] = s.gen
-	it := qitem{q: q, ground: gr.ground[k], seq: p.seq}
+	e.flags |= markQueued
+	it := qitem{q: q, seq: p.seq}
+	if order == Ground {
+		it.ground = gr.groundOf(k)
+	}
 	p.seq++
 	p.queue = append(p.queue, it)
 	if order == Ground {
@@ -429,7 +424,7 @@ func (gr *Grower) step2(s *Scratch, opt Options) (steps int, truncated bool) {
 // joins x's frontier when hidden both ways, is split into its children
 // adjacent to x's frontier when undecided, and is dropped when visible.
 func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge bool) {
-	if k := gr.index(q); gr.inside(s, x, q) || (x.cntGen[k] == s.gen && int(x.cnt[k]) == gr.cellsIn(q)) {
+	if k := gr.index(q); gr.inside(s, x, q) || int(x.marks.cellsIn(k)) == gr.cellsIn(q) {
 		return // already in x's frontier
 	}
 	split := func() {

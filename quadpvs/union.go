@@ -1,5 +1,7 @@
 package quadpvs
 
+import "math/bits"
+
 // Union is the lossless merge (§3.3) of many PVSs into one, kept as a
 // Morton-ordered bitmap of the padded square rather than as a tree: the
 // merged PVS of a growing frontier (§3.5), into which every added quad's PVS
@@ -54,20 +56,33 @@ type unionItem struct {
 }
 
 // Reset empties u (every cell hidden) for trees of geometry g, reusing its
-// memory when g is unchanged. Cost: clearing 4^K/8 bytes.
+// memory when g is unchanged. Cost: the words the union's trees painted
+// (found from the summary stages), not the square's.
 func (u *Union) Reset(g Geometry) {
 	if u.g != g || u.any == nil {
 		u.alloc(g)
+		return
 	}
-	for s := range u.any {
-		clear(u.any[s])
-	}
-	for s := 1; s < len(u.full); s++ {
-		copy(u.full[s], u.full0[s])
-	}
+	u.clearWord(len(u.any)-1, 0)
 }
 
-// alloc sizes the stages for g and computes the padding masks.
+// clearWord empties word w of stage s and, below it, the words its set
+// bits stand for, restoring the full bits of the empty union.
+func (u *Union) clearWord(s int, w uint) {
+	a := u.any[s][w]
+	if a == 0 {
+		return
+	}
+	if s > 0 {
+		for b := a; b != 0; b &= b - 1 {
+			u.clearWord(s-1, w<<6|uint(bits.TrailingZeros64(b)))
+		}
+		u.full[s][w] = u.full0[s][w]
+	}
+	u.any[s][w] = 0
+}
+
+// alloc sizes the stages for g, empty, and computes the padding masks.
 func (u *Union) alloc(g Geometry) {
 	u.g = g
 	u.any, u.full, u.full0 = u.any[:0], u.full[:0], u.full0[:0]
@@ -92,14 +107,20 @@ func (u *Union) alloc(g Geometry) {
 			u.lv[l].mask = 1<<(1<<n) - 1
 		}
 	}
-	// Stage 0 padding: cells outside the terrain.
+	// Stage 0 padding: cells outside the terrain. A word holds the 64
+	// cells of one level-3 quad (8×8 cells).
 	u.pad = make([]uint64, len(u.any[0]))
-	side := 1 << g.K
-	for r := range side {
-		for c := range side {
-			if c >= g.Width || r >= g.Height {
-				m := morton(c, r)
-				u.pad[m>>6] |= 1 << (m & 63)
+	for w := range u.pad {
+		c0, r0 := unMorton(uint64(w) << 6)
+		switch {
+		case c0 >= g.Width || r0 >= g.Height:
+			u.pad[w] = ^uint64(0)
+		case c0+8 <= g.Width && r0+8 <= g.Height:
+		default:
+			for b := range uint64(64) {
+				if c, r := unMorton(uint64(w)<<6 | b); c >= g.Width || r >= g.Height {
+					u.pad[w] |= 1 << b
+				}
 			}
 		}
 	}
@@ -115,6 +136,7 @@ func (u *Union) alloc(g Geometry) {
 				u.full0[s][w>>6] |= 1 << (w & 63)
 			}
 		}
+		copy(u.full[s], u.full0[s])
 	}
 }
 

@@ -2,6 +2,7 @@ package quadpvs
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -98,4 +99,26 @@ func TestUnionRealPVSs(t *testing.T) {
 		f.add(t, b)
 	}
 	f.check(t)
+}
+
+// TestUnionResetClears: after Reset a used Union holds exactly what a new
+// one does, though Reset clears only the words its trees painted.
+func TestUnionResetClears(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for _, wh := range [][2]int{{200, 130}, {513, 3}, {64, 64}} {
+		g, _ := NewGeometry(wh[0], wh[1])
+		var used, fresh Union
+		used.Reset(g)
+		for range 5 {
+			used.Add(encode(t, g, blobs(rng, wh[0], wh[1])))
+			used.Add(encode(t, g, noise(rng, wh[0], wh[1], 0.05)))
+		}
+		used.Reset(g)
+		fresh.Reset(g)
+		for s := range used.any {
+			if !slices.Equal(used.any[s], fresh.any[s]) || !slices.Equal(used.full[s], fresh.full[s]) {
+				t.Fatalf("%v: stage %d differs from a new union's after Reset", wh, s)
+			}
+		}
+	}
 }
