@@ -32,7 +32,8 @@ type Allocation struct {
 	Policy string `json:"policy"`
 	// Accounting is "" for this project's (bytes of codes and rank
 	// samples, and QuadOverhead per quad), "thesis" for the thesis's 3
-	// bytes per node (§3.4, Table 4.5).
+	// bytes per node (§3.4, Table 4.5), "coded" for a coded bake's (the
+	// price in hidden cells per code; the store's bytes are its blocks').
 	Accounting string `json:"accounting,omitempty"`
 	// CeilingCodes bounds every tree's codes (also the header's Cap.Codes);
 	// in the thesis's accounting CeilingNodes bounds its nodes instead
@@ -53,7 +54,7 @@ type Allocation struct {
 // project's accounting, nodes in the thesis's.
 func (a *Allocation) ceilingMatches(c Cap) bool {
 	switch a.Accounting {
-	case "":
+	case "", "coded":
 		return a.CeilingCodes >= 1 && a.CeilingNodes == 0 && c.Codes == a.CeilingCodes && c.Nodes == 0
 	case "thesis":
 		return a.CeilingNodes >= 1 && a.CeilingCodes == 0 && c.Nodes == a.CeilingNodes && c.Codes == 0
@@ -81,9 +82,11 @@ type AllocateOptions struct {
 // AllocateOptions.Ceiling is 0.
 const DefaultCeilingFactor = 4
 
-// ladder returns the prices λ tried, in hidden cells per byte: 0
-// (collapses that lose nothing), then steps of 2^(1/16) from 2^−8 up to at
-// least max.
+// PriceLadder returns the prices λ a global allocation tries, in hidden
+// cells per byte (or per code): 0 (collapses that lose nothing), then
+// steps of 2^(1/16) from 2^−8 up to at least max, increasing.
+func PriceLadder(max float64) []float64 { return ladder(max) }
+
 func ladder(max float64) []float64 {
 	th := []float64{0}
 	for k := -128; th[len(th)-1] < max; k++ {

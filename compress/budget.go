@@ -153,3 +153,11 @@ func FormatBytes(n int64) string {
 func DefaultCacheBytes(b int64) int64 {
 	return min(max(b/32, quadpvs.MinCacheBytes), 256<<20)
 }
+
+// CodedCeiling is the ceiling, in codes, of the trees of a coded store of
+// budget bytes for quads quads (pvsbake bake --encoding coded): 8 times the
+// mean a budget holds at 16 codes per byte (0.5 bits per code, what the
+// conditional coder spends on real stores), at least 64 codes.
+func CodedCeiling(budget int64, quads int) int {
+	return int(min(max(8*16*budget/int64(max(quads, 1)), 64), math.MaxInt32))
+}

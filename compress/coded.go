@@ -1,9 +1,12 @@
 package compress
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -19,7 +22,14 @@ type CodedWriter struct {
 	blocks *streamed
 	idx    []byte // CIDX entries, by quad index
 	set    []bool
+	head   *Header // SetHeader's, written back at Close
+	headAt int64   // the HEAD section's offset
+	headN  int     // its payload's bytes (JSON padded with spaces)
 }
+
+// headRoom is the room NewCodedWriter leaves in HEAD for SetHeader: the
+// header's JSON and this many spaces.
+const headRoom = 1024
 
 // NewCodedWriter starts a coded store in f for a hierarchy of quads quads
 // coded with coder, writing the header hd (its encoding set; hd.CacheBytes
@@ -34,17 +44,38 @@ func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev
 	}
 	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
 	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: make([]byte, 8*quads), set: make([]bool, quads)}
-	if err := w.begin(VersionAligned, hd, elev, nodata); err != nil {
+	w.aligned = true
+	if err := w.fileHeader(Magic, VersionAligned); err != nil {
+		return nil, err
+	}
+	head, err := json.Marshal(hd)
+	if err != nil {
+		return nil, err
+	}
+	// HEAD raw, with room for SetHeader to write it again.
+	w.headAt, w.headN = w.pos, len(head)+headRoom
+	if err := w.sectionAs(tagHead, append(head, bytes.Repeat([]byte{' '}, headRoom)...), false); err != nil {
+		return nil, err
+	}
+	if err := w.grid(elev, nodata); err != nil {
 		return nil, err
 	}
 	if err := w.section(tagCtab, coder.Table()); err != nil {
 		return nil, err
 	}
-	var err error
 	if w.blocks, err = w.stream(tagCblk); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// SetHeader replaces the header written at the start (its encoding and
+// cache kept), at Close: for what is known only once the blocks are
+// written, such as a bake's allocation. Errors: a header whose JSON
+// outgrows the room NewCodedWriter left (1 KiB more than the first).
+func (w *CodedWriter) SetHeader(hd Header) error {
+	w.head = &hd
+	return nil
 }
 
 // Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
@@ -76,7 +107,35 @@ func (w *CodedWriter) Close(st Stats) error {
 	if err := w.sectionAs(tagCidx, w.idx, false); err != nil {
 		return err
 	}
+	if w.head != nil {
+		if err := w.writeHead(); err != nil {
+			return err
+		}
+	}
 	return w.end(st, w.blocks)
+}
+
+// writeHead writes SetHeader's header over the first, padded with spaces
+// to the same length, and its section header.
+func (w *CodedWriter) writeHead() error {
+	hd := *w.head
+	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
+	head, err := json.Marshal(hd)
+	if err != nil {
+		return err
+	}
+	if len(head) > w.headN {
+		return fmt.Errorf("compress: a header of %d bytes where %d were left", len(head), w.headN)
+	}
+	p := append(head, bytes.Repeat([]byte{' '}, w.headN-len(head))...)
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	sh := sectionHeader(tagHead, codecRaw, uint64(len(p)), uint64(len(p)), crc32.Checksum(p, castagnoli))
+	if _, err := w.f.WriteAt(append(sh, p...), w.headAt); err != nil {
+		return err
+	}
+	return w.resum(w.headAt, w.headAt+int64(len(sh)+len(p)))
 }
 
 // WriteCoded writes the coded hierarchy h (quadpvs.Hierarchy.Code) as a

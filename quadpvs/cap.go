@@ -21,6 +21,10 @@ type Capper struct {
 	// needs G, the trees' geometry, to count cells.
 	MinLoss bool
 	G       Geometry
+	// CostCodes makes LossSizes count a tree's cost in codes rather than
+	// in BytesFor's bytes (for entropy-coded trees, whose bytes follow
+	// their codes, not their code words).
+	CostCodes bool
 
 	st     []Status // each code's status as the collapses go; dropped for a dropped node
 	parent []int32
@@ -35,6 +39,8 @@ type Capper struct {
 	flat          Tree      // a shared source, expanded
 	cq            []cursor
 	hull          []hullPoint // LossSizes: the lower convex hull of its collapses
+	record        bool        // CapAtPrices: collapseLeast appends to order
+	order         []int32     // the nodes collapsed, in order
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped

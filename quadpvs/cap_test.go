@@ -291,3 +291,65 @@ func TestLossSizes(t *testing.T) {
 		t.Error("ceiling 0 accepted")
 	}
 }
+
+// TestCapAtPrices: capping at prices writes, for every price, the tree
+// LossSizes's size and CapCodes give, on real trees, from a ceiling.
+func TestCapAtPrices(t *testing.T) {
+	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 0)
+	prices := []float64{0, 0.01, 0.1, 0.5, 2, 40}
+	c := Capper{MinLoss: true, G: h.G, CostCodes: true}
+	ref := Capper{MinLoss: true, G: h.G, CostCodes: true}
+	sizes, want := make([]int32, len(prices)), make([]int32, len(prices))
+	dsts := make([]*Tree, len(prices))
+	for j := range dsts {
+		dsts[j] = new(Tree)
+	}
+	var exp Tree
+	for q := 0; q < h.Quads(); q += 7 {
+		src := h.PVS(q)
+		ceiling := max(1, src.Len()*3/4)
+		if err := c.CapAtPrices(dsts, sizes, &src, ceiling, 1, prices); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.LossSizes(want, nil, &src, ceiling, false, 1, prices); err != nil {
+			t.Fatal(err)
+		}
+		for j := range prices {
+			if sizes[j] != want[j] {
+				t.Fatalf("quad %d price %g: size %d, LossSizes says %d", q, prices[j], sizes[j], want[j])
+			}
+			if err := ref.CapCodes(&exp, &src, int(want[j])); err != nil {
+				t.Fatal(err)
+			}
+			if !equalTrees(dsts[j], &exp) || dsts[j].Nodes() != exp.Nodes() {
+				t.Fatalf("quad %d price %g: %d codes, CapCodes gives %d", q, prices[j], dsts[j].Len(), exp.Len())
+			}
+		}
+	}
+}
+
+// BenchmarkCapAtPrice caps real 316² PVSs (~2,800 nodes) min-loss at one
+// price, as a coded bake does for every quad (CapAtPrices: the collapses
+// to the root, then the prefix replayed).
+func BenchmarkCapAtPrice(b *testing.B) {
+	g, bms := realPVSs(b, "N44W072.hgt", benchWin, 16)
+	enc := NewEncoder(g)
+	trees := make([]Tree, len(bms))
+	for i := range bms {
+		enc.Encode(bms[i], &trees[i])
+	}
+	c := Capper{MinLoss: true, G: g, CostCodes: true}
+	dst := []*Tree{new(Tree)}
+	sizes := make([]int32, 1)
+	prices := []float64{0.5}
+	codes := 0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		t := &trees[i%len(trees)]
+		if err := c.CapAtPrices(dst, sizes, t, t.Len(), 1, prices); err != nil {
+			b.Fatal(err)
+		}
+		codes += t.Len()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(codes), "ns/code")
+}

@@ -367,12 +367,12 @@ func (ct *codedTrees) eachCoded(h *Hierarchy, fn func(q int, t, parent *Tree) er
 
 // bytes is Bytes of a coded hierarchy of quads quads.
 func (ct *codedTrees) bytes(quads int) int {
-	return len(ct.Blocks) + 8*quads + condCoderBytes + int(ct.PinnedBytes) + int(ct.CacheBytes)
+	return len(ct.Blocks) + 8*quads + CondCoderBytes + int(ct.PinnedBytes) + int(ct.CacheBytes)
 }
 
-// condCoderBytes is a CondCoder's tables: per context, a uint32 per symbol
-// (frequency and sum) and a slot table of 4,096 bytes.
-const condCoderBytes = CondContexts * (2*2*256 + condM)
+// CondCoderBytes is the memory of a CondCoder's tables: per context, a
+// uint32 per symbol (frequency and sum) and a slot table of 4,096 bytes.
+const CondCoderBytes = CondContexts * (2*2*256 + condM)
 
 // codedEntryBytes is a cache entry's fixed size: the quad index, its bytes
 // and the Tree (TestCodedEntryBytes checks it against unsafe.Sizeof).

@@ -55,13 +55,18 @@ func CondHistogram(hist *[CondContexts][256]uint32, child, parent *Tree) {
 // condWalk calls fn with each group of child, in breadth-first order, and
 // its context in parent (condNone without one).
 func condWalk(child, parent *Tree, fn func(ctx int, sym byte)) {
+	condWalkInto(child, parent, nil, fn)
+}
+
+// condWalkInto is condWalk with prefs as reusable memory, returned.
+func condWalkInto(child, parent *Tree, prefs []int32, fn func(ctx int, sym byte)) []int32 {
 	if child.n == 0 {
-		return
+		return prefs
 	}
 	if parent != nil && parent.n == 0 {
 		parent = nil
 	}
-	prefs := []int32{0}
+	prefs = append(prefs[:0], 0)
 	r := 0
 	for i := 0; i < child.n; i++ {
 		if child.code(i) != Unknown {
@@ -75,6 +80,7 @@ func condWalk(child, parent *Tree, fn func(ctx int, sym byte)) {
 		}
 		fn(ctx, sym)
 	}
+	return prefs
 }
 
 // condContext returns the context of a group whose parent node (in the
@@ -97,7 +103,35 @@ func condContext(parent *Tree, p int32, prefs []int32) (int, []int32) {
 // NewCondCoder builds a coder's tables from hist (CondHistogram over the
 // trees it will code): every symbol seen in a context gets a frequency of
 // at least 1 in 4096; a context never seen gets all 256 symbols.
-func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder {
+func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder { return newCondCoder(hist, false) }
+
+// NewCondCoderCovering is NewCondCoder for trees other than those hist
+// counted (a bake's sample, CondHistogram over it): every group a tree can
+// hold in a context gets a frequency of at least 1 in 4096, seen or not.
+// A context of four equal statuses may come from a parent leaf above the
+// group, which says nothing of the terrain's edge: any group may follow
+// it. Otherwise the parent's node is the group's parent, whose four codes
+// are the context: the group's codes are Outside exactly where those are
+// (81 groups where none is). The top quad's context (no parent) covers all
+// 256. Unseen groups cost the seen ones up to 6% of the probability mass
+// in the first kind of context, 2% in the second.
+func NewCondCoderCovering(hist *[CondContexts][256]uint32) *CondCoder { return newCondCoder(hist, true) }
+
+// condValid reports whether group sym may occur in context ctx (see
+// NewCondCoderCovering).
+func condValid(ctx int, sym int) bool {
+	if ctx == condNone || ctx == 0 || ctx == 0x55 {
+		return true
+	}
+	for k := range 4 {
+		if (ctx>>(2*k)&3 == int(Outside)) != (sym>>(2*k)&3 == int(Outside)) {
+			return false
+		}
+	}
+	return true
+}
+
+func newCondCoder(hist *[CondContexts][256]uint32, cover bool) *CondCoder {
 	c := &CondCoder{}
 	var f [256]uint16
 	for ctx := range CondContexts {
@@ -107,18 +141,36 @@ func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder {
 		for _, k := range h {
 			total += uint64(k)
 		}
-		if total == 0 {
+		if total == 0 && !cover {
 			for s := range h {
 				h[s] = 1
 			}
 			total = 256
 		}
-		sum, big := 0, 0
+		// Covering: the unseen valid symbols take 1 each, the seen ones
+		// share the rest.
+		spare := uint64(condM)
+		if cover {
+			for s, k := range h {
+				if k == 0 && condValid(ctx, s) {
+					f[s] = 1
+					spare--
+				}
+			}
+		}
+		sum, big := int(condM-spare), 0
+		if total == 0 { // covering, nothing seen: the valid symbols alike
+			for s := range f {
+				if f[s] > 0 {
+					big = s
+				}
+			}
+		}
 		for s, k := range h {
 			if k == 0 {
 				continue
 			}
-			f[s] = uint16(max(1, uint64(k)*condM/total))
+			f[s] = uint16(max(1, uint64(k)*spare/total))
 			sum += int(f[s])
 			if f[s] > f[big] {
 				big = s
@@ -203,6 +255,19 @@ var ErrCondSymbol = errors.New("quadpvs: group not in the conditional coder's ta
 // Append appends child's block given parent (nil for the top quad) to dst.
 // Neither tree may be shared. Errors: ErrCondSymbol.
 func (c *CondCoder) Append(dst []byte, child, parent *Tree) ([]byte, error) {
+	var sc CondScratch
+	return c.AppendScratch(dst, child, parent, &sc)
+}
+
+// CondScratch is AppendScratch's reusable memory.
+type CondScratch struct {
+	seq   []uint32 // ctx<<8 | group, in breadth-first order
+	out   []byte
+	prefs []int32
+}
+
+// AppendScratch is Append with reusable memory sc.
+func (c *CondCoder) AppendScratch(dst []byte, child, parent *Tree, sc *CondScratch) ([]byte, error) {
 	if child.n == 0 || len(child.refs) > 0 || parent != nil && len(parent.refs) > 0 {
 		return dst, errors.New("quadpvs: conditional coding needs trees that are neither empty nor shared")
 	}
@@ -210,11 +275,12 @@ func (c *CondCoder) Append(dst []byte, child, parent *Tree) ([]byte, error) {
 	if groups == 0 {
 		return append(dst, byte(child.code(0))), nil
 	}
-	var seq []uint32 // ctx<<8 | group
-	condWalk(child, parent, func(ctx int, sym byte) { seq = append(seq, uint32(ctx)<<8|uint32(sym)) })
+	sc.seq = sc.seq[:0]
+	sc.prefs = condWalkInto(child, parent, sc.prefs, func(ctx int, sym byte) { sc.seq = append(sc.seq, uint32(ctx)<<8|uint32(sym)) })
+	seq := sc.seq
 	// rANS codes backwards; the bytes are reversed at the end.
 	x := uint32(ransL)
-	var out []byte
+	out := sc.out[:0]
 	for k := len(seq) - 1; k >= 0; k-- {
 		ctx, sym := int(seq[k]>>8), byte(seq[k])
 		fc := c.fc[ctx][sym]
@@ -230,12 +296,13 @@ func (c *CondCoder) Append(dst []byte, child, parent *Tree) ([]byte, error) {
 		x = (x/f)<<condScale + x%f + fc&0xffff
 	}
 	out = append(out, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	sc.out = out
 	dst = append(dst, byte(child.code(0))|1<<2)
 	dst = binary.AppendUvarint(dst, uint64(groups))
-	return append(dst, out...), nil
+	for i := len(out) - 1; i >= 0; i-- {
+		dst = append(dst, out[i])
+	}
+	return dst, nil
 }
 
 // Decode rebuilds the tree of block src, coded given parent (nil for the

@@ -171,3 +171,44 @@ func BenchmarkCondDecode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(float64(codes)/float64(len(kids))), "ns/code")
 }
+
+// TestCondCoderCovering: a covering coder built from a few trees codes
+// every other tree (no ErrCondSymbol), where the exact coder of the same
+// few fails on some, and every block decodes back; it spends little more
+// than the exact coder on the trees it was built from.
+func TestCondCoderCovering(t *testing.T) {
+	gs, kids, parents := condPairs(t)
+	var hist [CondContexts][256]uint32
+	for k := 0; k < len(kids); k += 9 { // one pair in nine
+		CondHistogram(&hist, &kids[k], &parents[k])
+	}
+	cover, exact := NewCondCoderCovering(&hist), NewCondCoder(&hist)
+	var sc CondScratch
+	var d Tree
+	exactFailed := 0
+	for k := range kids {
+		if _, err := exact.Append(nil, &kids[k], &parents[k]); errors.Is(err, ErrCondSymbol) {
+			exactFailed++
+		}
+		b, err := cover.AppendScratch(nil, &kids[k], &parents[k], &sc)
+		if err != nil {
+			t.Fatalf("pair %d: %v", k, err)
+		}
+		if _, err := cover.Decode(gs[k], &d, b, &parents[k], nil); err != nil || !equalTrees(&d, &kids[k]) {
+			t.Fatalf("pair %d: decoded %v, equal %v", k, err, equalTrees(&d, &kids[k]))
+		}
+	}
+	if exactFailed == 0 {
+		t.Fatal("the exact coder of one pair in nine coded every pair: the test shows nothing")
+	}
+	var nc, ne int
+	for k := 0; k < len(kids); k += 9 {
+		bc, _ := cover.Append(nil, &kids[k], &parents[k])
+		be, _ := exact.Append(nil, &kids[k], &parents[k])
+		nc, ne = nc+len(bc), ne+len(be)
+	}
+	if nc > ne*11/10+8 {
+		t.Errorf("covering coder: %d bytes for what the exact one codes in %d", nc, ne)
+	}
+	t.Logf("exact coder failed %d of %d pairs; covering %d bytes, exact %d on its own pairs", exactFailed, len(kids), nc, ne)
+}

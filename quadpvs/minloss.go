@@ -1,8 +1,8 @@
 package quadpvs
 
 import (
-	"container/heap"
 	"fmt"
+	"math"
 )
 
 // Min-loss capping (thesis §5.2's suggestion; issue "more hidden cells per
@@ -18,34 +18,82 @@ import (
 // greedy: each step loses the least it can, which need not be the least
 // over many steps.
 
-// group is a collapsible node with the hidden cells its collapse loses.
-type group struct {
-	loss  int64
-	depth int8
-	node  int32
+// group is a collapsible node with the hidden cells its collapse loses, as
+// one key whose order is the collapses' order: the loss (32 bits: at most
+// 4^15 cells), then 15 − depth (4 bits: deeper first), then 2^28 − 1 −
+// node (28 bits: later first; a tree holds fewer than 2^28 codes).
+type group uint64
+
+func newGroup(loss int64, depth, node int) group {
+	return group(uint64(loss)<<32 | uint64(15-depth)<<28 | uint64(1<<28-1-node))
 }
 
-// groupHeap is a min-heap of groups: least loss, then deepest, then latest.
+func (g group) loss() int64 { return int64(g >> 32) }
+func (g group) node() int   { return 1<<28 - 1 - int(g&(1<<28-1)) }
+
+// groupHeap is a min-heap of groups (a binary heap of keys, its
+// comparisons inlined, not container/heap's interface, whose boxing
+// allocated on every push).
 type groupHeap []group
 
-func (h groupHeap) Len() int { return len(h) }
-func (h groupHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.loss != b.loss {
-		return a.loss < b.loss
+// before reports whether group a comes out of the heap before b.
+func before(a, b *group) bool { return *a < *b }
+
+// init orders h as a heap.
+func (h groupHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
-	if a.depth != b.depth {
-		return a.depth > b.depth
-	}
-	return a.node > b.node
 }
-func (h groupHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *groupHeap) Push(x any)   { *h = append(*h, x.(group)) }
-func (h *groupHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h groupHeap) down(i int) {
+	n := len(h)
+	g := h[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && before(&h[r], &h[l]) {
+			m = r
+		}
+		if !before(&h[m], &g) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = g
+}
+
+// push adds g.
+func (h *groupHeap) push(g group) {
+	*h = append(*h, g)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(&g, &a[p]) {
+			break
+		}
+		a[i] = a[p]
+		i = p
+	}
+	a[i] = g
+}
+
+// pop removes and returns the first group.
+func (h *groupHeap) pop() group {
+	a := *h
+	g := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	*h = a[:last]
+	if last > 0 {
+		(*h).down(0)
+	}
+	return g
 }
 
 // prepareMinLoss computes each node's quad and queues the initial groups.
@@ -74,7 +122,7 @@ func (c *Capper) prepareMinLoss() {
 			c.groups = append(c.groups, c.group(i))
 		}
 	}
-	heap.Init(&c.groups)
+	c.groups.init()
 }
 
 // group returns node i as a group: the hidden cells of its children.
@@ -86,7 +134,7 @@ func (c *Capper) group(i int) group {
 			loss += int64(c.G.cellsIn(c.pos[b+k]))
 		}
 	}
-	return group{loss, int8(c.pos[i].depth), int32(i)}
+	return newGroup(loss, c.pos[i].depth, i)
 }
 
 // collapseMinLoss continues the min-loss collapses until the tree is
@@ -101,14 +149,17 @@ func (c *Capper) collapseMinLoss(limit int, codes bool) {
 // group when all its children are leaves then. Once the root has collapsed
 // no group is left.
 func (c *Capper) collapseLeast() {
-	u := int(heap.Pop(&c.groups).(group).node)
+	u := c.groups.pop().node()
+	if c.record {
+		c.order = append(c.order, int32(u))
+	}
 	c.drop(u)
 	if u == 0 {
 		c.groups = c.groups[:0]
 		return
 	}
 	if p := int(c.parent[u]); c.leafGroup(p) {
-		heap.Push(&c.groups, c.group(p))
+		c.groups.push(c.group(p))
 	}
 }
 
@@ -129,7 +180,8 @@ func (c *Capper) leafGroup(p int) bool {
 // first, that the price λ = thresholds[j] makes, and into nodes[j] (when
 // nodes is not nil) its nodes then. λ is in hidden cells, times weight, per
 // byte as BytesFor counts the codes — or per node when byNodes, the
-// thesis's accounting (§3.4, Table 4.5) —, and the prefix is the longest
+// thesis's accounting (§3.4, Table 4.5), per code with c.CostCodes —, and
+// the prefix is the longest
 // of k collapses maximising λ·(cost saved) − (hidden cells lost, times
 // weight). A collapse inside a code word saves no byte until the word
 // empties, and a costly collapse can make cheap ones possible (a parent
@@ -157,8 +209,11 @@ func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes
 	c.collapseMinLoss(ceiling, !byNodes)
 	n0, nodes0 := c.ncodes, c.nodes
 	cost := func() float64 {
-		if byNodes {
+		switch {
+		case byNodes:
 			return float64(c.nodes)
+		case c.CostCodes:
+			return float64(c.ncodes)
 		}
 		return float64(BytesFor(c.ncodes))
 	}
@@ -168,8 +223,20 @@ func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes
 	// same x the lowest (then the latest) stays; collinear points go.
 	hull := append(c.hull[:0], hullPoint{nodes: int32(nodes0)})
 	var loss float64
+	// Counting in codes (a coded store's bake), collapses stop once the
+	// least loss is worth 16 collapses' codes at the highest price: no
+	// later prefix pays at any price given (it would need 16 later
+	// collapses to lose nothing), bar chains of collapses that each free
+	// their parent, which the bound lets go.
+	stop := math.Inf(1)
+	if c.CostCodes && !byNodes && len(thresholds) > 0 {
+		stop = 64 * thresholds[len(thresholds)-1]
+	}
 	for k := 1; len(c.groups) > 0; k++ {
-		loss += float64(c.groups[0].loss) * weight
+		if l := float64(c.groups[0].loss()) * weight; l > stop {
+			break
+		}
+		loss += float64(c.groups[0].loss()) * weight
 		c.collapseLeast()
 		p := hullPoint{k: int32(k), nodes: int32(c.nodes), x: c0 - cost(), y: loss}
 		if last := hull[len(hull)-1]; p.x == last.x {
@@ -198,6 +265,37 @@ func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes
 		}
 	}
 	c.hull = hull
+	c.src = nil
+	return nil
+}
+
+// CapAtPrices writes into dsts[j] src capped min-loss at price prices[j]
+// (increasing), as LossSizes then CapCodes at its size would, and the
+// sizes into sizes: one pass of collapses to the root, recorded, then the
+// first ones replayed without the heap. Each dst must not be src. Errors
+// are LossSizes's.
+func (c *Capper) CapAtPrices(dsts []*Tree, sizes []int32, src *Tree, ceiling int, weight float64, prices []float64) error {
+	if len(dsts) != len(prices) {
+		return fmt.Errorf("quadpvs: %d trees for %d prices", len(dsts), len(prices))
+	}
+	c.record, c.order = true, c.order[:0]
+	err := c.LossSizes(sizes, nil, src, ceiling, false, weight, prices)
+	c.record = false
+	if err != nil {
+		return err
+	}
+	flat := src.flat(&c.flat, &c.cq)
+	c.MinLoss = false
+	c.prepare(flat)
+	c.MinLoss = true
+	done := 0
+	for j, d := range dsts {
+		for c.ncodes > int(sizes[j]) && done < len(c.order) {
+			c.drop(int(c.order[done]))
+			done++
+		}
+		c.emit(d)
+	}
 	c.src = nil
 	return nil
 }

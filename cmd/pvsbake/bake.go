@@ -37,6 +37,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	budgets := fs.String("budget", "", "memory `budget` of the store, e.g. 100MB, 0.5GiB, or a list 0.1GB,0.25GB,0.5GB,1GB")
 	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
 	policy := fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first (`policy`): deepest (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
+	encoding := fs.String("encoding", "flat", "store `encoding`: flat (every PVS as 2-bit codes, read in place) or coded (entropy-coded, each PVS given its parent quad's, decoded when read: about a fifth of the memory; each budget filled by one price for all PVSs)")
 	workers := fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
 	quiet := fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
 	every := fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
@@ -56,6 +57,13 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *policy != "deepest" && *policy != "min-loss" {
 			return cli.Usagef("--cap-policy %q: want deepest or min-loss", *policy)
+		}
+		if *encoding != "flat" && *encoding != "coded" {
+			return cli.Usagef("--encoding %q: want flat or coded", *encoding)
+		}
+		coded := *encoding == "coded"
+		if coded && (*budgets == "" || *shardFlag != "") {
+			return cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
 		}
 		shard, err := parseShard(*shardFlag)
 		if err != nil {
@@ -95,7 +103,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss")
+		outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss", coded)
 		if err != nil {
 			return err
 		}
@@ -236,7 +244,7 @@ func formatDuration(d time.Duration) string {
 
 // bakeOutputs turns -o and the budget or node lists into outputs. With one
 // value the store is OUT itself; with several, OUT-<value>.pvs each.
-func bakeOutputs(out, budgets, nodes string, quads int, minLoss bool) ([]bake.Output, error) {
+func bakeOutputs(out, budgets, nodes string, quads int, minLoss, coded bool) ([]bake.Output, error) {
 	var outs []bake.Output
 	if budgets != "" {
 		parts := strings.Split(budgets, ",")
@@ -246,15 +254,18 @@ func bakeOutputs(out, budgets, nodes string, quads int, minLoss bool) ([]bake.Ou
 				return nil, cli.Usagef("--budget: %v", err)
 			}
 			c, err := compress.CapForBudget(b, quads)
-			if err != nil {
+			if err != nil && !coded {
 				return nil, err
 			}
 			c.MinLoss = minLoss
+			if coded {
+				c = compress.Cap{Codes: compress.CodedCeiling(b, quads), MinLoss: true}
+			}
 			label := strings.TrimSpace(s)
 			if !compress.ValidLabel(label) {
 				return nil, cli.Usagef("--budget %q: write each budget without spaces, e.g. 0.5GiB (it names the store file)", s)
 			}
-			outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Budget: b, Cap: c})
+			outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Budget: b, Cap: c, Coded: coded})
 		}
 		return outs, nil
 	}

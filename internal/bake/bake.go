@@ -34,6 +34,9 @@ type Output struct {
 	Label  string
 	Budget int64
 	Cap    compress.Cap
+	// Coded bakes a coded store filling Budget (coded.go); Cap.Codes is
+	// then the ceiling every tree is capped at first.
+	Coded bool
 }
 
 // Config is one bake.
@@ -156,6 +159,31 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		sample = 16
 	}
 	span := quadpvs.Span{Top: g.K, Last: -1}
+	prices := make([]*pricing, len(cfg.Outputs))
+	for i, o := range cfg.Outputs {
+		if !o.Coded {
+			continue
+		}
+		if cfg.Shard.Count > 0 {
+			return nil, errors.New("bake: a sharded bake writes flat partials: join them, then code the store (pvsbake code)")
+		}
+		if o.Budget <= 0 || o.Cap.Codes < 1 {
+			return nil, fmt.Errorf("bake: coded output %s needs a budget and a ceiling", o.Path)
+		}
+		if prices[i] == nil {
+			sample, err := bakeSample(ctx, model, dem, g, workers)
+			if err != nil {
+				return nil, err
+			}
+			for j, oj := range cfg.Outputs {
+				if oj.Coded {
+					if prices[j], err = plan(sample, g, oj); err != nil {
+						return nil, fmt.Errorf("%s: %w", oj.Path, err)
+					}
+				}
+			}
+		}
+	}
 	var sk sink
 	if sh := cfg.Shard; sh.Count > 0 {
 		plan, err := PlanShards(g, dem.Nodata, sh.Count)
@@ -171,7 +199,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 			return nil, err
 		}
 	} else {
-		st, err := createStores(cfg.Outputs, dem, cfg.Params, g.QuadCount())
+		st, err := createStores(cfg.Outputs, prices, dem, cfg.Params, g)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +232,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	treePool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
 	pool := sync.Pool{New: func() any { return new(blockTrees) }}
 	var cur *blockTrees // the block AddBlock is adding, its quads capped
-	merged := newCapper(g, caps, sample)
+	merged := newCapper(g, caps, prices, sample)
 	emit := func(l, x, y int, t *quadpvs.Tree) error {
 		q := hier.QuadIndex(l, x, y)
 		f := finished{root: cfg.Shard.Count > 0 && l == span.Top}
@@ -288,7 +316,7 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 			defer wg.Done()
 			bw := model.NewBlockWorker()
 			enc := quadpvs.NewEncoder(g)
-			cp := newCapper(g, caps, sample)
+			cp := newCapper(g, caps, prices, sample)
 			var blk horizon.Block
 			for i := range jobc {
 				jb := jobs[i]
@@ -408,14 +436,11 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if !builder.Done() {
 		return nil, errors.New("bake: hierarchy incomplete")
 	}
-	if err := sk.commit(wr.tally); err != nil {
+	stats, err := sk.commit(wr.tally)
+	if err != nil {
 		return nil, err
 	}
 	sk = nil
-	stats := make([]compress.Stats, len(wr.tally))
-	for i, t := range wr.tally {
-		stats[i] = t.Stats()
-	}
 	return stats, nil
 }
 
@@ -429,18 +454,28 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 type capper struct {
 	g      quadpvs.Geometry
 	caps   []compress.Cap
+	prices []*pricing // coded outputs' (nil for the others)
 	sample int
 	groups [4][]int          // outputs capped on codes, on nodes, then the same with min-loss; by cap, largest first
+	priced []int             // coded outputs, capped at their price
 	capper [2]quadpvs.Capper // deepest-first, min-loss
+	pc     quadpvs.Capper    // min-loss, costs in codes: the priced outputs'
 	walker quadpvs.Walker
 	lims   []int
 	dsts   []*quadpvs.Tree
+	th     []float64
+	sizes  []int32
 }
 
-func newCapper(g quadpvs.Geometry, caps []compress.Cap, sample int) *capper {
-	c := &capper{g: g, caps: caps, sample: sample}
+func newCapper(g quadpvs.Geometry, caps []compress.Cap, prices []*pricing, sample int) *capper {
+	c := &capper{g: g, caps: caps, prices: prices, sample: sample}
 	c.capper[1] = quadpvs.Capper{MinLoss: true, G: g}
+	c.pc = quadpvs.Capper{MinLoss: true, G: g, CostCodes: true}
 	for i, cp := range caps {
+		if prices[i] != nil {
+			c.priced = append(c.priced, i)
+			continue
+		}
 		k := 0
 		if cp.MinLoss {
 			k = 2
@@ -478,6 +513,7 @@ type capped struct {
 	t       *quadpvs.Tree
 	out     []*quadpvs.Tree
 	dst     []quadpvs.Tree
+	step    []int32 // coded outputs: the price step capped at
 	sampled bool
 	before  int
 	after   []int
@@ -506,7 +542,7 @@ func (c *capper) deepestBinds(codes, nodes int) bool {
 func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
 	n := len(c.caps)
 	if len(r.out) != n {
-		r.out, r.dst, r.after = make([]*quadpvs.Tree, n), make([]quadpvs.Tree, n), make([]int, n)
+		r.out, r.dst, r.after, r.step = make([]*quadpvs.Tree, n), make([]quadpvs.Tree, n), make([]int, n), make([]int32, n)
 	}
 	r.q, r.t = q, t
 	for i := range r.out {
@@ -542,6 +578,9 @@ func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
 			}
 		}
 	}
+	if err := c.capPriced(t, r); err != nil {
+		return err
+	}
 	r.sampled = q%c.sample == 0
 	if r.sampled {
 		r.before = c.walker.HiddenCells(c.g, t)
@@ -550,6 +589,52 @@ func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
 		}
 	}
 	return nil
+}
+
+// capPriced caps t for the coded outputs, each at its price now: the
+// sizes every price makes (LossSizes, prices in increasing order, from the
+// outputs' ceiling), then the trees (CapEach, largest first).
+func (c *capper) capPriced(t *quadpvs.Tree, r *capped) error {
+	if len(c.priced) == 0 {
+		return nil
+	}
+	// Sort the outputs by price (a handful: insertion order).
+	c.th, c.lims, c.dsts = c.th[:0], c.lims[:0], c.dsts[:0]
+	order := c.sizesOrder()
+	ceiling := 0
+	for _, i := range order {
+		price, step := c.prices[i].price()
+		c.th = append(c.th, price)
+		r.step[i] = step
+		ceiling = max(ceiling, c.caps[i].Codes)
+	}
+	if cap(c.sizes) < len(c.th) {
+		c.sizes = make([]int32, len(c.th))
+	}
+	for _, i := range order {
+		c.dsts = append(c.dsts, &r.dst[i])
+	}
+	if err := c.pc.CapAtPrices(c.dsts, c.sizes[:len(c.th)], t, ceiling, 1, c.th); err != nil {
+		return err
+	}
+	for k, i := range order {
+		r.out[i] = c.dsts[k]
+		if int(c.sizes[k]) >= t.Len() {
+			r.out[i] = t
+		}
+	}
+	return nil
+}
+
+// sizesOrder returns the priced outputs by increasing price.
+func (c *capper) sizesOrder() []int {
+	o := c.priced
+	for a := 1; a < len(o); a++ {
+		for b := a; b > 0 && c.prices[o[b]].ladder[c.prices[o[b]].step.Load()] < c.prices[o[b-1]].ladder[c.prices[o[b-1]].step.Load()]; b-- {
+			o[b], o[b-1] = o[b-1], o[b]
+		}
+	}
+	return o
 }
 
 // writer hands capped quads to a sink, tallying each output's statistics.
@@ -571,7 +656,7 @@ func (w *writer) write(r *capped, root bool) error {
 	if root {
 		full = r.t
 	}
-	return w.sink.add(r.q, r.out, full)
+	return w.sink.add(r, full)
 }
 
 // headerFor describes a store of dem baked with p under o's cap.
@@ -589,53 +674,87 @@ func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header 
 // subtree (nil otherwise); commit finishes its files with the outputs'
 // tallies and renames them into place, abort removes them.
 type sink interface {
-	add(q int, trees []*quadpvs.Tree, root *quadpvs.Tree) error
-	commit(tally []compress.Tally) error
+	add(r *capped, root *quadpvs.Tree) error
+	commit(tally []compress.Tally) ([]compress.Stats, error)
 	abort()
 }
 
-// stores is the sink of a whole bake: one store per output.
-type stores []*output
+// stores is the sink of a whole bake: one store per output, flat or coded.
+type stores []store
 
-func createStores(outputs []Output, dem *heightmap.Grid, p horizon.Params, quads int) (stores, error) {
+// store is one output's file: a flat store (output) or a coded one
+// (codedOutput).
+type store struct {
+	flat  *output
+	coded *codedOutput
+}
+
+func (s store) temp() *atomicfile.Temp {
+	if s.coded != nil {
+		return s.coded.t
+	}
+	return s.flat.t
+}
+
+func createStores(outputs []Output, prices []*pricing, dem *heightmap.Grid, p horizon.Params, g quadpvs.Geometry) (stores, error) {
 	var s stores
-	for _, oc := range outputs {
-		o, err := createOutput(oc.Path, headerFor(dem, p, oc), quads, dem.Elev, dem.Nodata)
+	for i, oc := range outputs {
+		var st store
+		var err error
+		if prices[i] != nil {
+			st.coded, err = createCoded(oc, headerFor(dem, p, oc), prices[i], g, dem)
+		} else {
+			st.flat, err = createOutput(oc.Path, headerFor(dem, p, oc), g.QuadCount(), dem.Elev, dem.Nodata)
+		}
 		if err != nil {
 			s.abort()
 			return nil, err
 		}
-		s = append(s, o)
+		s = append(s, st)
 	}
 	return s, nil
 }
 
-func (s stores) add(q int, trees []*quadpvs.Tree, _ *quadpvs.Tree) error {
+func (s stores) add(r *capped, _ *quadpvs.Tree) error {
 	for i, o := range s {
-		if err := o.w.Add(q, trees[i]); err != nil {
-			return fmt.Errorf("write %s: %w", o.t.Path, err)
+		var err error
+		if o.coded != nil {
+			err = o.coded.add(r.q, r.out[i], r.step[i])
+		} else {
+			err = o.flat.w.Add(r.q, r.out[i])
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", o.temp().Path, err)
 		}
 	}
 	return nil
 }
 
 // commit finishes every store, then makes them their final files all or
-// none (atomicfile.CommitAll).
-func (s stores) commit(tally []compress.Tally) error {
+// none (atomicfile.CommitAll). It returns the statistics written.
+func (s stores) commit(tally []compress.Tally) ([]compress.Stats, error) {
 	temps := make([]*atomicfile.Temp, len(s))
+	stats := make([]compress.Stats, len(s))
 	for i, o := range s {
-		if err := o.w.Close(tally[i].Stats()); err != nil {
-			s.abort()
-			return fmt.Errorf("write %s: %w", o.t.Path, err)
+		var err error
+		if o.coded != nil {
+			stats[i], err = o.coded.finish(tally[i])
+		} else {
+			stats[i] = tally[i].Stats()
+			err = o.flat.w.Close(stats[i])
 		}
-		temps[i] = o.t
+		if err != nil {
+			s.abort()
+			return nil, fmt.Errorf("write %s: %w", o.temp().Path, err)
+		}
+		temps[i] = o.temp()
 	}
-	return atomicfile.CommitAll(temps)
+	return stats, atomicfile.CommitAll(temps)
 }
 
 func (s stores) abort() {
 	for _, o := range s {
-		o.t.Abort()
+		o.temp().Abort()
 	}
 }
 

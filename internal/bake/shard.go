@@ -138,19 +138,23 @@ func createPart(path string, h compress.PartHeader, dem *heightmap.Grid) (*part,
 	return &part{t, w}, nil
 }
 
-func (p *part) add(q int, trees []*quadpvs.Tree, root *quadpvs.Tree) error {
-	if err := p.w.Add(q, trees, root); err != nil {
+func (p *part) add(r *capped, root *quadpvs.Tree) error {
+	if err := p.w.Add(r.q, r.out, root); err != nil {
 		return fmt.Errorf("write %s: %w", p.t.Path, err)
 	}
 	return nil
 }
 
-func (p *part) commit(tally []compress.Tally) error {
+func (p *part) commit(tally []compress.Tally) ([]compress.Stats, error) {
 	if err := p.w.Close(compress.PartStats{Outputs: tally}); err != nil {
 		p.t.Abort()
-		return fmt.Errorf("write %s: %w", p.t.Path, err)
+		return nil, fmt.Errorf("write %s: %w", p.t.Path, err)
 	}
-	return atomicfile.CommitAll([]*atomicfile.Temp{p.t})
+	stats := make([]compress.Stats, len(tally))
+	for i, t := range tally {
+		stats[i] = t.Stats()
+	}
+	return stats, atomicfile.CommitAll([]*atomicfile.Temp{p.t})
 }
 
 func (p *part) abort() { p.t.Abort() }
@@ -340,13 +344,13 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 		if err != nil {
 			return nil, err
 		}
-		st = append(st, out)
+		st = append(st, store{flat: out})
 	}
 	caps := make([]compress.Cap, len(h0.Outputs))
 	for i, o := range h0.Outputs {
 		caps[i] = o.Store.Cap
 	}
-	cp, wr = newCapper(g, caps, h0.HiddenSample), &writer{sink: st, tally: make([]compress.Tally, len(caps))}
+	cp, wr = newCapper(g, caps, make([]*pricing, len(caps)), h0.HiddenSample), &writer{sink: st, tally: make([]compress.Tally, len(caps))}
 	j := newJoiner(g, hier, L)
 	var root quadpvs.Tree
 	total := wr.tally // the upper levels' tallies so far; the shards' add to them
@@ -378,14 +382,11 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 	if !upper.Done() {
 		return nil, errors.New("bake: join incomplete")
 	}
-	if err := st.commit(total); err != nil {
+	stats, err := st.commit(total)
+	if err != nil {
 		return nil, err
 	}
 	st = nil
-	stats := make([]compress.Stats, len(total))
-	for i, t := range total {
-		stats[i] = t.Stats()
-	}
 	return stats, nil
 }
 
@@ -424,8 +425,8 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 			if err := quadpvs.CheckCodes(j.g, t.Codes, t.N, t.Nodes, &j.tree); err != nil {
 				return fmt.Errorf("quad %d: %w", rec.Q, err)
 			}
-			if err := st[i].w.Add(rec.Q, &j.tree); err != nil {
-				return fmt.Errorf("write %s: %w", st[i].t.Path, err)
+			if err := st[i].flat.w.Add(rec.Q, &j.tree); err != nil {
+				return fmt.Errorf("write %s: %w", st[i].flat.t.Path, err)
 			}
 		}
 		if rec.Root != nil {
