@@ -115,7 +115,9 @@ func NewCondCoder(hist *[CondContexts][256]uint32) *CondCoder { return newCondCo
 // (81 groups where none is). The top quad's context (no parent) covers all
 // 256. Unseen groups cost the seen ones up to 6% of the probability mass
 // in the first kind of context, 2% in the second.
-func NewCondCoderCovering(hist *[CondContexts][256]uint32) *CondCoder { return newCondCoder(hist, true) }
+func NewCondCoderCovering(hist *[CondContexts][256]uint32) *CondCoder {
+	return newCondCoder(hist, true)
+}
 
 // condValid reports whether group sym may occur in context ctx (see
 // NewCondCoderCovering).
