@@ -80,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "sim" {
 		return runSimBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "scale" {
+		return runScaleBench(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "los" {
 		return runLOSBench(args[1:], stdout, stderr)
 	}

@@ -79,6 +79,7 @@ type codedTrees struct {
 	pins    []atomic.Pointer[Tree]       // pinned trees, decoded on first read
 	slots   []atomic.Pointer[codedEntry] // direct-mapped cache: quad q in slot q & (len−1)
 	used    atomic.Int64                 // bytes of the cached entries
+	checked []atomic.Uint64              // bit q: quad q's block decoded and checked once
 	hand    atomic.Uint64                // the next slot eviction looks at
 	scratch sync.Pool                    // *decodeScratch
 }
@@ -195,6 +196,7 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 		slots *= 2
 	}
 	ct.slots = make([]atomic.Pointer[codedEntry], slots)
+	ct.checked = make([]atomic.Uint64, (quads+63)/64)
 	ct.scratch.New = func() any { return new(decodeScratch) }
 	h.coded, h.fails = ct, new(failures)
 	return h, nil
@@ -320,8 +322,15 @@ func (ct *codedTrees) decodeWith(g Geometry, q int, parent *Tree) (Tree, *TreeEr
 	defer ct.scratch.Put(sc)
 	var t Tree
 	var err error
-	if sc.prefs, err = ct.Coder.Decode(g, &t, b, parent, sc.prefs); err == nil {
-		sc.pos, err = checkOutside(g, &t, sc.pos)
+	// A block decoded and checked once decodes to the same tree again
+	// (its bytes verified, its parent the same): its shape and Outside
+	// codes are checked the first time only.
+	w, bit := &ct.checked[q>>6], uint64(1)<<(q&63)
+	first := w.Load()&bit == 0
+	if sc.prefs, err = ct.Coder.decode(g, &t, b, parent, sc.prefs, first); err == nil && first {
+		if sc.pos, err = checkOutside(g, &t, sc.pos); err == nil {
+			w.Or(bit)
+		}
 	}
 	if err != nil {
 		at, msg := 0, err.Error()

@@ -7,17 +7,18 @@ import (
 	"math/bits"
 )
 
-// CondCoder codes a quad's tree given its parent quad's (issue "more
-// hidden cells per byte", item 2): in §3.2's hierarchy the parent's PVS
-// holds the union of its children's visible cells, so where the parent is
-// hidden the child is too, and where the parent is mixed the child is
-// likelier mixed. Like
-// GroupCoder it codes sibling groups, one byte each, but with one
-// frequency table per context, the context being the parent tree's
+// CondCoder codes a quad's tree given its parent quad's: in §3.2's
+// hierarchy the parent's PVS holds the union of its children's visible
+// cells, so where the parent is hidden the child is too, and where the
+// parent is mixed the child is likelier mixed. A tree's codes after the
+// root are whole sibling groups (the four children of an Unknown node,
+// codes 4r+1 … 4r+4), one byte each (code k of the group in bits 2k); it
+// codes them with one frequency table per context, the context being the
+// parent tree's
 // statuses at the group's four quads (Hidden, Visible, Unknown or Outside
 // each, 2 bits: 256 contexts, and one more for the top quad, which has no
 // parent), and with range ANS (32-bit state, byte renormalisation, 12-bit
-// frequencies) instead of Huffman. A decoder walks the child's codes in
+// frequencies). A decoder walks the child's codes in
 // breadth-first order in step with the parent's (each queued node keeps
 // its parent-tree node, or the parent's leaf status above it), so a tree
 // read needs its parent decoded first.
@@ -314,6 +315,14 @@ func (c *CondCoder) AppendScratch(dst []byte, child, parent *Tree, sc *CondScrat
 // Errors are *FormatError, Offset the byte of src where the problem was
 // found.
 func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, prefs []int32) ([]int32, error) {
+	return c.decode(g, dst, src, parent, prefs, true)
+}
+
+// decode is Decode; without check it skips the shape check (CheckShape)
+// of a block decoded and checked before, given the same parent: what
+// comes out is the same tree. The stream's own checks (its bytes, its
+// final state, its group count) stay.
+func (c *CondCoder) decode(g Geometry, dst *Tree, src []byte, parent *Tree, prefs []int32, check bool) ([]int32, error) {
 	if len(src) == 0 || src[0]>>3 != 0 {
 		return prefs, &FormatError{0, "conditional block header"}
 	}
@@ -381,8 +390,70 @@ func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, pref
 			return prefs, &FormatError{n + in, fmt.Sprintf("rANS stream: %d of %d bytes read, final state %#x", in, len(body), x)}
 		}
 	}
+	if !check {
+		dst.buildRank()
+		dst.nodes = dst.n - dst.count(Outside)
+		return prefs, nil
+	}
 	if err := finishGroups(g, dst); err != nil {
 		return prefs, &FormatError{0, "conditional block: " + err.Error()}
 	}
 	return prefs, nil
+}
+
+// maxGroups bounds a block's groups: a tree of 2^28 codes, far beyond any
+// store's cap.
+const maxGroups = 1 << 26
+
+// startGroups makes dst a tree of root and groups sibling groups, all
+// Hidden, reusing its memory.
+func startGroups(dst *Tree, root Status, groups uint64) {
+	codes := int(1 + 4*groups)
+	words := (codes + 31) / 32
+	if cap(dst.codes) < words {
+		dst.codes = make([]uint64, words)
+	}
+	dst.codes = dst.codes[:words]
+	clear(dst.codes)
+	dst.codes[0] = uint64(root)
+	dst.n, dst.refs, dst.refBits, dst.h = codes, nil, 0, nil
+}
+
+// setGroup sets sibling group k (codes 4k+1 … 4k+4, from bit 2+8k) of
+// zeroed code words.
+func setGroup(codes []uint64, k int, b byte) {
+	bit := 2 + 8*k
+	codes[bit>>6] |= uint64(b) << (bit & 63)
+	if bit&63 > 56 {
+		codes[bit>>6+1] |= uint64(b) >> (64 - bit&63)
+	}
+}
+
+// finishGroups builds dst's rank samples, checks its shape (CheckShape)
+// and counts its nodes.
+func finishGroups(g Geometry, dst *Tree) error {
+	dst.buildRank()
+	if err := CheckShape(g, dst); err != nil {
+		return err
+	}
+	outside := 0
+	for _, w := range dst.codes {
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits)
+	}
+	dst.nodes = dst.n - outside
+	return nil
+}
+
+// groupCount reads a block's group count after its header byte, when it
+// has groups (it must then have 1 to maxGroups), and returns it with the
+// offset of what follows. Errors are *FormatError.
+func groupCount(src []byte, has bool) (groups uint64, n int, err error) {
+	if !has {
+		return 0, 1, nil
+	}
+	groups, k := binary.Uvarint(src[1:])
+	if k <= 0 || groups == 0 || groups > maxGroups {
+		return 0, 0, &FormatError{1, fmt.Sprintf("group count %d (%d bytes)", groups, k)}
+	}
+	return groups, 1 + k, nil
 }

@@ -43,16 +43,16 @@ func condCoderFor(kids, parents []Tree, top int) *CondCoder {
 
 // TestCondCoder: every child decodes, given its parent, to its own codes;
 // one tree in four is coded as a top quad (no parent); coding given a
-// parent holding the child spends fewer bits than GroupCoder.
+// parent holding the child spends under 1.5 bits per code (2 in a flat
+// tree; these random bitmaps are harder than real PVSs, 0.5).
 func TestCondCoder(t *testing.T) {
 	gs, kids, parents := condPairs(t)
 	const top = 4
 	c := condCoderFor(kids, parents, top)
-	gc := coderFor(t, kids)
-	var block, gb []byte
+	var block []byte
 	var d Tree
 	var err error
-	codes, bytes, gbytes := 0, 0, 0
+	codes, bytes := 0, 0
 	for k := range kids {
 		p := &parents[k]
 		if k%top == 0 {
@@ -67,15 +67,14 @@ func TestCondCoder(t *testing.T) {
 		if d.Len() != kids[k].Len() || d.Nodes() != kids[k].Nodes() || !slices.Equal(d.Codes(), kids[k].Codes()) {
 			t.Fatalf("pair %d: decoded %d codes, %d nodes; built %d, %d", k, d.Len(), d.Nodes(), kids[k].Len(), kids[k].Nodes())
 		}
-		gb, _ = gc.Append(gb[:0], &kids[k])
 		if p != nil {
-			codes, bytes, gbytes = codes+kids[k].Len(), bytes+len(block), gbytes+len(gb)
+			codes, bytes = codes+kids[k].Len(), bytes+len(block)
 		}
 	}
-	if bytes >= gbytes {
-		t.Errorf("given the parent %d bytes, group Huffman %d", bytes, gbytes)
+	if 8*bytes >= 3*codes/2 {
+		t.Errorf("given the parent %d bytes for %d codes: 1.5 bits per code or more (a flat tree stores 2)", bytes, codes)
 	}
-	t.Logf("%d pairs, %d codes with a parent: %.3f bits per code given it, %.3f group Huffman", len(kids), codes, 8*float64(bytes)/float64(codes), 8*float64(gbytes)/float64(codes))
+	t.Logf("%d pairs, %d codes with a parent: %.3f bits per code given it", len(kids), codes, 8*float64(bytes)/float64(codes))
 	// A block decoded against another parent may fail or give another
 	// tree, but must not panic (the result is not checked).
 	k := slices.IndexFunc(kids, func(tr Tree) bool { return tr.Len() > 200 })

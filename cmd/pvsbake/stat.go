@@ -75,42 +75,32 @@ type codeStat struct {
 	EntropySibling     float64 `json:"entropy_depth_sibling"`
 	RedundantFraction  float64 `json:"redundant_fraction"`
 	EntropyGivenParent float64 `json:"entropy_given_parent"`
-	BitsGroupHuffman   float64 `json:"bits_group_huffman"`
 	BitsConditional    float64 `json:"bits_parent_conditional"`
 }
 
 // measureCodes tallies every tree of an unshared hierarchy, and each
 // quad's tree against its parent quad's, then codes them all with a
-// GroupCoder and a CondCoder built from those tallies.
+// CondCoder built from those tallies.
 func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	var (
-		cs    quadpvs.CodeStats
-		group [256]uint32
-		cond  [quadpvs.CondContexts][256]uint32
+		cs   quadpvs.CodeStats
+		cond [quadpvs.CondContexts][256]uint32
 	)
 	_ = h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
 		cs.Add(t)
 		cs.AddConditional(t, p)
-		quadpvs.GroupHistogram(&group, t)
 		quadpvs.CondHistogram(&cond, t, p)
 		return nil
 	})
-	gc, err := quadpvs.NewGroupCoder(group)
-	if err != nil {
-		return nil, err
-	}
 	cc := quadpvs.NewCondCoder(&cond)
-	var gb, cb []byte
-	gsize, csize := 0, 0
+	var cb []byte
+	csize := 0
 	if err := h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
 		var err error
-		if gb, err = gc.Append(gb[:0], t); err != nil {
-			return err
-		}
 		if cb, err = cc.Append(cb[:0], t, p); err != nil {
 			return err
 		}
-		gsize, csize = gsize+len(gb), csize+len(cb)
+		csize += len(cb)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -120,7 +110,7 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	memory := h.Bytes()
 	return &codeStat{BitsMemory: round(8*float64(memory)/n, 3), BitsFile: round(8*float64(h.StoredBytes())/n, 3),
 		Entropy: round(h0, 3), EntropyDepth: round(hd, 3), EntropySibling: round(hs, 3), RedundantFraction: round(float64(cs.Redundant)/n, 4),
-		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsGroupHuffman: round(8*float64(gsize)/n, 3), BitsConditional: round(8*float64(csize)/n, 3)}, nil
+		EntropyGivenParent: round(cs.ConditionalEntropy(), 3), BitsConditional: round(8*float64(csize)/n, 3)}, nil
 }
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
