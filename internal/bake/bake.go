@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -139,8 +140,104 @@ func blockJobs(order [][2]int) []blockJob {
 
 // Run bakes cfg: every output store is complete and renamed into place, or,
 // on any error or cancellation, none is (their temporary files are removed).
-// It returns each output's statistics.
+// It returns each output's statistics. The stages, each its own function
+// (pipeline's methods): prices for coded outputs (a sample baked first,
+// coded.go), the sink (the stores or a shard's partial file), then on
+// errgroup goroutines the jobs (blocks of observers, in Morton order), the
+// workers (viewsheds, trees, caps of levels 0 to 2), the merge (the
+// hierarchy builder, in order) and the writer (caps above level 2, the
+// sink), and the commit.
 func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
+	pl, err := newPipeline(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if pl.sink != nil {
+			pl.sink.abort()
+		}
+	}()
+	eg, ctx := errgroup.WithContext(ctx)
+	for _, p := range pl.prices {
+		if p != nil {
+			defer p.stop()
+			stop := context.AfterFunc(ctx, p.stop) // a failed bake releases waiting workers
+			defer stop()
+		}
+	}
+	fin := make(chan finished, 64)
+	jobc := make(chan int)
+	results := make(chan *blockTrees, pl.workers)
+	slots := make(chan struct{}, window(pl.workers)) // bounds blocks waiting in the reorder buffer
+	eg.Go(func() error { return pl.write(fin) })
+	eg.Go(func() error { return pl.produce(ctx, jobc, slots) })
+	var wg sync.WaitGroup
+	for range pl.workers {
+		wg.Add(1)
+		eg.Go(func() error {
+			defer wg.Done()
+			return pl.work(ctx, jobc, results)
+		})
+	}
+	go func() { wg.Wait(); close(results) }()
+	eg.Go(func() error { return pl.merge(ctx, results, slots, fin) })
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	if !pl.builder.Done() {
+		return nil, errors.New("bake: hierarchy incomplete")
+	}
+	stats, err := pl.sink.commit(pl.wr.tally)
+	if err != nil {
+		return nil, err
+	}
+	pl.sink = nil
+	return stats, nil
+}
+
+// pipeline is one bake's state, shared by its stages.
+type pipeline struct {
+	cfg      Config
+	dem      *heightmap.Grid
+	g        quadpvs.Geometry
+	model    *horizon.Model
+	workers  int
+	sample   int // hidden cells sampled on every sample-th quad index
+	span     quadpvs.Span
+	caps     []compress.Cap
+	prices   []*pricing // coded outputs' (nil for flat ones)
+	sink     sink
+	wr       *writer
+	hier     *quadpvs.Hierarchy // only for quad indexes
+	builder  *quadpvs.HierarchyBuilder
+	order    [][2]int // the span's points in Morton order
+	jobs     []blockJob
+	unions   bool // the jobs' blocks are whole up to level 2
+	mask     *horizon.Mask
+	merged   *capper     // the writer's capper (quads above level 2)
+	pool     sync.Pool   // *blockTrees
+	finPool  sync.Pool   // *capped
+	treePool sync.Pool   // *quadpvs.Tree
+	cur      *blockTrees // the block AddBlock is adding, its quads capped
+	emitCtx  context.Context
+	fin      chan<- finished
+	mergeJob int // the job the merge is adding
+}
+
+// finished is a quad handed from the merge to the writer, in the order
+// the builder emits them: a block's quads (levels 0–2) capped by the worker
+// that computed the block, the others copied and capped by the merge.
+type finished struct {
+	r       *capped
+	root    bool        // a shard's subtree root
+	release *blockTrees // back to the pool once written (its last quad)
+	own     bool        // r and r.t are the stage's: back to their pools once written
+}
+
+// newPipeline prepares cfg's bake: geometry, visibility model, coded
+// outputs' prices (a sample baked now), the sink, the hierarchy builder and
+// the jobs.
+func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 	if err != nil {
@@ -150,41 +247,17 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	pl := &pipeline{cfg: cfg, dem: dem, g: g, model: model, workers: cfg.Workers, sample: cfg.HiddenSample,
+		span: quadpvs.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: quadpvs.NewHierarchy(g)}
+	if pl.workers <= 0 {
+		pl.workers = runtime.GOMAXPROCS(0)
 	}
-	sample := cfg.HiddenSample
-	if sample <= 0 {
-		sample = 16
+	if pl.sample <= 0 {
+		pl.sample = 16
 	}
-	span := quadpvs.Span{Top: g.K, Last: -1}
-	prices := make([]*pricing, len(cfg.Outputs))
-	for i, o := range cfg.Outputs {
-		if !o.Coded {
-			continue
-		}
-		if cfg.Shard.Count > 0 {
-			return nil, errors.New("bake: a sharded bake writes flat partials: join them, then code the store (pvsbake code)")
-		}
-		if o.Budget <= 0 || o.Cap.Codes < 1 {
-			return nil, fmt.Errorf("bake: coded output %s needs a budget and a ceiling", o.Path)
-		}
-		if prices[i] == nil {
-			sample, err := bakeSample(ctx, model, dem, g, workers)
-			if err != nil {
-				return nil, err
-			}
-			for j, oj := range cfg.Outputs {
-				if oj.Coded {
-					if prices[j], err = plan(sample, g, oj); err != nil {
-						return nil, fmt.Errorf("%s: %w", oj.Path, err)
-					}
-				}
-			}
-		}
+	if err := pl.planCoded(ctx); err != nil {
+		return nil, err
 	}
-	var sk sink
 	if sh := cfg.Shard; sh.Count > 0 {
 		plan, err := PlanShards(g, dem.Nodata, sh.Count)
 		if err != nil {
@@ -193,255 +266,283 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 		if sh.Index < 0 || sh.Index >= sh.Count {
 			return nil, fmt.Errorf("bake: shard %d of %d", sh.Index, sh.Count)
 		}
-		span = plan.Span(sh.Index)
-		sk, err = createPart(sh.Path, plan.Header(dem, cfg.Params, cfg.Outputs, sh.Index, sample), dem)
-		if err != nil {
+		pl.span = plan.Span(sh.Index)
+		if pl.sink, err = createPart(sh.Path, plan.Header(dem, cfg.Params, cfg.Outputs, sh.Index, pl.sample), dem); err != nil {
 			return nil, err
 		}
 	} else {
-		st, err := createStores(cfg.Outputs, prices, dem, cfg.Params, g)
+		st, err := createStores(cfg.Outputs, pl.prices, dem, cfg.Params, g)
 		if err != nil {
 			return nil, err
 		}
-		sk = st
+		pl.sink = st
 	}
-	defer func() {
-		if sk != nil {
-			sk.abort()
-		}
-	}()
-	caps := make([]compress.Cap, len(cfg.Outputs))
+	pl.caps = make([]compress.Cap, len(cfg.Outputs))
 	for i, o := range cfg.Outputs {
-		caps[i] = o.Cap
+		pl.caps[i] = o.Cap
 	}
-	wr := &writer{sink: sk, tally: make([]compress.Tally, len(caps))}
-
-	hier := quadpvs.NewHierarchy(g) // only for quad indexes
-	eg, ctx := errgroup.WithContext(ctx)
-	// Finished quads go from the merging goroutine to a stage that writes
-	// them, in the same order: a block's quads (levels 0–2) capped by the
-	// worker that computed the block, the others copied and capped there.
-	type finished struct {
-		r       *capped
-		root    bool        // a shard's subtree root
-		release *blockTrees // back to the pool once written (its last quad)
-		own     bool        // r and r.t are the stage's: back to their pools once written
-	}
-	fin := make(chan finished, 64)
-	finPool := sync.Pool{New: func() any { return new(capped) }}
-	treePool := sync.Pool{New: func() any { return new(quadpvs.Tree) }}
-	pool := sync.Pool{New: func() any { return new(blockTrees) }}
-	var cur *blockTrees // the block AddBlock is adding, its quads capped
-	merged := newCapper(g, caps, prices, sample)
-	emit := func(l, x, y int, t *quadpvs.Tree) error {
-		q := hier.QuadIndex(l, x, y)
-		f := finished{root: cfg.Shard.Count > 0 && l == span.Top}
-		if cur != nil && l <= 2 {
-			i := horizon.Lanes + 4 // the block
-			switch l {
-			case 0:
-				i = (y-cur.row)*horizon.BlockSide + x - cur.col
-			case 1:
-				i = horizon.Lanes + (y&1)<<1 | x&1
-			}
-			f.r = &cur.capped[i]
-			if l == 2 {
-				f.release = cur
-			}
-		} else {
-			c := treePool.Get().(*quadpvs.Tree)
-			t.CopyTo(c)
-			f.r, f.own = finPool.Get().(*capped), true
-			if err := merged.cap(q, c, nil, f.r); err != nil {
-				return err
-			}
-		}
-		select {
-		case fin <- f:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	eg.Go(func() error {
-		for f := range fin {
-			if err := wr.write(f.r, f.root); err != nil {
-				return err
-			}
-			if f.release != nil {
-				pool.Put(f.release)
-			}
-			if f.own {
-				treePool.Put(f.r.t)
-				finPool.Put(f.r)
-			}
-		}
-		return nil
-	})
-	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
-	builder, err := quadpvs.NewSpanBuilder(g, span, emit)
-	if err != nil {
+	pl.wr = &writer{sink: pl.sink, tally: make([]compress.Tally, len(pl.caps))}
+	pl.merged = newCapper(g, pl.caps, pl.prices, pl.sample)
+	pl.finPool.New = func() any { return new(capped) }
+	pl.treePool.New = func() any { return new(quadpvs.Tree) }
+	pl.pool.New = func() any { return new(blockTrees) }
+	pl.mask = horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
+	if pl.builder, err = quadpvs.NewSpanBuilder(g, pl.span, pl.emit); err != nil {
+		pl.sink.abort()
 		return nil, err
 	}
-	order := builder.Order()
+	pl.order = pl.builder.Order()
 	// One job is one block of observers (horizon's block engine): the
 	// points of the span in one level-2 quad, consecutive in Morton order.
 	// When the span holds whole blocks up to level 2 at least, the job's
 	// level-1 and level-2 unions come from the block too (AddBlock).
-	jobs := blockJobs(order)
-	unions := span.Top >= 2 && g.K >= 2
-	jobc := make(chan int)
-	results := make(chan *blockTrees, workers)
-	slots := make(chan struct{}, window(workers)) // bounds blocks waiting in the reorder buffer
-	eg.Go(func() error {
-		defer close(jobc)
-		for i := range jobs {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return ctx.Err()
+	pl.jobs = blockJobs(pl.order)
+	pl.unions = pl.span.Top >= 2 && g.K >= 2
+	return pl, nil
+}
+
+// planCoded prices the coded outputs from one sample (coded.go). They
+// share the largest of their ceilings: one pass of collapses caps a tree
+// for all of them (capPriced).
+func (pl *pipeline) planCoded(ctx context.Context) error {
+	var sample []sampleTrees
+	baked := false
+	ceiling := 0
+	for _, o := range pl.cfg.Outputs {
+		if o.Coded {
+			ceiling = max(ceiling, o.Cap.Codes)
+		}
+	}
+	pl.cfg.Outputs = slices.Clone(pl.cfg.Outputs)
+	for i := range pl.cfg.Outputs {
+		if pl.cfg.Outputs[i].Coded {
+			pl.cfg.Outputs[i].Cap.Codes = ceiling
+		}
+	}
+	for i, o := range pl.cfg.Outputs {
+		if !o.Coded {
+			continue
+		}
+		if pl.cfg.Shard.Count > 0 {
+			return errors.New("bake: a sharded bake writes flat partials: join them, then code the store (pvsbake code)")
+		}
+		if o.Budget <= 0 || o.Cap.Codes < 1 {
+			return fmt.Errorf("bake: coded output %s needs a budget and a ceiling", o.Path)
+		}
+		if !baked {
+			var err error
+			if sample, err = bakeSample(ctx, pl.model, pl.dem, pl.g, pl.workers); err != nil {
+				return err
 			}
-			select {
-			case jobc <- i:
-			case <-ctx.Done():
-				return ctx.Err()
+			baked = true
+		}
+		var err error
+		if pl.prices[i], err = plan(sample, pl.g, o); err != nil {
+			return fmt.Errorf("%s: %w", o.Path, err)
+		}
+	}
+	return nil
+}
+
+// emit is the builder's Emit: it hands quad (l,x,y) to the writer, capped —
+// by the worker for a block's quads, here for the others.
+func (pl *pipeline) emit(l, x, y int, t *quadpvs.Tree) error {
+	q := pl.hier.QuadIndex(l, x, y)
+	f := finished{root: pl.cfg.Shard.Count > 0 && l == pl.span.Top}
+	if cur := pl.cur; cur != nil && l <= 2 {
+		i := horizon.Lanes + 4 // the block
+		switch l {
+		case 0:
+			i = (y-cur.row)*horizon.BlockSide + x - cur.col
+		case 1:
+			i = horizon.Lanes + (y&1)<<1 | x&1
+		}
+		f.r = &cur.capped[i]
+		if l == 2 {
+			f.release = cur
+		}
+	} else {
+		c := pl.treePool.Get().(*quadpvs.Tree)
+		t.CopyTo(c)
+		f.r, f.own = pl.finPool.Get().(*capped), true
+		if err := pl.merged.cap(q, pl.mergeJob, c, nil, f.r); err != nil {
+			return err
+		}
+	}
+	select {
+	case pl.fin <- f:
+		return nil
+	case <-pl.emitCtx.Done():
+		return pl.emitCtx.Err()
+	}
+}
+
+// write hands the finished quads to the sink, in order, and recycles
+// their memory.
+func (pl *pipeline) write(fin <-chan finished) error {
+	for f := range fin {
+		if err := pl.wr.write(f.r, f.root); err != nil {
+			return err
+		}
+		if f.release != nil {
+			pl.pool.Put(f.release)
+		}
+		if f.own {
+			pl.treePool.Put(f.r.t)
+			pl.finPool.Put(f.r)
+		}
+	}
+	return nil
+}
+
+// produce hands out the jobs in order, while the reorder window has room.
+func (pl *pipeline) produce(ctx context.Context, jobc chan<- int, slots chan<- struct{}) error {
+	defer close(jobc)
+	for i := range pl.jobs {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case jobc <- i:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// work is one worker: for every job, its block of observers classified,
+// their trees and (whole blocks) their unions encoded, and the block's
+// quads capped for every output.
+func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *blockTrees) error {
+	bw := pl.model.NewBlockWorker()
+	enc := quadpvs.NewEncoder(pl.g)
+	cp := newCapper(pl.g, pl.caps, pl.prices, pl.sample)
+	var blk horizon.Block
+	for i := range jobc {
+		jb := pl.jobs[i]
+		bt := pl.pool.Get().(*blockTrees)
+		bt.job = i
+		// Nobody stands on, so nobody sees, a nodata cell (mask).
+		if err := bw.Classify(jb.col, jb.row, pl.mask, &blk); err != nil {
+			return err
+		}
+		bt.whole = pl.unions && jb.points == bits.OnesCount16(blk.Points)
+		var lanes uint16
+		for _, c := range pl.order[jb.first:jb.last] {
+			lanes |= 1 << ((c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col)
+		}
+		var us uint8
+		if bt.whole {
+			us = 1<<horizon.Unions - 1
+		}
+		enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
+		bt.col, bt.row = jb.col, jb.row
+		if bt.whole {
+			if err := pl.capBlock(cp, enc, &blk, lanes, us, bt); err != nil {
+				return err
 			}
 		}
-		return nil
-	})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		eg.Go(func() error {
-			defer wg.Done()
-			bw := model.NewBlockWorker()
-			enc := quadpvs.NewEncoder(g)
-			cp := newCapper(g, caps, prices, sample)
-			var blk horizon.Block
-			for i := range jobc {
-				jb := jobs[i]
-				bt := pool.Get().(*blockTrees)
-				bt.job = i
-				// Nobody stands on, so nobody sees, a nodata cell (mask).
-				if err := bw.Classify(jb.col, jb.row, mask, &blk); err != nil {
+		select {
+		case results <- bt:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// capBlock caps a whole block's quads (levels 0 to 2) for every output,
+// in the worker rather than the writer; from the trees truncated at level 1
+// when a deepest-first cap binds.
+func (pl *pipeline) capBlock(cp *capper, enc *quadpvs.Encoder, blk *horizon.Block, lanes uint16, us uint8, bt *blockTrees) error {
+	maxLen, maxNodes := 0, 0
+	for i := range bt.trees {
+		maxLen, maxNodes = max(maxLen, bt.trees[i].Len()), max(maxNodes, bt.trees[i].Nodes())
+	}
+	var trunc *[horizon.Lanes + horizon.Unions]quadpvs.Tree
+	if cp.deepestBinds(maxLen, maxNodes) {
+		enc.EncodeBlockTruncated(blk, lanes, us, &bt.trunc)
+		trunc = &bt.trunc
+	}
+	for i := range bt.trees {
+		l, x, y := 0, bt.col+i%horizon.BlockSide, bt.row+i/horizon.BlockSide
+		if i >= horizon.Lanes {
+			u := i - horizon.Lanes
+			l, x, y = 1, bt.col/2+u&1, bt.row/2+u>>1
+			if u == 4 {
+				l, x, y = 2, bt.col/4, bt.row/4
+			}
+		}
+		if x<<l >= pl.dem.Width || y<<l >= pl.dem.Height {
+			continue
+		}
+		var tt *quadpvs.Tree
+		if trunc != nil {
+			tt = &trunc[i]
+		}
+		if err := cp.cap(pl.hier.QuadIndex(l, x, y), bt.job, &bt.trees[i], tt, &bt.capped[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge takes the workers' blocks, puts them back in order and adds them
+// to the hierarchy builder, which emits every finished quad to the writer.
+func (pl *pipeline) merge(ctx context.Context, results <-chan *blockTrees, slots <-chan struct{}, fin chan<- finished) error {
+	defer close(fin)
+	pl.fin, pl.emitCtx = fin, ctx
+	pending := map[int]*blockTrees{}
+	next, done := 0, 0
+	var pts [quadpvs.BlockPoints]*quadpvs.Tree
+	var l1 [4]*quadpvs.Tree
+	var l2 quadpvs.Tree
+	for r := range results {
+		pending[r.job] = r
+		for bt, ok := pending[next]; ok; bt, ok = pending[next] {
+			delete(pending, next)
+			jb := pl.jobs[next]
+			pl.mergeJob = next
+			if bt.whole {
+				for b := range pts {
+					pts[b] = &bt.trees[b]
+				}
+				for j := range l1 {
+					l1[j] = &bt.trees[horizon.Lanes+j]
+				}
+				// The builder takes the block's PVS's memory; the
+				// writer still needs it (a reference where no cap binds).
+				bt.trees[horizon.Lanes+4].CopyTo(&l2)
+				pl.cur = bt
+				err := pl.builder.AddBlock(jb.col/horizon.BlockSide, jb.row/horizon.BlockSide, &pts, &l1, &l2)
+				pl.cur = nil
+				if err != nil {
 					return err
 				}
-				bt.whole = unions && jb.points == bits.OnesCount16(blk.Points)
-				var lanes uint16
-				for _, c := range order[jb.first:jb.last] {
-					lanes |= 1 << ((c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col)
-				}
-				var us uint8
-				if bt.whole {
-					us = 1<<horizon.Unions - 1
-				}
-				enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
-				bt.col, bt.row = jb.col, jb.row
-				if bt.whole {
-					maxLen, maxNodes := 0, 0
-					for i := range bt.trees {
-						maxLen, maxNodes = max(maxLen, bt.trees[i].Len()), max(maxNodes, bt.trees[i].Nodes())
-					}
-					var trunc *[horizon.Lanes + horizon.Unions]quadpvs.Tree
-					if cp.deepestBinds(maxLen, maxNodes) {
-						enc.EncodeBlockTruncated(&blk, lanes, us, &bt.trunc)
-						trunc = &bt.trunc
-					}
-					// Cap the block's quads here, in parallel, rather
-					// than in the writer.
-					for i := range bt.trees {
-						l, x, y := 0, jb.col+i%horizon.BlockSide, jb.row+i/horizon.BlockSide
-						if i >= horizon.Lanes {
-							u := i - horizon.Lanes
-							l, x, y = 1, jb.col/2+u&1, jb.row/2+u>>1
-							if u == 4 {
-								l, x, y = 2, jb.col/4, jb.row/4
-							}
-						}
-						if x<<l >= dem.Width || y<<l >= dem.Height {
-							continue
-						}
-						var tt *quadpvs.Tree
-						if trunc != nil {
-							tt = &trunc[i]
-						}
-						if err := cp.cap(hier.QuadIndex(l, x, y), &bt.trees[i], tt, &bt.capped[i]); err != nil {
-							return err
-						}
-					}
-				}
-				select {
-				case results <- bt:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			return nil
-		})
-	}
-	go func() { wg.Wait(); close(results) }()
-	eg.Go(func() error {
-		defer close(fin)
-		pending := map[int]*blockTrees{}
-		next, done := 0, 0
-		var pts [quadpvs.BlockPoints]*quadpvs.Tree
-		var l1 [4]*quadpvs.Tree
-		var l2 quadpvs.Tree
-		for r := range results {
-			pending[r.job] = r
-			for bt, ok := pending[next]; ok; bt, ok = pending[next] {
-				delete(pending, next)
-				jb := jobs[next]
-				if bt.whole {
-					for b := range pts {
-						pts[b] = &bt.trees[b]
-					}
-					for j := range l1 {
-						l1[j] = &bt.trees[horizon.Lanes+j]
-					}
-					// The builder takes the block's PVS's memory; the
-					// writer still needs it (a reference where no cap binds).
-					bt.trees[horizon.Lanes+4].CopyTo(&l2)
-					cur = bt
-					err := builder.AddBlock(jb.col/horizon.BlockSide, jb.row/horizon.BlockSide, &pts, &l1, &l2)
-					cur = nil
-					if err != nil {
+			} else {
+				for _, c := range pl.order[jb.first:jb.last] {
+					b := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
+					if err := pl.builder.Add(c[0], c[1], &bt.trees[b]); err != nil {
 						return err
 					}
-				} else {
-					for _, c := range order[jb.first:jb.last] {
-						b := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
-						if err := builder.Add(c[0], c[1], &bt.trees[b]); err != nil {
-							return err
-						}
-					}
-					pool.Put(bt) // the writer got copies
 				}
-				<-slots
-				next++
-				done += jb.last - jb.first
-				if cfg.Progress != nil {
-					cfg.Progress(done, len(order))
-				}
+				pl.pool.Put(bt) // the writer got copies
+			}
+			<-slots
+			next++
+			done += jb.last - jb.first
+			if pl.cfg.Progress != nil {
+				pl.cfg.Progress(done, len(pl.order))
 			}
 		}
-		if next != len(jobs) && ctx.Err() == nil {
-			return errors.New("bake: a worker stopped early")
-		}
-		return nil
-	})
-	if err := eg.Wait(); err != nil {
-		return nil, err
 	}
-	if !builder.Done() {
-		return nil, errors.New("bake: hierarchy incomplete")
+	if next != len(pl.jobs) && ctx.Err() == nil {
+		return errors.New("bake: a worker stopped early")
 	}
-	stats, err := sk.commit(wr.tally)
-	if err != nil {
-		return nil, err
-	}
-	sk = nil
-	return stats, nil
+	return nil
 }
 
 // capper caps a quad's PVS for every output, sampling hidden cells kept on
@@ -465,6 +566,7 @@ type capper struct {
 	dsts   []*quadpvs.Tree
 	th     []float64
 	sizes  []int32
+	order  []int
 }
 
 func newCapper(g quadpvs.Geometry, caps []compress.Cap, prices []*pricing, sample int) *capper {
@@ -514,6 +616,7 @@ type capped struct {
 	out     []*quadpvs.Tree
 	dst     []quadpvs.Tree
 	step    []int32 // coded outputs: the price step capped at
+	job     int     // the job (block of observers) whose merge finished the quad
 	sampled bool
 	before  int
 	after   []int
@@ -539,12 +642,12 @@ func (c *capper) deepestBinds(codes, nodes int) bool {
 // refers to t afterwards. trunc, when not nil, is t truncated at level 1
 // (quadpvs.Encoder.EncodeBlockTruncated): deepest-first caps below its
 // size start from it, as exactly and with fewer codes to go through.
-func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
+func (c *capper) cap(q, job int, t, trunc *quadpvs.Tree, r *capped) error {
 	n := len(c.caps)
 	if len(r.out) != n {
 		r.out, r.dst, r.after, r.step = make([]*quadpvs.Tree, n), make([]quadpvs.Tree, n), make([]int, n), make([]int32, n)
 	}
-	r.q, r.t = q, t
+	r.q, r.t, r.job = q, t, job
 	for i := range r.out {
 		r.out[i] = t
 	}
@@ -591,23 +694,30 @@ func (c *capper) cap(q int, t, trunc *quadpvs.Tree, r *capped) error {
 	return nil
 }
 
-// capPriced caps t for the coded outputs, each at its price now: the
-// sizes every price makes (LossSizes, prices in increasing order, from the
-// outputs' ceiling), then the trees (CapEach, largest first).
+// capPriced caps t for the coded outputs, each at its price for the quad's
+// job: the trees of every price, in one pass (CapAtPrices, prices in
+// increasing order, from the outputs' largest ceiling; a price's tree is
+// held to its output's ceiling by the ceiling of the pass, the largest).
 func (c *capper) capPriced(t *quadpvs.Tree, r *capped) error {
 	if len(c.priced) == 0 {
 		return nil
 	}
-	// Sort the outputs by price (a handful: insertion order).
-	c.th, c.lims, c.dsts = c.th[:0], c.lims[:0], c.dsts[:0]
-	order := c.sizesOrder()
+	c.th, c.dsts = c.th[:0], c.dsts[:0]
+	order := c.order[:0]
 	ceiling := 0
-	for _, i := range order {
-		price, step := c.prices[i].price()
-		c.th = append(c.th, price)
+	for _, i := range c.priced {
+		price, step := c.prices[i].price(r.job)
 		r.step[i] = step
 		ceiling = max(ceiling, c.caps[i].Codes)
+		// Insert i by price (a handful of outputs).
+		k := len(order)
+		order, c.th = append(order, i), append(c.th, price)
+		for ; k > 0 && c.th[k-1] > price; k-- {
+			order[k], c.th[k] = order[k-1], c.th[k-1]
+		}
+		order[k], c.th[k] = i, price
 	}
+	c.order = order
 	if cap(c.sizes) < len(c.th) {
 		c.sizes = make([]int32, len(c.th))
 	}
@@ -624,17 +734,6 @@ func (c *capper) capPriced(t *quadpvs.Tree, r *capped) error {
 		}
 	}
 	return nil
-}
-
-// sizesOrder returns the priced outputs by increasing price.
-func (c *capper) sizesOrder() []int {
-	o := c.priced
-	for a := 1; a < len(o); a++ {
-		for b := a; b > 0 && c.prices[o[b]].ladder[c.prices[o[b]].step.Load()] < c.prices[o[b-1]].ladder[c.prices[o[b-1]].step.Load()]; b-- {
-			o[b], o[b-1] = o[b-1], o[b]
-		}
-	}
-	return o
 }
 
 // writer hands capped quads to a sink, tallying each output's statistics.
@@ -719,6 +818,7 @@ func (s stores) add(r *capped, _ *quadpvs.Tree) error {
 	for i, o := range s {
 		var err error
 		if o.coded != nil {
+			o.coded.p.reach(r.job)
 			err = o.coded.add(r.q, r.out[i], r.step[i])
 		} else {
 			err = o.flat.w.Add(r.q, r.out[i])

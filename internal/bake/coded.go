@@ -152,7 +152,15 @@ type pricing struct {
 	pinPred []float64   // [step]: predicted bytes of the pinned levels decoded
 	quads   []int       // per level
 	pinFrom int         // first pinned quad
-	step    atomic.Int32
+
+	// The steps, by checkpoint: the quads of job j (a block of observers)
+	// are capped at sched[j/checkpointJobs], which the writer sets when
+	// it reaches the checkpoint before — so that the bake gives the same
+	// bytes however its goroutines run.
+	mu      sync.Mutex
+	cond    *sync.Cond
+	sched   []int32
+	stopped bool // the bake ended: nobody waits any more
 
 	// The writer's (one goroutine): what was written so far.
 	done     []int   // quads coded, per level
@@ -160,7 +168,6 @@ type pricing struct {
 	predUsed float64 // their prediction
 	pinned   int64   // pinned trees' decoded bytes (Tree.Bytes and 16)
 	pinDone  int
-	nextLook int // quads coded at which to choose the step again
 	start    int // the step the sample chose: the control stays within 8 below and 32 above
 	steps    int64
 }
@@ -191,18 +198,18 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 	p.ladder = compress.PriceLadder(float64(g.Width) * float64(g.Height))
 	steps := len(p.ladder)
 	// Codes per sample tree at every step, by level.
-	codes := make([][]float64, sampleLevel+1)
+	codes := make([][]int64, sampleLevel+1) // integers: the sums do not depend on the goroutines' order
 	for l := range codes {
-		codes[l] = make([]float64, steps)
+		codes[l] = make([]int64, steps)
 	}
 	counts := make([]int, sampleLevel+1)
 	var mu sync.Mutex
 	if err := parallel(len(sample), func() func(i int) error {
 		c := quadpvs.Capper{G: g, CostCodes: true}
 		sizes := make([]int32, steps)
-		local := make([][]float64, sampleLevel+1)
+		local := make([][]int64, sampleLevel+1)
 		for l := range local {
-			local[l] = make([]float64, steps)
+			local[l] = make([]int64, steps)
 		}
 		return func(i int) error {
 			for l := range local {
@@ -214,7 +221,7 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 				}
 				l := sampleLevelOf(k)
 				for j, n := range sizes {
-					local[l][j] += float64(n)
+					local[l][j] += int64(n)
 				}
 			}
 			mu.Lock()
@@ -244,7 +251,7 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 			bl := min(l, 2)
 			p.pred[l] = make([]float64, steps)
 			for s := range steps {
-				mean := codes[sl][s] / float64(counts[sl])
+				mean := float64(codes[sl][s]) / float64(counts[sl])
 				p.pred[l][s] = mean*bpc[bl] + overhead[bl]
 			}
 		}
@@ -253,7 +260,7 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 			for l := range p.quads {
 				lo := h.LevelStart[l]
 				if n := h.LevelStart[l+1] - max(lo, p.pinFrom); n > 0 {
-					mean := codes[min(l, sampleLevel)][s] / float64(counts[min(l, sampleLevel)])
+					mean := float64(codes[min(l, sampleLevel)][s]) / float64(counts[min(l, sampleLevel)])
 					p.pinPred[s] += float64(n) * float64(quadpvs.BytesFor(int(mean))+16)
 				}
 			}
@@ -279,9 +286,9 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 			}
 		}
 	}
-	p.step.Store(int32(j))
 	p.start = j
-	p.nextLook = 1 << 14
+	p.cond = sync.NewCond(&p.mu)
+	p.sched = []int32{int32(j), int32(j)}
 	return p, nil
 }
 
@@ -393,10 +400,46 @@ func parallel(n int, work func() func(i int) error) error {
 	return eg.Wait()
 }
 
-// price returns the price λ capping uses now.
-func (p *pricing) price() (float64, int32) {
-	s := p.step.Load()
+// checkpointJobs is how many jobs (blocks of observers, 16 points) share a
+// step: the writer chooses the next step every this many.
+const checkpointJobs = 1024
+
+// price returns the price λ and the step the quads of job job are capped
+// at, waiting for the writer to choose it when it has not yet.
+func (p *pricing) price(job int) (float64, int32) {
+	k := job / checkpointJobs
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.sched) <= k && !p.stopped {
+		p.cond.Wait()
+	}
+	s := p.sched[min(k, len(p.sched)-1)]
 	return p.ladder[s], s
+}
+
+// reach is the writer's: it has every quad of the jobs before job, and
+// chooses the steps of the checkpoints that follow the ones passed.
+func (p *pricing) reach(job int) {
+	k := job / checkpointJobs
+	if len(p.sched) > k+1 {
+		return
+	}
+	s, _ := p.choose(0.995)
+	s = min(max(s, p.start-8), p.start+32)
+	p.mu.Lock()
+	for len(p.sched) <= k+1 {
+		p.sched = append(p.sched, int32(s))
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// stop releases whoever waits for a step: the bake ended.
+func (p *pricing) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
 }
 
 // codedOutput is a coded store being written: its pricing, its quads'
@@ -478,12 +521,6 @@ func (c *codedOutput) code(ch pendingTree, parent *quadpvs.Tree) error {
 	if ch.q >= p.pinFrom {
 		p.pinned += int64(ch.t.Bytes() + 16)
 		p.pinDone++
-	}
-	if n := p.coded(); n >= p.nextLook {
-		p.nextLook = n + max(1<<14, n/64)
-		s, _ := p.choose(0.995)
-		s = min(max(s, p.start-8), p.start+32)
-		p.step.Store(int32(s))
 	}
 	return nil
 }

@@ -321,7 +321,7 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 		if l == L {
 			return nil // the subtree's root, written with its subtree
 		}
-		if err := cp.cap(hier.QuadIndex(l, x, y), t, nil, &cr); err != nil {
+		if err := cp.cap(hier.QuadIndex(l, x, y), 0, t, nil, &cr); err != nil {
 			return err
 		}
 		return wr.write(&cr, false)
