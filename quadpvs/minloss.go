@@ -36,12 +36,15 @@ func (g group) node() int   { return 1<<28 - 1 - int(g&(1<<28-1)) }
 // allocated on every push).
 type groupHeap []group
 
-// before reports whether group a comes out of the heap before b.
-func before(a, b *group) bool { return *a < *b }
+// The heap is 4-ary: half the levels of a binary one, and a node's
+// children share a cache line.
 
 // init orders h as a heap.
 func (h groupHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
+	if len(h) < 2 {
+		return
+	}
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		h.down(i)
 	}
 }
@@ -50,15 +53,17 @@ func (h groupHeap) down(i int) {
 	n := len(h)
 	g := h[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && before(&h[r], &h[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < min(c+4, n); k++ {
+			if h[k] < h[m] {
+				m = k
+			}
 		}
-		if !before(&h[m], &g) {
+		if h[m] >= g {
 			break
 		}
 		h[i] = h[m]
@@ -73,8 +78,8 @@ func (h *groupHeap) push(g group) {
 	a := *h
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !before(&g, &a[p]) {
+		p := (i - 1) / 4
+		if g >= a[p] {
 			break
 		}
 		a[i] = a[p]
