@@ -264,6 +264,25 @@ func TestLocal(t *testing.T) {
 		t.Error("a rerun baked a finished shard again")
 	}
 	f.checkJoined(t, out)
+	// Paths with spaces and shell syntax in them are paths, not commands.
+	hostile := filepath.Join(f.dir, "a dir;touch PWNED;#|e", "dem")
+	os.MkdirAll(filepath.Dir(hostile), 0o755)
+	args = append([]string{"sh", "local/bake-sharded.sh", "5", "2", f.dem, hostile, "--budget", budgets}, testFlags...)
+	parts := filepath.Join(f.dir, "parts $(touch PWNED2);x")
+	f.run(t, append(env, "PARTS="+parts), args...)
+	f.checkJoined(t, hostile)
+	for _, p := range []string{"PWNED", "PWNED2", filepath.Join(f.dir, "PWNED")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the recipe ran text of a path as a command: %s exists", p)
+		}
+	}
+	if _, err := exec.LookPath("shellcheck"); err == nil {
+		if out, err := exec.Command("shellcheck", "local/bake-sharded.sh", "slurm/submit.sh", "slurm/bake.sbatch", "slurm/join.sbatch").CombinedOutput(); err != nil {
+			t.Errorf("shellcheck: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("shellcheck not installed: the scripts' lint skipped")
+	}
 }
 
 // TestDockerfile checks that the image builds with the Go release go.mod

@@ -13,12 +13,26 @@ if [ $# -lt 4 ]; then
 fi
 n=$1 p=$2 dem=$3 out=$4
 shift 4
+case $n$p in
+*[!0-9]* | '')
+	echo "$0: N and P must be whole numbers, not '$n' and '$p'" >&2
+	exit 2
+	;;
+esac
 PVSBAKE=${PVSBAKE:-pvsbake}
 parts=${PARTS:-$out.parts}
 mkdir -p "$parts"
 export PVSBAKE dem parts n
+# shellcheck disable=SC2016 # the inner sh expands them
 seq 0 $((n - 1)) | xargs -P "$p" -I{} sh -c '
 	[ -f "$parts/part-$0" ] && exit 0
 	exec "$PVSBAKE" bake "$dem" -o "$parts/part-$0" --shard "$0/$n" --workers 1 --quiet "$@"' {} "$@"
-# shellcheck disable=SC2086
-"$PVSBAKE" join -o "$out" $(seq 0 $((n - 1)) | sed "s|^|$parts/part-|")
+# The partial files as the join's arguments, each path one word whatever
+# it holds (spaces, quotes, semicolons).
+set --
+i=0
+while [ "$i" -lt "$n" ]; do
+	set -- "$@" "$parts/part-$i"
+	i=$((i + 1))
+done
+exec "$PVSBAKE" join -o "$out" "$@"

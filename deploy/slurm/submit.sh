@@ -9,10 +9,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DEM:?set DEM}" "${OUT:?set OUT}"
 shards=${SHARDS:-8}
+case $shards in
+*[!0-9]* | '' | 0)
+	echo "submit.sh: SHARDS must be a whole number from 1, not '$shards'" >&2
+	exit 2
+	;;
+esac
 export DEM OUT
-# shellcheck disable=SC2086
-array=$(sbatch --parsable --export=ALL ${SBATCHFLAGS:-} --array="0-$((shards - 1))" "$here/bake.sbatch")
+# SBATCHFLAGS: split on blanks into separate options (no globbing, no
+# quotes within an option).
+read -r -a sflags <<<"${SBATCHFLAGS:-}"
+array=$(sbatch --parsable --export=ALL "${sflags[@]}" --array="0-$((shards - 1))" "$here/bake.sbatch")
 array=${array%%;*}
-# shellcheck disable=SC2086
-join=$(sbatch --parsable --export=ALL ${SBATCHFLAGS:-} --dependency="afterok:$array" --kill-on-invalid-dep=yes "$here/join.sbatch")
+join=$(sbatch --parsable --export=ALL "${sflags[@]}" --dependency="afterok:$array" --kill-on-invalid-dep=yes "$here/join.sbatch")
 echo "queued shards as job $array, the join as job ${join%%;*}"
