@@ -1,6 +1,7 @@
 package grow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -356,5 +357,33 @@ func TestExtend(t *testing.T) {
 				t.Errorf("%d extensions, %d refused: want some of each", added, refused)
 			}
 		})
+	}
+}
+
+// TestGrowContext: growth stops once its context is done, within 32 quads,
+// with an error wrapping the context's; a live context changes nothing.
+func TestGrowContext(t *testing.T) {
+	f := newFixture(t, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 40, Height: 40}, 0)
+	var s Scratch
+	var want, got Result
+	// A pair whose growth considers many quads.
+	var a, b [2]int
+	for i := range 400 {
+		a, b = [2]int{i % 40, (7 * i) % 40}, [2]int{39 - (3*i)%40, (11 * i) % 40}
+		if err := f.gr.Grow(a, b, Options{}, &s, &want); err == nil && want.Steps > 64 {
+			break
+		}
+	}
+	if want.Steps <= 64 {
+		t.Fatal("no pair grows past 64 quads")
+	}
+	if err := f.gr.GrowContext(t.Context(), a, b, Options{}, &s, &got); err != nil || got.Steps != want.Steps || got.A.Points != want.A.Points {
+		t.Fatalf("with a live context: %v, %d steps (%d without)", err, got.Steps, want.Steps)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := f.gr.GrowContext(ctx, a, b, Options{}, &s, &got)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled growth: %v, want context.Canceled", err)
 	}
 }

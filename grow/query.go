@@ -1,6 +1,7 @@
 package grow
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -53,7 +54,13 @@ func (s *Scratch) reset() {
 // reuses). Errors: ErrOutside, ErrNodata, ErrIdentical, ErrOptions. Mutually
 // visible points are a normal answer (dst.MutuallyVisible, empty
 // frontiers).
-func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) (err error) {
+func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error {
+	return gr.GrowContext(context.Background(), a, b, opt, s, dst)
+}
+
+// GrowContext is Grow that stops when ctx is done (checked every 32 quads
+// considered), returning an error wrapping ctx.Err().
+func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *Scratch, dst *Result) (err error) {
 	defer fault.Catch(&err)()
 	start := time.Now()
 	g := gr.g
@@ -86,7 +93,9 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) (err e
 	} else {
 		gr.start(s, 0, qa, true, opt)
 		gr.start(s, 1, qb, true, opt)
-		dst.Steps, dst.Truncated = gr.step2(s, opt)
+		if dst.Steps, dst.Truncated, err = gr.step2(ctx, s, opt); err != nil {
+			return err
+		}
 	}
 	gr.result(&s.p[0], &dst.A)
 	gr.result(&s.p[1], &dst.B)
@@ -382,39 +391,59 @@ func heapDown(h []qitem, i int) {
 
 // step2 alternates between the players' queues until one is empty, then,
 // with GrowLarger, grows the other without merging (step 3). It returns
-// the quads considered, and whether opt.MaxSteps stopped it.
-func (gr *Grower) step2(s *Scratch, opt Options) (steps int, truncated bool) {
+// the quads considered, whether opt.MaxSteps stopped it, and ctx's error
+// when ctx stopped it.
+func (gr *Grower) step2(ctx context.Context, s *Scratch, opt Options) (steps int, truncated bool, err error) {
 	limit := opt.MaxSteps
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
+	done := ctx.Done()
+	stopped := func() error {
+		select {
+		case <-done:
+			return fmt.Errorf("grow: stopped after %d quads: %w", steps, ctx.Err())
+		default:
+			return nil
+		}
+	}
 	turn := 0
 	for ; ; steps++ {
+		if steps&31 == 31 {
+			if err := stopped(); err != nil {
+				return steps, false, err
+			}
+		}
 		x, y := &s.p[turn], &s.p[1-turn]
 		q, ok := gr.pop(x, opt.Order)
 		if !ok {
 			break // x's queue is empty: x can grow no more
 		}
 		if steps == limit {
-			return steps, true // q and the rest stay unconsidered
+			return steps, true, nil // q and the rest stay unconsidered
 		}
 		gr.consider(s, x, y, q, opt, true)
 		turn = 1 - turn
 	}
 	if !opt.GrowLarger {
-		return steps, false
+		return steps, false, nil
 	}
 	// Step 3: only the other player can still grow. Its PVS is no longer
 	// needed (nothing will be checked against it), so it is not merged;
 	// the stopped player's PVS and region stay exact.
 	x, y := &s.p[1-turn], &s.p[turn]
 	for ; ; steps++ {
+		if steps&31 == 31 {
+			if err := stopped(); err != nil {
+				return steps, false, err
+			}
+		}
 		q, ok := gr.pop(x, opt.Order)
 		if !ok {
-			return steps, false
+			return steps, false, nil
 		}
 		if steps == limit {
-			return steps, true
+			return steps, true, nil
 		}
 		gr.consider(s, x, y, q, opt, false)
 	}

@@ -24,7 +24,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/net/netutil"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
@@ -43,7 +42,8 @@ const (
 	servePlaybackTimeout = 60 * time.Second // a simulation to play back
 	serveMaxHeader       = 16 << 10         // bytes of request headers
 	serveMaxURL          = 2048             // bytes of a request's URL
-	serveMaxConns        = 128              // connections open at once; more wait in the kernel's backlog
+	serveMaxConns        = 128              // connections kept open at once: beyond, idle ones are closed, oldest first
+	serveIdleTimeout     = 15 * time.Second // a keep-alive connection's wait for its next request
 )
 
 // serveCmd is `frontierq serve`: the viewer of one store, the page
@@ -77,7 +77,6 @@ func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("serve %s: %w", pos[0], err)
 		}
-		ln = netutil.LimitListener(ln, serveMaxConns)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		fmt.Fprintf(stdout, "serving %s at http://%s/ (Ctrl-C stops)\n", pos[0], ln.Addr())
@@ -171,8 +170,10 @@ func loopback(host string) bool {
 
 // serve answers on ln until ctx ends.
 func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
+	cl := &connLimit{max: serveMaxConns, idle: map[net.Conn]time.Time{}, gone: map[net.Conn]bool{}}
 	srv := &http.Server{Handler: v.handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: servePlaybackTimeout + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: serveMaxHeader}
+		WriteTimeout: servePlaybackTimeout + 5*time.Second, IdleTimeout: serveIdleTimeout, MaxHeaderBytes: serveMaxHeader,
+		ConnState: cl.state}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -185,11 +186,58 @@ func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
+// connLimit keeps at most max connections open: when a new one would pass
+// max, idle keep-alive connections are closed, oldest first, so that
+// clients holding connections open without asking anything never keep a
+// new client waiting. Connections busy with a request are never closed
+// here (the server's read and write timeouts bound them).
+type connLimit struct {
+	mu   sync.Mutex
+	max  int
+	open int                    // counted: accepted, not closed, not closed by us
+	idle map[net.Conn]time.Time // since when each idle one waits
+	gone map[net.Conn]bool      // closed by us, not yet reported closed
+}
+
+// state is the server's ConnState hook.
+func (c *connLimit) state(conn net.Conn, s http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch s {
+	case http.StateNew:
+		c.open++
+		for c.open > c.max && len(c.idle) > 0 {
+			var oldest net.Conn
+			var since time.Time
+			for ic, t := range c.idle {
+				if oldest == nil || t.Before(since) {
+					oldest, since = ic, t
+				}
+			}
+			delete(c.idle, oldest)
+			c.gone[oldest] = true
+			c.open--
+			oldest.Close()
+		}
+	case http.StateActive:
+		delete(c.idle, conn)
+	case http.StateIdle:
+		c.idle[conn] = time.Now()
+	case http.StateHijacked, http.StateClosed:
+		delete(c.idle, conn)
+		if c.gone[conn] {
+			delete(c.gone, conn)
+		} else {
+			c.open--
+		}
+	}
+}
+
 // limited runs h with one of the viewer's query slots (one per core), or
-// answers 503 when none frees up in time, and 503 when h runs past timeout.
-// h's request carries the timeout's context: the simulation stops at the
-// next tick; a frontier query (bounded by the store's cap, at most tens of
-// ms on real stores) finishes in its slot, unseen.
+// answers 503 when none frees up in time, and 503 when h runs past timeout,
+// freeing its slot then. h's request carries the timeout's context: a
+// frontier query stops within 32 quads of growth, the simulation at its
+// next tick.
 func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (contentType string, body []byte, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
@@ -205,12 +253,18 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 			body []byte
 			err  error
 		}
+		// The slot is freed when the work ends or the deadline passes,
+		// whichever comes first: work past its deadline (which stops at
+		// its next check of ctx) holds no slot from then on.
+		var free sync.Once
+		release := func() { free.Do(func() { <-v.slots }) }
 		ch := make(chan answer, 1)
 		go func() {
-			defer func() { <-v.slots }()
+			defer release()
 			ct, body, err := h(r.WithContext(ctx)) // work that checks ctx stops at the timeout
 			ch <- answer{ct, body, err}
 		}()
+		defer release()
 		select {
 		case a := <-ch:
 			var bad *badRequest
@@ -315,7 +369,7 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 		return "", nil, &badRequest{err.Error()}
 	}
 	var res grow.Result
-	if err := v.gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
+	if err := v.gr.GrowContext(r.Context(), [2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
 	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(v.s, &res.A), toJSON(v.s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -444,5 +445,66 @@ func TestPlaybackStopsAtTimeout(t *testing.T) {
 	start := time.Now()
 	if _, _, err := v.playback(req); err == nil || time.Since(start) > 2*time.Second {
 		t.Errorf("a cancelled simulation ran %s: %v", time.Since(start), err)
+	}
+}
+
+// TestSlotFreedAtDeadline: work that runs past its deadline answers 503
+// and frees its slot then, so that the next request is served at once
+// though the slow work goes on (round-3 audit: 80 s of 503s).
+func TestSlotFreedAtDeadline(t *testing.T) {
+	v := &viewer{slots: make(chan struct{}, 1)}
+	release := make(chan struct{})
+	defer close(release)
+	slow := v.limited(100*time.Millisecond, func(*http.Request) (string, []byte, error) {
+		<-release // ignores its context: a query that never checks it
+		return "text/plain", nil, nil
+	})
+	fast := v.limited(time.Second, func(*http.Request) (string, []byte, error) { return "text/plain", []byte("ok"), nil })
+	rec := httptest.NewRecorder()
+	slow(rec, httptest.NewRequest("GET", "/api/frontier", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("slow work: %d, want 503", rec.Code)
+	}
+	start := time.Now()
+	rec = httptest.NewRecorder()
+	fast(rec, httptest.NewRequest("GET", "/api/cell", nil))
+	if rec.Code != http.StatusOK || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("the next request: %d after %s, want 200 at once", rec.Code, time.Since(start))
+	}
+}
+
+// TestIdleConnectionsLockNobodyOut: clients holding more keep-alive
+// connections than the server keeps open, idle, do not make a new client
+// wait: the oldest idle ones are closed.
+func TestIdleConnectionsLockNobodyOut(t *testing.T) {
+	_, v, _ := startViewer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go v.serve(ctx, ln)
+	url := "http://" + ln.Addr().String() + "/api/info"
+	var idle []*http.Client
+	for range serveMaxConns + 40 {
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		resp, err := c.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close() // the connection stays open, idle
+		idle = append(idle, c)
+	}
+	start := time.Now()
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("a new client after %d idle connections: %v", len(idle), err)
+	}
+	resp.Body.Close()
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("a new client waited %s behind idle connections", el)
 	}
 }
