@@ -250,6 +250,18 @@ static int pvs_polygonize(GDALDatasetH src, const char *path, const char *driver
 	}
 	return n;
 }
+
+// pvs_count_features opens the vector file path and returns the features
+// of its first layer, or -1 when it cannot be read (GDAL's error set).
+static long long pvs_count_features(const char *path) {
+	GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
+	if (ds == NULL) return -1;
+	long long n = -1;
+	OGRLayerH l = GDALDatasetGetLayer(ds, 0);
+	if (l != NULL) n = OGR_L_GetFeatureCount(l, 1);
+	GDALClose(ds);
+	return n;
+}
 */
 import "C"
 
@@ -262,6 +274,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
 
 var gdalOnce sync.Once
@@ -275,7 +289,19 @@ func lastError(fallback string) error {
 	if msg == "" {
 		msg = fallback
 	}
-	return errors.New(msg)
+	return errors.New(shorten(msg))
+}
+
+// shorten keeps the first line of a message of GDAL's, at most 200
+// characters (a GeoPackage error can quote kilobytes of SQL).
+func shorten(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if r := []rune(msg); len(r) > 200 {
+		msg = string(r[:200]) + "…"
+	}
+	return msg
 }
 
 // describeCRS parses a WKT string through OSR.
@@ -423,6 +449,9 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*.tif")
 	if err != nil {
 		return err
@@ -644,6 +673,12 @@ func polygonize(path, driver string, ref Georef, width, height int, data []byte,
 	n := C.pvs_polygonize(src, cp, cd, &arr[0])
 	if n < 0 {
 		return 0, lastError("GDAL cannot write the polygons")
+	}
+	// GDAL's GeoJSON writer does not report a failed write (a full disk):
+	// the file must read back whole.
+	C.CPLErrorReset()
+	if got := C.pvs_count_features(cp); got != C.longlong(n) {
+		return 0, fmt.Errorf("the file reads back with %d of the %d polygons written (is the disk full?)", int64(got), int(n))
 	}
 	return int(n), nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
 
 // ErrNoCRS reports lon/lat asked of a grid whose CRS is unknown.
@@ -67,6 +69,9 @@ func WriteRegions(path string, ref Georef, width, height int, data []byte, label
 	driver := map[string]string{".geojson": "GeoJSON", ".json": "GeoJSON", ".gpkg": "GPKG"}[ext]
 	if driver == "" {
 		return 0, fmt.Errorf("write %s: want a name ending in .geojson or .gpkg (the format follows the extension)", path)
+	}
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return 0, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"+ext)
 	if err != nil {

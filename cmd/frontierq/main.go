@@ -18,6 +18,8 @@ import (
 	"image/color"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,6 +34,9 @@ import (
 )
 
 func main() {
+	// A file size limit (ulimit -f) makes writes fail, as a full disk
+	// does, rather than kill the process.
+	signal.Ignore(syscall.SIGXFSZ)
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 

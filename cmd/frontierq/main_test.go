@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	stdpng "image/png"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -550,5 +552,74 @@ func TestAdversarial(t *testing.T) {
 	}
 	if _, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--adversarial"); code != 2 || !strings.Contains(errOut, "add --exact") {
 		t.Errorf("--adversarial alone: exit %d: %s", code, errOut)
+	}
+}
+
+// TestMain lets a test run this test binary as frontierq itself, in a
+// child process (FRONTIERQ_MAIN=1), under limits a test cannot set on
+// itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("FRONTIERQ_MAIN") != "" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestWritesOnAFullDisk: with every write failing (a file size limit of 0
+// limit standing for a full disk), every output file errs with exit 1 and
+// leaves nothing behind — GDAL's GeoJSON writer once exited 0 with an
+// empty file.
+func TestWritesOnAFullDisk(t *testing.T) {
+	store := testStore(t)
+	dir := t.TempDir()
+	for _, out := range []struct{ flag, name string }{{"--geojson", "f.geojson"}, {"--png", "f.png"}, {"--mask", "f.tif"}, {"--geojson", "f.gpkg"}} {
+		path := filepath.Join(dir, out.name)
+		cmd := exec.Command("sh", "-c", `ulimit -f 0; exec "$0" "$@"`, os.Args[0], store, "--a", "2,2", "--b", "45,37", out.flag, path)
+		cmd.Env = append(os.Environ(), "FRONTIERQ_MAIN=1")
+		var se bytes.Buffer
+		cmd.Stderr = &se
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(se.String()), "\n") > 0 {
+			t.Errorf("%s on a full disk: %v, stderr %q; want exit 1 and one line", out.flag, err, se.String())
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+			t.Errorf("%s on a full disk left %v", out.flag, left)
+			for _, f := range left {
+				os.Remove(f)
+			}
+		}
+	}
+}
+
+// TestOutputsRefuseSpecialFiles: an output path naming a FIFO, a symbolic
+// link or a folder is refused in one line and left as it was (renaming a
+// new file over it would replace a device such as /dev/null).
+func TestOutputsRefuseSpecialFiles(t *testing.T) {
+	store := testStore(t)
+	dir := t.TempDir()
+	for _, kind := range []string{"fifo", "link", "folder"} {
+		for _, out := range []struct{ flag, ext string }{{"--png", ".png"}, {"--mask", ".tif"}, {"--geojson", ".geojson"}} {
+			path := filepath.Join(dir, kind+out.ext)
+			var err error
+			switch kind {
+			case "fifo":
+				err = syscall.Mkfifo(path, 0o644)
+			case "link":
+				err = os.Symlink(filepath.Join(dir, "elsewhere"+out.ext), path)
+			default:
+				err = os.Mkdir(path, 0o755)
+			}
+			if err != nil {
+				t.Skipf("make a %s: %v", kind, err)
+			}
+			_, errOut, code := runCmd(store, "--a", "2,2", "--b", "45,37", out.flag, path)
+			if code != 1 || !strings.Contains(errOut, "not a regular file") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("%s %s: exit %d: %s", out.flag, path, code, errOut)
+			}
+			if st, err := os.Lstat(path); err != nil || st.Mode().IsRegular() {
+				t.Errorf("%s %s was replaced", out.flag, path)
+			}
+		}
 	}
 }

@@ -17,6 +17,8 @@ package main
 import (
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +26,9 @@ import (
 )
 
 func main() {
+	// A file size limit (ulimit -f) makes writes fail, as a full disk
+	// does, rather than kill the process.
+	signal.Ignore(syscall.SIGXFSZ)
 	os.Exit(cli.Report("pvsbake", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 

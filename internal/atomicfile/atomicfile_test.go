@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -179,5 +180,42 @@ func TestCommitAll(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
 		t.Errorf("left behind: %v", m)
+	}
+}
+
+// TestCheckTarget: new paths and regular files may be written; FIFOs,
+// folders and symbolic links may not, by Write and Create alike, and are
+// left as they were.
+func TestCheckTarget(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "file")
+	os.WriteFile(regular, []byte("x"), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(regular, link)
+	for _, p := range []string{filepath.Join(dir, "new"), regular} {
+		if err := CheckTarget(p); err != nil {
+			t.Errorf("%s refused: %v", p, err)
+		}
+	}
+	for _, p := range []string{fifo, link, dir} {
+		if err := CheckTarget(p); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("%s: %v, want ErrNotRegular", p, err)
+		}
+		if err := Write(p, func(io.Writer) error { return nil }); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Write %s: %v", p, err)
+		}
+		if tmp, err := Create(p); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Create %s: %v", p, err)
+			if tmp != nil {
+				tmp.Abort()
+			}
+		}
+		if st, _ := os.Lstat(p); st.Mode().IsRegular() {
+			t.Errorf("%s replaced", p)
+		}
 	}
 }

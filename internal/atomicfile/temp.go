@@ -26,6 +26,9 @@ type Temp struct {
 // then removes unlocked ".BASE.tmp*" files — and creates a new locked
 // temporary file for path. Errors name path.
 func Create(path string) (*Temp, error) {
+	if err := CheckTarget(path); err != nil {
+		return nil, err
+	}
 	if err := recoverCommits(path); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
