@@ -61,6 +61,13 @@ const (
 // 15 to 22 (0.37 to 0.52 bits per code, pvsbake stat --codes).
 const maxCodesPerByte = 128
 
+// MaxCodesPerBlockByte bounds the codes one block announces per byte of
+// it, so that decoding takes time in proportion to the blocks read: real
+// blocks hold at most 92 (the urban benchmark's 0.1 GiB coded store;
+// 53 on the 1025² map), 15 to 22 on average. A bake refuses to write a
+// block over it.
+const MaxCodesPerBlockByte = 1024
+
 // pinQuads bounds the quads of the levels a coded hierarchy keeps once
 // decoded: levels from the top down while their quads number at most this
 // many together, and at most a sixteenth of all quads (levels 3 to 9 of
@@ -121,6 +128,9 @@ func (h *Hierarchy) Code(cacheBytes int64) (*Hierarchy, error) {
 		var err error
 		if c.Blocks, err = c.Coder.Append(c.Blocks, t, p); err != nil {
 			return fmt.Errorf("quadpvs: quad %d: %w", q, err)
+		}
+		if n := uint64(len(c.Blocks)) - off; uint64(t.Len()) > MaxCodesPerBlockByte*n {
+			return fmt.Errorf("quadpvs: quad %d: %d codes in a block of %d bytes, more than readers take (%d per byte)", q, t.Len(), n, MaxCodesPerBlockByte)
 		}
 		c.Index[q], err = BlockEntry(off, uint64(len(c.Blocks))-off)
 		return err
@@ -316,6 +326,8 @@ func (ct *codedTrees) decodeWith(g Geometry, q int, parent *Tree) (Tree, *TreeEr
 		}
 		if n := 1 + 4*int64(groups); n > ct.max {
 			return Tree{}, bad(0, "block announces %d codes, over the ceiling of %d", n, ct.max)
+		} else if n > MaxCodesPerBlockByte*int64(len(b)) {
+			return Tree{}, bad(0, "block of %d bytes announces %d codes, over %d per byte", len(b), n, MaxCodesPerBlockByte)
 		}
 	}
 	sc := ct.scratch.Get().(*decodeScratch)

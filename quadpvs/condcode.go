@@ -40,6 +40,11 @@ type CondCoder struct {
 // statuses at a group's four quads (256), and no parent.
 const CondContexts = 257
 
+// condMaxFreq bounds a symbol's frequency, in 4,096ths: a group costs at
+// least −log2(3968/4096) = 0.046 bits, so a block holds at most about 700
+// codes per byte, under what readers take (MaxCodesPerBlockByte).
+const condMaxFreq = condM - 128
+
 const (
 	condNone  = 256
 	condScale = 12
@@ -190,6 +195,18 @@ func newCondCoder(hist *[CondContexts][256]uint32, cover bool) *CondCoder {
 					sum--
 				}
 			}
+		}
+		// No symbol above condMaxFreq: its excess goes to the next most
+		// frequent (or, alone, to the next symbol).
+		if f[big] > condMaxFreq {
+			next := (big + 1) % 256
+			for s := range f {
+				if s != big && f[s] > f[next] {
+					next = s
+				}
+			}
+			f[next] += f[big] - condMaxFreq
+			f[big] = condMaxFreq
 		}
 		c.build(ctx, &f)
 	}

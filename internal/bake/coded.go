@@ -508,6 +508,9 @@ func (c *codedOutput) code(ch pendingTree, parent *quadpvs.Tree) error {
 	if c.block, err = c.p.coder.AppendScratch(c.block[:0], &ch.t, parent, &c.sc); err != nil {
 		return fmt.Errorf("quad %d: %w", ch.q, err)
 	}
+	if ch.t.Len() > quadpvs.MaxCodesPerBlockByte*len(c.block) {
+		return fmt.Errorf("quad %d: %d codes in a block of %d bytes, more than readers take (%d per byte)", ch.q, ch.t.Len(), len(c.block), quadpvs.MaxCodesPerBlockByte)
+	}
 	if err := c.w.Add(ch.q, c.block); err != nil {
 		return err
 	}
