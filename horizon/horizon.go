@@ -188,18 +188,25 @@ type Model struct {
 // from 8 to 65,534 sectors, heights ≥ 0 metres, a max distance ≥ 0 metres,
 // a margin ≥ 0 metres, and with Earth curvature a refraction coefficient in
 // [0, 1).
+// Bounds of Params's lengths: heights and the margin at most 100 km, the
+// view distance at most the Earth's circumference.
+const (
+	MaxHeight   = 1e5
+	MaxDistance = 4e7
+)
+
 func (p Params) Validate() error {
 	switch {
 	case p.Sectors < 8 || p.Sectors >= math.MaxUint16:
 		return fmt.Errorf("%w: %d sectors, want 8 to %d", ErrParams, p.Sectors, math.MaxUint16-1)
-	case !(p.ObserverHeight >= 0) || !(p.TargetHeight >= 0) || math.IsInf(p.ObserverHeight, 0) || math.IsInf(p.TargetHeight, 0):
-		return fmt.Errorf("%w: observer height %g m and target height %g m must be ≥ 0", ErrParams, p.ObserverHeight, p.TargetHeight)
-	case !(p.MaxDistance >= 0) || math.IsInf(p.MaxDistance, 0):
-		return fmt.Errorf("%w: max distance %g m must be ≥ 0 and finite", ErrParams, p.MaxDistance)
-	case !(p.Margin >= 0) || math.IsInf(p.Margin, 0):
-		return fmt.Errorf("%w: margin %g m must be ≥ 0 and finite", ErrParams, p.Margin)
+	case !(p.ObserverHeight >= 0 && p.ObserverHeight <= MaxHeight) || !(p.TargetHeight >= 0 && p.TargetHeight <= MaxHeight):
+		return fmt.Errorf("%w: observer height %.4g m and target height %.4g m, want 0 to %g m", ErrParams, p.ObserverHeight, p.TargetHeight, MaxHeight)
+	case !(p.MaxDistance >= 0 && p.MaxDistance <= MaxDistance):
+		return fmt.Errorf("%w: max distance %.4g m, want 0 to %g m", ErrParams, p.MaxDistance, MaxDistance)
+	case !(p.Margin >= 0 && p.Margin <= MaxHeight):
+		return fmt.Errorf("%w: margin %.4g m, want 0 to %g m", ErrParams, p.Margin, MaxHeight)
 	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
-		return fmt.Errorf("%w: refraction coefficient %g, want 0 ≤ k < 1", ErrParams, p.Refraction)
+		return fmt.Errorf("%w: refraction coefficient %.4g, want 0 ≤ k < 1", ErrParams, p.Refraction)
 	}
 	return nil
 }

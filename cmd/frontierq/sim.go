@@ -61,13 +61,13 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		case !(*minutes > 0) || *minutes*60**hz > 1e6:
 			return cli.Usagef("--minutes %g at --hz %g: want > 0 and at most 10⁶ ticks", *minutes, *hz)
 		case !(*speed >= 0) || *speed > 1000 || !(*slope >= 0) || !(*respawn >= 0) || *respawn > 600:
-			return cli.Usagef("--speed %g, --max-slope %g, --respawn %g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
+			return cli.Usagef("--speed %.4g, --max-slope %.4g, --respawn %.4g: want 0 to 1000 m/s, ≥ 0, 0 to 600 per minute", *speed, *slope, *respawn)
 		case *regionLevel < 1 || *regionLevel > 15:
 			return cli.Usagef("--region-level %d: want 1 to 15", *regionLevel)
 		case !(*delay >= 0 && *delay <= 1000) || *ring < -1 || *ring > 1<<20:
-			return cli.Usagef("--delay-ms %g, --joint-ring %d: want 0 to 1000 ms and -1 (auto) to 1048576 cells", *delay, *ring)
-		case *predict < 1 || *predict > 1000 || !(*aoi >= 0) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
-			return cli.Usagef("--predict %d, --aoi-radius %g, --exact-every %d, --budget-ms %g: want 1 to 1000, ≥ 0, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
+			return cli.Usagef("--delay-ms %.4g, --joint-ring %d: want 0 to 1000 ms and -1 (auto) to 1048576 cells", *delay, *ring)
+		case *predict < 1 || *predict > 1000 || !(*aoi >= 0 && *aoi <= 4e7) || *exactEvery < 0 || !(*budget >= 0) || *budget > 1e6:
+			return cli.Usagef("--predict %d, --aoi-radius %.4g, --exact-every %d, --budget-ms %.4g: want 1 to 1000, 0 to 40000000 m, ≥ 0, 0 to 10⁶", *predict, *aoi, *exactEvery, *budget)
 		}
 		hs, err := parseHotSpot(*hotSpot)
 		if err != nil {

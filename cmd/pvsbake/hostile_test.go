@@ -52,7 +52,9 @@ func TestHostileInputs(t *testing.T) {
 		{"bad refraction", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--curvature", "--refraction", "7"}, 2, "refraction"},
 		{"many workers", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--workers", "100000"}, 2, "--workers 100000"},
 		{"synth of a million cells a side", []string{"synth", "--size", "1000000", "-o", filepath.Join(dir, "s.tif")}, 2, "--size 1000000"},
-		{"infinite cell size", []string{"info", dem, "--cell-size", "Inf"}, 2, "finite"},
+		{"infinite cell size", []string{"info", dem, "--cell-size", "Inf"}, 2, "want 0.001 to 1000000 metres"},
+		{"absurd cell size", []string{"info", dem, "--cell-size", "1e308"}, 2, "--cell-size 1e+308"},
+		{"absurd relief", []string{"synth", "--kind", "hills", "--relief", "1e308", "-o", filepath.Join(t.TempDir(), "s.tif")}, 2, "--relief 1e+308"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

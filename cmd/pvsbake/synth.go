@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +32,8 @@ func synthCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *size < 1 || *size > maxSide {
 			return cli.Usagef("--size %d: want 1 to %d cells (the largest terrain a store holds)", *size, maxSide)
 		}
-		if math.IsInf(*cell, 0) || math.IsInf(*relief, 0) {
-			return cli.Usagef("--cell-size %g, --relief %g: want finite lengths", *cell, *relief)
+		if !(*cell >= 1e-3 && *cell <= 1e6) || !(*relief > 0 && *relief <= 1e5) {
+			return cli.Usagef("--cell-size %.4g, --relief %.4g: want 0.001 to 1000000 m and up to 100000 m", *cell, *relief)
 		}
 		if need, avail := cli.LoadBytes(*size, *size, 0, 0), cli.AvailableMemory(); avail > 0 && need > avail/10*9 {
 			w, _ := cli.FitWindow(cli.LoadBytes, *size, *size, 0, 0, avail/10*9)

@@ -63,7 +63,8 @@ func TestViewshedErrors(t *testing.T) {
 		{"no --at", []string{"viewshed", dem, "-o", out}, 2, "needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"bad --at", []string{"viewshed", dem, "--at", "3", "-o", out}, 2, "col,row"},
 		{"outside", []string{"viewshed", dem, "--at", "256,3", "-o", out}, 1, "outside the 256×256 grid"},
-		{"negative height", []string{"viewshed", dem, "--at", "3,3", "--target-height", "-1", "-o", out}, 2, "must be ≥ 0"},
+		{"negative height", []string{"viewshed", dem, "--at", "3,3", "--target-height", "-1", "-o", out}, 2, "want 0 to 100000 m"},
+		{"absurd height", []string{"viewshed", dem, "--at", "3,3", "--observer-height", "1e308", "-o", out}, 2, "1e+308 m"},
 		{"few sectors", []string{"viewshed", dem, "--at", "3,3", "--sectors", "2", "-o", out}, 2, "sectors"},
 		{"unwritable", []string{"viewshed", dem, "--at", "3,3", "-o", filepath.Join(dir, "no", "v.tif")}, 1, "v.tif"},
 	}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -138,17 +137,14 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 		}
 		o.Window = w
 	}
-	if d.cellSize < 0 {
-		return o, Usagef("--cell-size %g: want a positive length in metres", d.cellSize)
+	if d.cellSize != 0 && !(d.cellSize >= 1e-3 && d.cellSize <= 1e6) {
+		return o, Usagef("--cell-size %.4g: want 0.001 to 1000000 metres", d.cellSize)
 	}
-	if d.zScale < 0 {
-		return o, Usagef("--z-scale %g: want a positive factor", d.zScale)
+	if d.zScale != 0 && !(d.zScale >= 1e-6 && d.zScale <= 1e6) {
+		return o, Usagef("--z-scale %.4g: want a factor from 0.000001 to 1000000", d.zScale)
 	}
 	if d.band < 0 {
 		return o, Usagef("--band %d: want a band number from 1", d.band)
-	}
-	if math.IsNaN(d.cellSize) || math.IsInf(d.cellSize, 0) || math.IsNaN(d.zScale) || math.IsInf(d.zScale, 0) {
-		return o, Usagef("--cell-size %g, --z-scale %g: want finite numbers", d.cellSize, d.zScale)
 	}
 	o.CellSize, o.ZScale, o.RawBigEndian, o.Band = d.cellSize, d.zScale, d.rawBig, d.band
 	if d.rawSize != "" {
