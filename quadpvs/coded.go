@@ -87,6 +87,7 @@ type codedTrees struct {
 	slots   []atomic.Pointer[codedEntry] // direct-mapped cache: quad q in slot q & (len−1)
 	used    atomic.Int64                 // bytes of the cached entries
 	checked []atomic.Uint64              // bit q: quad q's block decoded and checked once
+	decodes atomic.Int64                 // blocks decoded so far
 	hand    atomic.Uint64                // the next slot eviction looks at
 	scratch sync.Pool                    // *decodeScratch
 }
@@ -310,6 +311,7 @@ func (ct *codedTrees) decode(h *Hierarchy, q int) Tree {
 // decodeWith decodes and checks quad q's block given parent (nil for the
 // top quad).
 func (ct *codedTrees) decodeWith(g Geometry, q int, parent *Tree) (Tree, *TreeError) {
+	ct.decodes.Add(1)
 	b, terr := ct.block(q)
 	if terr != nil {
 		return Tree{}, terr

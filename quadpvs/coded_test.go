@@ -306,3 +306,32 @@ func TestLevelAndParent(t *testing.T) {
 		}
 	}
 }
+
+// TestCodedDecodesOnce: walking a coded hierarchy (EachWithParent) decodes
+// every block once, whatever the cache; reading every quad in index order
+// through the smallest cache decodes each block a bounded number of times
+// (its ancestors stay cached), not its chain of ancestors every time —
+// the round-3 audit's 60 s store, read with a cache of one tree.
+func TestCodedDecodesOnce(t *testing.T) {
+	h := realHierarchy(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 29}, 0)
+	c, err := h.Code(MinCacheBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := *c.Coding()
+	r, _ := NewCoded(h.G, cd)
+	if err := r.EachWithParent(func(int, *Tree, *Tree) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.coded.decodes.Load(); n != int64(h.Quads()) {
+		t.Fatalf("EachWithParent decoded %d blocks for %d quads", n, h.Quads())
+	}
+	r, _ = NewCoded(h.G, cd)
+	for q := range h.Quads() {
+		r.PVS(q)
+	}
+	if n := r.coded.decodes.Load(); n > 2*int64(h.Quads()) {
+		t.Errorf("reading every quad in index order decoded %d blocks for %d quads", n, h.Quads())
+	}
+	t.Logf("%d quads: %d decodes reading each once in index order with a cache of %d bytes", h.Quads(), r.coded.decodes.Load(), MinCacheBytes)
+}
