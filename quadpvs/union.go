@@ -33,12 +33,54 @@ import "math/bits"
 // safe for concurrent use.
 type Union struct {
 	g     Geometry
-	any   [][]uint64 // any[s]: bit i covers cells [i·64^s, (i+1)·64^s)
-	full  [][]uint64 // full[s] for s > 0; stage 0's full bits are any[0] | pad
-	pad   []uint64   // stage 0: the padding cells of the square
+	any   [][]uint64 // any[s]: bit i covers cells [i·64^s, (i+1)·64^s); stage 0 in pages
+	full  [][]uint64 // full[s] for s > 0; stage 0's full bits are any | pad
 	full0 [][]uint64 // full stages of the empty union, copied by Reset
-	lv    [16]levelBits
-	stack []unionItem
+	// Stage 0 in pages of pageWords words, made when first painted (nil:
+	// all zero), with the padding cells of each page's words: a union's
+	// memory follows the terrain's area, not its square's (a 16384×1 strip
+	// spans a square of 2^28 cells).
+	any0, pad0 [][]uint64
+	lv         [16]levelBits
+	stack      []unionItem
+}
+
+// pageShift is log2 of the words of a page of stage 0 (4 KiB).
+const pageShift = 9
+
+// page0 returns the page of stage 0 holding word w, made with its padding
+// when new.
+func (u *Union) page0(w uint) []uint64 {
+	p := w >> pageShift
+	if u.any0[p] == nil {
+		u.any0[p] = make([]uint64, 1<<pageShift)
+		pad := make([]uint64, 1<<pageShift)
+		for i := range pad {
+			pad[i] = u.padWord(p<<pageShift | uint(i))
+		}
+		u.pad0[p] = pad
+	}
+	return u.any0[p]
+}
+
+// padWord returns the padding of stage 0's word w: the cells of its 8×8
+// block (a level-3 quad) outside the terrain.
+func (u *Union) padWord(w uint) uint64 {
+	g := u.g
+	c0, r0 := unMorton(uint64(w) << 6)
+	switch {
+	case c0 >= g.Width || r0 >= g.Height:
+		return ^uint64(0)
+	case c0+8 <= g.Width && r0+8 <= g.Height:
+		return 0
+	}
+	var pad uint64
+	for b := range uint64(64) {
+		if c, r := unMorton(uint64(w)<<6 | b); c >= g.Width || r >= g.Height {
+			pad |= 1 << b
+		}
+	}
+	return pad
 }
 
 // levelBits says where a quad of a level is read: stage s, its first bit
@@ -69,29 +111,38 @@ func (u *Union) Reset(g Geometry) {
 // clearWord empties word w of stage s and, below it, the words its set
 // bits stand for, restoring the full bits of the empty union.
 func (u *Union) clearWord(s int, w uint) {
+	if s == 0 {
+		if p := u.any0[w>>pageShift]; p != nil {
+			p[w&(1<<pageShift-1)] = 0
+		}
+		return
+	}
 	a := u.any[s][w]
 	if a == 0 {
 		return
 	}
-	if s > 0 {
-		for b := a; b != 0; b &= b - 1 {
-			u.clearWord(s-1, w<<6|uint(bits.TrailingZeros64(b)))
-		}
-		u.full[s][w] = u.full0[s][w]
+	for b := a; b != 0; b &= b - 1 {
+		u.clearWord(s-1, w<<6|uint(bits.TrailingZeros64(b)))
 	}
+	u.full[s][w] = u.full0[s][w]
 	u.any[s][w] = 0
 }
 
-// alloc sizes the stages for g, empty, and computes the padding masks.
+// alloc sizes the stages for g, empty, and the full bits of padding. Its
+// cost is the square's stages above 0 (2^(2K−6) bits) and the terrain's
+// 8×8 blocks.
 func (u *Union) alloc(g Geometry) {
 	u.g = g
 	u.any, u.full, u.full0 = u.any[:0], u.full[:0], u.full0[:0]
 	for bits := 1 << (2 * g.K); ; bits >>= 6 {
 		words := (bits + 63) / 64
-		u.any = append(u.any, make([]uint64, words))
 		if len(u.full) == 0 {
-			u.full, u.full0 = append(u.full, nil), append(u.full0, nil) // stage 0 uses pad
+			u.any = append(u.any, nil) // stage 0: any0, pad0
+			u.full, u.full0 = append(u.full, nil), append(u.full0, nil)
+			pages := (words + 1<<pageShift - 1) >> pageShift
+			u.any0, u.pad0 = make([][]uint64, pages), make([][]uint64, pages)
 		} else {
+			u.any = append(u.any, make([]uint64, words))
 			u.full = append(u.full, make([]uint64, words))
 			u.full0 = append(u.full0, make([]uint64, words))
 		}
@@ -107,29 +158,31 @@ func (u *Union) alloc(g Geometry) {
 			u.lv[l].mask = 1<<(1<<n) - 1
 		}
 	}
-	// Stage 0 padding: cells outside the terrain. A word holds the 64
-	// cells of one level-3 quad (8×8 cells).
-	u.pad = make([]uint64, len(u.any[0]))
-	for w := range u.pad {
-		c0, r0 := unMorton(uint64(w) << 6)
-		switch {
-		case c0 >= g.Width || r0 >= g.Height:
-			u.pad[w] = ^uint64(0)
-		case c0+8 <= g.Width && r0+8 <= g.Height:
-		default:
-			for b := range uint64(64) {
-				if c, r := unMorton(uint64(w)<<6 | b); c >= g.Width || r >= g.Height {
-					u.pad[w] |= 1 << b
-				}
-			}
+	if len(u.full0) < 2 {
+		return
+	}
+	// Full bits of the empty union: runs made of padding only. Stage 1's
+	// bit i is word i of stage 0, an 8×8 block of cells: full when the
+	// block lies wholly outside the terrain — every block but the
+	// ⌈W/8⌉·⌈H/8⌉ that hold terrain cells.
+	f1 := u.full0[1]
+	blocks := min(1<<(2*g.K-6), len(f1)*64)
+	for w := 0; w < blocks/64; w++ {
+		f1[w] = ^uint64(0)
+	}
+	if r := blocks % 64; r > 0 {
+		f1[blocks/64] = 1<<r - 1
+	}
+	bw, bh := (g.Width+7)/8, (g.Height+7)/8
+	for by := range bh {
+		for bx := range bw {
+			i := morton(bx, by)
+			f1[i>>6] &^= 1 << (i & 63)
 		}
 	}
-	// Full bits of the empty union: runs made of padding only.
-	for s := 1; s < len(u.full0); s++ {
-		below := u.pad
-		if s > 1 {
-			below = u.full0[s-1]
-		}
+	copy(u.full[1], f1)
+	for s := 2; s < len(u.full0); s++ {
+		below := u.full0[s-1]
 		bits := min(len(below)*64, 1<<(2*g.K-6*(s-1)))
 		for w := 0; w < bits/64; w++ {
 			if below[w] == ^uint64(0) {
@@ -170,13 +223,17 @@ func (u *Union) status(l uint8, m uint32) Status {
 	b := m >> (6 * s)
 	mask := lb.mask << (b & 63)
 	w := b >> 6
-	if u.any[s][w]&mask == 0 {
-		return Hidden
-	}
 	var f uint64
 	if s == 0 {
-		f = u.any[0][w] | u.pad[w]
+		p := u.any0[w>>pageShift]
+		if p == nil || p[w&(1<<pageShift-1)]&mask == 0 {
+			return Hidden
+		}
+		f = p[w&(1<<pageShift-1)] | u.pad0[w>>pageShift][w&(1<<pageShift-1)]
 	} else {
+		if u.any[s][w]&mask == 0 {
+			return Hidden
+		}
 		f = u.full[s][w]
 	}
 	if f&mask == mask {
@@ -281,14 +338,15 @@ func (u *Union) paint(l uint8, m uint32) {
 	last := len(u.any) - 1
 	for s := 0; ; s++ {
 		if n >= 64 {
-			words := u.any[s][start>>6 : (start+n)>>6]
-			for i := range words {
-				words[i] = ^uint64(0)
-			}
-			if s > 0 {
-				words = u.full[s][start>>6 : (start+n)>>6]
-				for i := range words {
-					words[i] = ^uint64(0)
+			if s == 0 {
+				for w := start >> 6; w < (start+n)>>6; w++ {
+					u.page0(w)[w&(1<<pageShift-1)] = ^uint64(0)
+				}
+			} else {
+				for _, words := range [2][]uint64{u.any[s][start>>6 : (start+n)>>6], u.full[s][start>>6 : (start+n)>>6]} {
+					for i := range words {
+						words[i] = ^uint64(0)
+					}
 				}
 			}
 			if s == last {
@@ -301,21 +359,27 @@ func (u *Union) paint(l uint8, m uint32) {
 		// they change.
 		mask := (uint64(1)<<n - 1) << (start & 63)
 		w := start >> 6
-		u.any[s][w] |= mask
-		if s > 0 {
+		var a uint64 // word w of stage s after the paint
+		if s == 0 {
+			p := u.page0(w)
+			p[w&(1<<pageShift-1)] |= mask
+			a = p[w&(1<<pageShift-1)]
+		} else {
+			u.any[s][w] |= mask
 			u.full[s][w] |= mask
+			a = u.any[s][w]
 		}
 		for ; s < last; s++ {
 			var f uint64
 			if s == 0 {
-				f = u.any[0][w] | u.pad[w]
+				f = a | u.pad0[w>>pageShift][w&(1<<pageShift-1)]
 			} else {
-				f = u.full[s][w]
+				a, f = u.any[s][w], u.full[s][w]
 			}
 			bit := uint64(1) << (w & 63)
 			pw := w >> 6
 			a0, f0 := u.any[s+1][pw], u.full[s+1][pw]
-			if u.any[s][w] != 0 {
+			if a != 0 {
 				u.any[s+1][pw] |= bit
 			}
 			if f == ^uint64(0) {

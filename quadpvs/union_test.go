@@ -120,5 +120,45 @@ func TestUnionResetClears(t *testing.T) {
 				t.Fatalf("%v: stage %d differs from a new union's after Reset", wh, s)
 			}
 		}
+		for p, page := range used.any0 {
+			if slices.ContainsFunc(page, func(w uint64) bool { return w != 0 }) {
+				t.Fatalf("%v: page %d of stage 0 not cleared by Reset", wh, p)
+			}
+		}
 	}
+}
+
+// TestUnionStripMemory: a union over a 16384×1 strip (a square of 2^28
+// cells) holds memory for the strip's blocks, not the square's.
+func TestUnionStripMemory(t *testing.T) {
+	g, _ := NewGeometry(16384, 1)
+	b := horizon.NewBitmap(16384, 1)
+	for c := 0; c < 16384; c += 3 {
+		b.Set(c, 0, true)
+	}
+	var u Union
+	u.Reset(g)
+	u.Add(encode(t, g, b))
+	bytes := 0
+	for s := 1; s < len(u.any); s++ {
+		bytes += 8 * (len(u.any[s]) + len(u.full[s]) + len(u.full0[s]))
+	}
+	for p := range u.any0 {
+		if u.any0[p] != nil {
+			bytes += 2 * 8 << pageShift
+		}
+	}
+	if bytes > 4<<20 {
+		t.Errorf("a union over a 16384×1 strip holds %d bytes", bytes)
+	}
+	for c := range 16384 {
+		want := Hidden
+		if c%3 == 0 {
+			want = Visible
+		}
+		if got := u.QuadStatus(0, c, 0); got != want {
+			t.Fatalf("cell %d: %v, want %v", c, got, want)
+		}
+	}
+	t.Logf("%d bytes", bytes)
 }
