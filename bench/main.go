@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.progress, "progress", time.Minute, "print a case's progress at this `interval` (0: only when it ends)")
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
-	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global and thesis-global (one price in hidden cells per byte for all trees, pvsbake allocate), ours-coded (the largest allocation whose trees, coded given their parents', fit: pvsbake allocate --coded)")
+	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global and thesis-global (one price in hidden cells per byte for all trees, pvsbake allocate), ours-coded (a coded store filling the limit at one price: pvsbake bake --encoding coded)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
 	if _, err := cli.Parse(fs, args); err != nil {
@@ -308,21 +308,10 @@ var knownAccountings = []string{"ours", "thesis", "ours-minloss", "thesis-minlos
 
 // global reports whether accounting acc allocates one budget across all
 // trees (compress.Allocate): baked min-loss at DefaultCeilingFactor times
-// the limit (ours-coded: codedCeilingFactor), then re-capped to the limit
-// at one price (hidden cells per byte); ours-coded then codes the trees
-// given their parents' (bake.AllocateCoded: the largest allocation whose
-// coded store fits the limit).
-func global(acc string) bool { return strings.HasSuffix(acc, "-global") || acc == "ours-coded" }
-
-// codedCeilingFactor is how many times the limit ours-coded bakes at
-// before its allocation: coded trees take about a fifth of their flat
-// bytes (the urban benchmark's 0.1 GiB coded store is the allocation of
-// 473.8 MB, 4.4 times the limit), and the allocation's input must hold
-// larger trees than it keeps.
-const codedCeilingFactor = 8
-
-// codedCacheTrees is the cache of decoded PVSs of ours-coded's stores.
-const codedCacheTrees = 256
+// the limit, then re-capped to the limit at one price (hidden cells per
+// byte). ours-coded is baked to a coded store that fills the limit at one
+// price in one bake (pvsbake bake --encoding coded).
+func global(acc string) bool { return strings.HasSuffix(acc, "-global") }
 
 // ceilingPath is where a global accounting's store is baked before its
 // allocation writes path.
@@ -337,7 +326,7 @@ func accountingCap(acc string, budget int64, quads int) (compress.Cap, error) {
 	case acc == "ours-global":
 		cp, err = compress.CapForBudget(compress.DefaultCeilingFactor*budget, quads)
 	case acc == "ours-coded":
-		cp, err = compress.CapForBudget(codedCeilingFactor*budget, quads)
+		return compress.Cap{Codes: compress.CodedCeiling(budget, quads), MinLoss: true}, nil
 	case acc == "thesis-global":
 		cp, err = compress.ThesisNodeCap(compress.DefaultCeilingFactor*budget, quads)
 	case strings.HasPrefix(acc, "ours"):
@@ -390,7 +379,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 			}
 			outs = append(outs, bake.Output{
 				Path:   filepath.Join(c.stores, fmt.Sprintf("%s-%gGiB-%s.pvs", t.Name, lim, acc)),
-				Budget: budget, Cap: cp,
+				Budget: budget, Cap: cp, Coded: acc == "ours-coded",
 			})
 		}
 	}
@@ -419,19 +408,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 			if err != nil {
 				return nil, err
 			}
-			var st compress.Stats
-			var a compress.Allocation
-			if c.accountings[i%len(c.accountings)] == "ours-coded" {
-				var flat int64
-				st, a, flat, err = bake.AllocateCoded(s, o.Path, o.Budget, compress.AllocateOptions{}, codedCacheTrees, func(flat, coded int64, fits bool) {
-					fmt.Fprintf(log, "%s: %s: allocation of %s flat codes into %s (fits: %v)\n", t.Name, filepath.Base(o.Path), compress.FormatBytes(flat), compress.FormatBytes(coded), fits)
-				})
-				if err == nil {
-					fmt.Fprintf(log, "%s: %s coded from the allocation of %s flat\n", t.Name, filepath.Base(o.Path), compress.FormatBytes(flat))
-				}
-			} else {
-				st, a, err = bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{})
-			}
+			st, a, err := bake.AllocateStore(s, o.Path, o.Budget, compress.AllocateOptions{})
 			if err != nil {
 				return nil, fmt.Errorf("allocate %s: %w", o.Path, err)
 			}

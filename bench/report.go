@@ -380,8 +380,7 @@ func (r *report) markdown(sums []summary) string {
 			compress.DefaultCeilingFactor, compress.DefaultCeilingFactor)
 	}
 	if slices.Contains(r.accountingsUsed(), "ours-coded") {
-		fmt.Fprintf(&b, "; **ours-coded** bakes min-loss at %d× the limit, then writes the largest global allocation whose trees, each coded given its parent quad's (a coded store, `pvsbake allocate --coded`), fit the limit in memory: blocks, index, coder tables, the upper levels decoded and a cache of %d decoded PVSs; a query decodes every other PVS it reads",
-			codedCeilingFactor, codedCacheTrees)
+		b.WriteString("; **ours-coded** bakes a coded store that fills the limit (`pvsbake bake --encoding coded`): every PVS capped min-loss at one price in hidden cells per code and coded given its parent quad's, the limit counting blocks, index, coder tables, the upper levels decoded and the cache; a query decodes every other PVS it reads")
 	}
 	b.WriteString(".\n\n")
 	if r.maxSteps > 0 {

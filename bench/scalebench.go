@@ -170,7 +170,7 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 				bytes := int64(b * (1 << 30))
 				least := int64(g.QuadCount()) * (compress.QuadOverhead + int64(quadpvs.BytesFor(1)))
 				if enc == "coded" {
-					least = 9*int64(g.QuadCount()) + quadpvs.CondCoderBytes + compress.DefaultCacheBytes(bytes)
+					least = compress.CodedLeast(bytes, g.QuadCount())
 				}
 				if bytes < least {
 					fmt.Fprintf(stdout, "%d² %s: %g GiB is below the %s the store needs; skipped\n", n, enc, b, compress.FormatBytes(least))

@@ -161,3 +161,11 @@ func DefaultCacheBytes(b int64) int64 {
 func CodedCeiling(budget int64, quads int) int {
 	return int(min(max(8*16*budget/int64(max(quads, 1)), 64), math.MaxInt32))
 }
+
+// CodedLeast is the smallest budget a coded store of quads quads can have
+// with a cache sized from budget (DefaultCacheBytes): its block index (8
+// bytes per quad), a byte of block per quad, the coder's tables and the
+// cache.
+func CodedLeast(budget int64, quads int) int64 {
+	return 9*int64(quads) + quadpvs.CondCoderBytes + DefaultCacheBytes(budget)
+}

@@ -27,9 +27,6 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 	ceiling := fs.Int("ceiling", 0, "most `codes` any PVS keeps (nodes for a store capped in nodes), which bounds the slowest query (0: 4× the uniform cap the budget allows)")
 	weight := fs.Float64("level-weight", 1, "count a hidden cell lost in a quad of level l as `w`^l cells (1: every hidden cell alike)")
 	workers := fs.IntP("workers", "j", 0, "`goroutines` (0: one per core)")
-	coded := fs.Bool("coded", false, "write a coded store (pvsbake code) that fits the budget: the largest allocation whose coded store does, found by trials")
-	cacheArg := fs.String("cache", "auto", "with --coded: bytes of decoded PVSs kept for queries, e.g. 16MiB (auto: a 32nd of the budget, from 64 KiB to 256 MiB)")
-	quiet := fs.BoolP("quiet", "q", false, "with --coded: do not report each trial")
 	asJSON := cli.JSONFlag(fs, "the store written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || *budgetArg == "" {
@@ -37,10 +34,6 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *ceiling < 0 || !(*weight > 0) || *workers < 0 {
 			return cli.Usagef("allocate: --ceiling %d, --level-weight %g, --workers %d: want a ceiling ≥ 0, a weight > 0, workers ≥ 0", *ceiling, *weight, *workers)
-		}
-		cache, err := parseCache(*cacheArg)
-		if err != nil {
-			return err
 		}
 		s, budget, err := openRecap(pos[0], *out, *budgetArg)
 		if err != nil {
@@ -50,9 +43,6 @@ func allocateCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stderr, "allocate: %s was capped deepest-first; its trees are re-capped min-loss from there (bake with --cap-policy min-loss for the best result)\n", pos[0])
 		}
 		opt := compress.AllocateOptions{Ceiling: *ceiling, LevelWeight: *weight, Workers: *workers}
-		if *coded {
-			return allocateCoded(stdout, stderr, s, pos[0], *out, budget, opt, cache, *quiet, *asJSON)
-		}
 		stats, a, err := bake.AllocateStore(s, *out, budget, opt)
 		if errors.Is(err, compress.ErrBudget) {
 			return fmt.Errorf("%s at %s: %w", pos[0], compress.FormatBytes(budget), err)
@@ -89,46 +79,6 @@ type allocateJSON struct {
 	CodesMean       float64             `json:"codes_mean"`
 	MemoryBytes     int64               `json:"memory_bytes"`    // the loaded hierarchy
 	AccountedBytes  int64               `json:"accounted_bytes"` // in the allocation's accounting (the budget's)
-	HiddenKept      float64             `json:"hidden_kept"`
-	InputHiddenKept float64             `json:"input_hidden_kept"`
-}
-
-// allocateCoded is allocate --coded (bake.AllocateCoded).
-func allocateCoded(stdout, stderr io.Writer, s *compress.Store, in, out string, budget int64, opt compress.AllocateOptions, cache int64, quiet, asJSON bool) error {
-	if cache == 0 {
-		cache = compress.DefaultCacheBytes(budget)
-	}
-	progress := func(flat, coded int64, fits bool) {
-		if !quiet {
-			fmt.Fprintf(stderr, "allocate: %s flat codes into %s, %s\n", compress.FormatBytes(flat), compress.FormatBytes(coded), map[bool]string{true: "fits", false: "over the budget"}[fits])
-		}
-	}
-	stats, a, flat, err := bake.AllocateCoded(s, out, budget, opt, cache, progress)
-	if errors.Is(err, compress.ErrBudget) {
-		return fmt.Errorf("%s at %s coded: %w", in, compress.FormatBytes(budget), err)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	quads := int64(stats.Quads)
-	if asJSON {
-		return cli.WriteJSON(stdout, allocateCodedJSON{Path: out, Allocation: a, FlatBudget: flat, CodesMean: round(float64(stats.CodesTotal)/float64(quads), 1),
-			MemoryBytes: stats.MemoryBytes, CacheBytes: cache, HiddenKept: round(stats.HiddenKept, 6), InputHiddenKept: round(s.HiddenKept, 6)})
-	}
-	fmt.Fprintf(stdout, "%s: coded, the allocation of %s flat (price %.3g hidden cells per byte, ceiling %d codes), %.0f codes per PVS on average, %s in memory with a cache of %s, hidden kept %.2f%% (input %.2f%%)\n",
-		out, compress.FormatBytes(flat), a.Threshold, a.CeilingCodes, float64(stats.CodesTotal)/float64(quads), compress.FormatBytes(stats.MemoryBytes), compress.FormatBytes(cache),
-		100*stats.HiddenKept, 100*s.HiddenKept)
-	return nil
-}
-
-// allocateCodedJSON is allocate --coded --json's report.
-type allocateCodedJSON struct {
-	Path            string              `json:"path"`
-	Allocation      compress.Allocation `json:"allocation"`
-	FlatBudget      int64               `json:"flat_budget_bytes"` // the allocation's budget before coding
-	CodesMean       float64             `json:"codes_mean"`
-	MemoryBytes     int64               `json:"memory_bytes"` // the coded store loaded, cache full
-	CacheBytes      int64               `json:"cache_bytes"`
 	HiddenKept      float64             `json:"hidden_kept"`
 	InputHiddenKept float64             `json:"input_hidden_kept"`
 }

@@ -259,6 +259,9 @@ func bakeOutputs(out, budgets, nodes string, quads int, minLoss, coded bool) ([]
 			}
 			c.MinLoss = minLoss
 			if coded {
+				if least := compress.CodedLeast(b, quads); b < least {
+					return nil, fmt.Errorf("%w: %s coded for %d quads; the minimum is %s (a block index, the coder's tables, the cache)", compress.ErrBudget, compress.FormatBytes(b), quads, compress.FormatBytes(least))
+				}
 				c = compress.Cap{Codes: compress.CodedCeiling(b, quads), MinLoss: true}
 			}
 			label := strings.TrimSpace(s)

@@ -17,7 +17,7 @@ import (
 // the same PVSs in a fraction of the memory, decoded when read.
 func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "code STORE -o OUT", Short: "Write a store's PVSs entropy-coded, each given its parent quad's, decoded when read",
-		Long: "Write a coded store: every quad's PVS coded given its parent quad's (the parent's PVS holds its children's), about 0.4-0.5 bits per code against 2.5 in a flat store's memory, decoded when a query reads it. Queries are slower (every tree read is decoded, through a cache). To fill a budget, let pvsbake allocate --coded --budget B choose the allocation (on the urban benchmark's window: 98.7% of hidden cells kept in 0.1 GiB, docs/bake.md); code codes a store as it is.",
+		Long: "Write a coded store: every quad's PVS coded given its parent quad's (the parent's PVS holds its children's), about 0.4-0.5 bits per code against 2.5 in a flat store's memory, decoded when a query reads it. Queries are slower (every tree read is decoded, through a cache). To fill a budget, bake with pvsbake bake --encoding coded --budget B, which caps every PVS at one price so that the store fits (on the urban benchmark's window: 98.9% of hidden cells kept in 0.1 GiB); code codes a store as it is.",
 		Args: cli.Args("STORE")}
 	fs := c.Flags()
 	out := fs.StringP("output", "o", "", "output store `path`")
