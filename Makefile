@@ -1,4 +1,4 @@
-# The project's two commands: `make test` and `make demo`.
+# The project's commands: `make test`, `make check` and `make demo`.
 # Both first install what a fresh Debian machine lacks (libgdal-dev, gdal-bin, pkg-config).
 
 GO ?= go
@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: test demo deps browser data bench bench-quick serve portable viewer-picture test-slurm
+.PHONY: test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -27,11 +27,22 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; } || \
 		echo "warning: chromium could not be installed; the viewer's browser test will skip"; }
 
-test: deps browser
+# make test: vet and every package's tests in -short mode (the long cases
+# trimmed: fewer real crops, the default golden hashes, no bakes as child
+# processes), under three minutes on two cores.
+test: deps
 	$(GO) vet ./...
+	$(GO) test -short ./...
+
+# make check: everything make test skips — the long cases, the viewer in
+# headless Chromium, the portable kernels (no SIMD experiment), the golden
+# hashes of other CPUs (GOAMD64=v3, arm64 under qemu) and the real Slurm
+# cluster. CI runs make test, then make check.
+check: deps browser
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	$(MAKE) --no-print-directory portable
+	$(MAKE) --no-print-directory test-slurm
 
 # The Slurm recipe on a real one-node cluster (munged, slurmctld, slurmd
 # started by the test under a temporary folder): a 4-shard array and the

@@ -123,6 +123,9 @@ func TestGolden(t *testing.T) {
 	for _, c := range goldenCrops {
 		ter := readCrop(t, c.Name)
 		for _, gp := range goldenParams {
+			if testing.Short() && gp.name != "default" {
+				continue // make test: the default parameters; make check: all
+			}
 			m, err := New(ter, gp.p)
 			if err != nil {
 				t.Fatal(err)

@@ -86,6 +86,9 @@ func TestHostileInputs(t *testing.T) {
 // SIGKILL leaves them, and the next bake of the same output removes them;
 // a multi-budget bake's outputs appear together.
 func TestInterruptedBakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes to interrupt them (make check)")
+	}
 	dem := "../../../shared/data/N44W072.hgt"
 	if _, err := os.Stat(dem); err != nil {
 		t.Skipf("real DEM absent: %v", err)

@@ -26,6 +26,9 @@ func buildPvsbake(t *testing.T, dir string) string {
 // byte those of a single bake; a join missing a shard fails with exit 1
 // and one line naming it.
 func TestShardsAsProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes shards as processes (make check)")
+	}
 	dem := "../../../shared/data/N44W072.hgt"
 	if _, err := os.Stat(dem); err != nil {
 		t.Skipf("real DEM absent: %v", err)

@@ -84,6 +84,9 @@ func TestCodedBake(t *testing.T) {
 // and on three (the price steps are chosen at checkpoints of the bake's
 // order, not when a goroutine comes by).
 func TestCodedBakeSameBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two bakes of 19,500 points (make check)")
+	}
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 150, Height: 130})
 	p := horizon.DefaultParams()
 	p.Sectors = 64
