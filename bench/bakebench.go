@@ -324,7 +324,7 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 	}
 	defer gv.Close()
 	p := horizon.DefaultParams()
-	m, err := horizon.New(cli.Terrain(g), p)
+	m, err := horizon.New(bake.Terrain(g), p)
 	if err != nil {
 		return peerRow{}, err
 	}

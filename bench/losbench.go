@@ -179,7 +179,7 @@ func losMeasure(g *heightmap.Grid, crop string, win heightmap.Window, cons bool,
 	if err != nil {
 		return row, err
 	}
-	model, err := horizon.New(cli.Terrain(g), p)
+	model, err := horizon.New(bake.Terrain(g), p)
 	if err != nil {
 		return row, err
 	}

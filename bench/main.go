@@ -435,7 +435,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 func (tr *terrainRun) bench(c *config, rep *report, log io.Writer) error {
 	t, dem, quads, outs := tr.t, tr.dem, tr.quads, tr.outs
 	bakeSec, rss := tr.rec.BakeSeconds, tr.rec.PeakRSS
-	model, err := horizon.New(cli.Terrain(dem), tr.rec.Params) // the bake's parameters
+	model, err := horizon.New(bake.Terrain(dem), tr.rec.Params) // the bake's parameters
 	if err != nil {
 		return err
 	}

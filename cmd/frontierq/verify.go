@@ -14,6 +14,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/audit"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/losref"
 )
@@ -84,7 +85,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 					*demPath, pos[0], i%g.Width, i/g.Width, g.Elev[i], g.IsNodata(i), s.Elev[i], nd)
 			}
 		}
-		model, err := horizon.New(cli.Terrain(g), s.Params.Horizon())
+		model, err := horizon.New(bake.Terrain(g), s.Params.Horizon())
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/render"
 )
@@ -65,7 +66,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := cli.CheckStandable("observer", g, col, row); err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
-		m, err := horizon.New(cli.Terrain(g), p)
+		m, err := horizon.New(bake.Terrain(g), p)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
-	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -47,7 +46,7 @@ func TestConservativeStoreAudits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := horizon.New(cli.Terrain(g), p)
+		m, err := horizon.New(bake.Terrain(g), p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,6 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
-	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -243,7 +242,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := horizon.New(cli.Terrain(dem), cfg.Params)
+	model, err := horizon.New(Terrain(dem), cfg.Params)
 	if err != nil {
 		return nil, err
 	}

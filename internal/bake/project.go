@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
-	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -30,7 +30,7 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	if err != nil {
 		return Projection{}, err
 	}
-	model, err := horizon.New(cli.Terrain(dem), cfg.Params)
+	model, err := horizon.New(Terrain(dem), cfg.Params)
 	if err != nil {
 		return Projection{}, err
 	}
@@ -92,4 +92,11 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	points := dem.Width * dem.Height
 	wall := time.Duration(float64(pp) * float64(points) / float64(workers))
 	return Projection{Samples: n, PerPoint: pp, Wall: wall}, nil
+}
+
+// Terrain returns the DEM g as the visibility model's terrain
+// (horizon.New): its size, elevations in metres and cell spacing in
+// metres, sharing g's elevations.
+func Terrain(g *heightmap.Grid) horizon.Terrain {
+	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
 }

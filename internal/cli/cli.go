@@ -304,11 +304,6 @@ func CheckStandable(what string, g *heightmap.Grid, col, row int) error {
 	return nil
 }
 
-// Terrain returns g as the horizon package's terrain (sharing Elev).
-func Terrain(g *heightmap.Grid) horizon.Terrain {
-	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
-}
-
 // WriteJSON prints v as indented JSON, the --json output of every command.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
