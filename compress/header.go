@@ -54,11 +54,30 @@ type Header struct {
 	// trees' sizes vary, each at most Allocation.CeilingCodes = Cap.Codes.
 	// Absent: every tree capped alike at Cap.
 	Allocation *Allocation `json:"allocation,omitempty"`
+	// Load records the flags the DEM was loaded with that its file does not
+	// hold (a game heightmap's cell size and height range, a RAW file's
+	// size), so that commands loading it again need none; absent when none
+	// was given.
+	Load *LoadFlags `json:"load,omitempty"`
 	// CacheBytes is a coded store's cache of decoded trees, in bytes
 	// (quadpvs.Coded.CacheBytes); 0 in a flat store. A version 4 coded
 	// store gives CacheTrees, a count of trees, instead.
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
 	CacheTrees int   `json:"cache_trees,omitempty"`
+}
+
+// LoadFlags are a DEM's loading options (heightmap.Options) as a store
+// records them: metres per cell, metres per height unit and metres added,
+// or the metres of 16-bit samples 0 and 65535; a RAW file's size and byte
+// order; the band.
+type LoadFlags struct {
+	CellSizeM    float64    `json:"cell_size_m,omitempty"`
+	ZScale       float64    `json:"z_scale,omitempty"`
+	ZOffsetM     float64    `json:"z_offset_m,omitempty"`
+	HeightRangeM [2]float64 `json:"height_range_m,omitempty"`
+	RawSize      [2]int     `json:"raw_size,omitempty"`
+	RawBigEndian bool       `json:"raw_big_endian,omitempty"`
+	Band         int        `json:"band,omitempty"`
 }
 
 // VisParams are the per-point visibility parameters (horizon.Params) in the
@@ -207,6 +226,11 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	}
 	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || w[2] != h.Width || w[3] != h.Height) {
 		return 0, 0, fmt.Errorf("window %v of the source raster for a %d×%d grid", w, h.Width, h.Height)
+	}
+	if l := h.Load; l != nil && !(l.CellSizeM >= 0 && l.CellSizeM <= maxSpacingM && l.ZScale >= 0 && l.ZScale <= 1e6 &&
+		math.Abs(l.ZOffsetM) <= 1e5 && math.Abs(l.HeightRangeM[0]) <= 1e5 && math.Abs(l.HeightRangeM[1]) <= 1e5 &&
+		l.RawSize[0] >= 0 && l.RawSize[1] >= 0 && l.RawSize[0] <= 1<<20 && l.RawSize[1] <= 1<<20 && l.Band >= 0 && l.Band <= 1<<16) {
+		return 0, 0, fmt.Errorf("loading flags %+v, want finite lengths within bounds", *l)
 	}
 	if h.Cap.Codes < 0 || h.Cap.Nodes < 0 || h.BudgetBytes < 0 || math.IsNaN(h.ZScale) || math.IsInf(h.ZScale, 0) {
 		return 0, 0, fmt.Errorf("cap %+v, budget %d bytes, z-scale %g: want counts ≥ 0 and a finite scale", h.Cap, h.BudgetBytes, h.ZScale)

@@ -405,6 +405,7 @@ func gdalRead(path string, win Window, bandNo int, before func(rasterInfo, Windo
 		info.offset = 0
 	}
 	info.unitType = C.GoString(C.GDALGetRasterUnitType(band))
+	info.dataType = C.GoString(C.GDALGetDataTypeName(C.GDALGetRasterDataType(band)))
 
 	if win == (Window{}) {
 		win = Window{Width: info.width, Height: info.height}

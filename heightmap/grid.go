@@ -102,6 +102,10 @@ type Grid struct {
 	Window      Window // window of the source raster, in its cells
 	SourceSize  [2]int // width, height of the whole source raster, cells
 	Driver      string // GDAL driver short name, or "RAW"
+	// Loaded are the options the grid was loaded with that are not in its
+	// file (Window and Check left out): a store records them, so that the
+	// DEM loads again as it was baked.
+	Loaded Options
 }
 
 // Index returns the index of cell (col,row) in Elev: row*Width + col.

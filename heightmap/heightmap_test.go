@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -239,7 +240,7 @@ func TestRaw16(t *testing.T) {
 		return p
 	}
 	sq := write("square.r16", 8, 8, binary.LittleEndian)
-	g, err := Load(sq, Options{CellSize: 2, Window: Window{2, 3, 4, 2}})
+	g, err := Load(sq, Options{CellSize: 2, ZScale: 1, Window: Window{2, 3, 4, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,18 +248,40 @@ func TestRaw16(t *testing.T) {
 		t.Errorf("square window: %d×%d %v dx %g", g.Width, g.Height, g.Elev, g.Dx)
 	}
 	rect := write("rect.raw", 5, 3, binary.BigEndian)
-	g, err = Load(rect, Options{RawWidth: 5, RawHeight: 3, RawBigEndian: true})
+	g, err = Load(rect, Options{RawWidth: 5, RawHeight: 3, RawBigEndian: true, CellSize: 1, ZScale: 0.5, ZOffset: -10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Elev[14] != 1014 || g.Spacing != SpacingAssumed {
+	if g.Elev[14] != 1014*0.5-10 || g.Spacing != SpacingCellSize {
 		t.Errorf("big-endian rect: %v %v", g.Elev, g.Spacing)
 	}
-	if _, err := Load(rect, Options{}); err == nil || !strings.Contains(err.Error(), "--raw-size") {
+	// A game engine's height range: samples 0 to 65535 onto -256 to 256 m.
+	g, err = Load(sq, Options{CellSize: 1, HeightRange: [2]float64{-256, 256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := -256 + 1000*512/65535.0; math.Abs(float64(g.Elev[0])-want) > 1e-3 {
+		t.Errorf("height range: sample 1000 at %g m, want %g", g.Elev[0], want)
+	}
+	if _, err := Load(rect, Options{CellSize: 1, ZScale: 1}); err == nil || !strings.Contains(err.Error(), "--raw-size") {
 		t.Errorf("non-square RAW without size: %v", err)
 	}
-	if _, err := Load(rect, Options{RawWidth: 4, RawHeight: 3}); err == nil {
+	if _, err := Load(rect, Options{RawWidth: 4, RawHeight: 3, CellSize: 1, ZScale: 1}); err == nil {
 		t.Error("wrong RAW size accepted")
+	}
+	// Without its scales a RAW is refused, naming the flags, not guessed.
+	for _, tc := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{}, "--cell-size (metres per cell) and --height-range"},
+		{Options{ZScale: 1}, "give --cell-size"},
+		{Options{CellSize: 1}, "give --height-range MIN,MAX"},
+		{Options{CellSize: 1, HeightRange: [2]float64{5, 5}}, "height range 5 to 5 m"},
+	} {
+		if _, err := Load(sq, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v, want %q", tc.opt, err, tc.want)
+		}
 	}
 }
 
@@ -361,5 +384,55 @@ func TestWriteRoundTrip(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(matches) != 0 {
 		t.Errorf("temporary files left behind: %v", matches)
+	}
+}
+
+// TestPNG16: a plain 16-bit grayscale PNG (a game heightmap: no
+// georeferencing, no unit) is refused without its scales, read through
+// GDAL with them: sample v at HeightRange[0] + v·(HeightRange[1] −
+// HeightRange[0])/65535 metres, rows from the top.
+func TestPNG16(t *testing.T) {
+	const w, h = 6, 4
+	img := image.NewGray16(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetGray16(x, y, color.Gray16{Y: uint16(1000*y + 7*x)})
+		}
+	}
+	img.SetGray16(w-1, h-1, color.Gray16{Y: 65535})
+	p := filepath.Join(t.TempDir(), "heights.png")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, Options{CellSize: 2}); !errors.Is(err, ErrNoScale) || !strings.Contains(err.Error(), "--height-range") {
+		t.Errorf("16-bit PNG without a vertical scale: %v", err)
+	}
+	if _, err := Load(p, Options{ZScale: 1}); !errors.Is(err, ErrNoScale) || !strings.Contains(err.Error(), "--cell-size") {
+		t.Errorf("16-bit PNG without a cell size: %v", err)
+	}
+	g, err := Load(p, Options{CellSize: 2, HeightRange: [2]float64{100, 100 + 65535*0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Width != w || g.Height != h || g.Dx != 2 || g.Dy != 2 {
+		t.Fatalf("%d×%d cells of %g×%g m", g.Width, g.Height, g.Dx, g.Dy)
+	}
+	for y := range h {
+		for x := range w {
+			v := float64(1000*y + 7*x)
+			if x == w-1 && y == h-1 {
+				v = 65535
+			}
+			if got, want := float64(g.Elev[y*w+x]), 100+v*0.01; math.Abs(got-want) > 1e-3 {
+				t.Errorf("cell %d,%d: %g m, want %g", x, y, got, want)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package heightmap
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -19,8 +20,17 @@ type Options struct {
 	// without .prj); when given it overrides the spacing the CRS implies.
 	CellSize float64
 	// ZScale is metres per stored height unit. Zero means automatic: 1, or
-	// the foot's length when the band's unit type says feet.
+	// the foot's length when the band's unit type says feet — but for a
+	// 16-bit heightmap without georeferencing (RAW, a plain 16-bit PNG),
+	// whose samples have no unit, it must be given, or HeightRange.
 	ZScale float64
+	// ZOffset is metres added to every height after ZScale.
+	ZOffset float64
+	// HeightRange, when Max > Min, maps a 16-bit heightmap's samples 0 to
+	// 65535 onto Min to Max metres (a game engine's terrain height: Unity's
+	// 0 to the terrain's height, Unreal's −256 to 256 m at Z scale 100):
+	// ZScale = (Max − Min)/65535, ZOffset = Min.
+	HeightRange [2]float64
 	// RawWidth and RawHeight give the size of a headerless RAW file (.raw,
 	// .r16); zero infers a square from the file size.
 	RawWidth, RawHeight int
@@ -37,6 +47,13 @@ type Options struct {
 	// Commands guard their memory with it.
 	Check func(g *Grid) error
 }
+
+// ErrNoScale is wrapped by Load's errors for a heightmap whose horizontal
+// or vertical scale it would have to guess: a raster without
+// georeferencing needs Options.CellSize, and a 16-bit one without
+// georeferencing (a RAW file, a plain 16-bit PNG) also ZScale or
+// HeightRange.
+var ErrNoScale = errors.New("heightmap without a scale")
 
 // Load reads a DEM into a Grid in metres.
 //
@@ -60,6 +77,8 @@ func Load(path string, opt Options) (*Grid, error) {
 	if err != nil {
 		return nil, fmt.Errorf("heightmap: %s: %w", path, err)
 	}
+	g.Loaded = opt
+	g.Loaded.Window, g.Loaded.Check = Window{}, nil
 	return g, nil
 }
 
@@ -69,6 +88,15 @@ func load(path string, opt Options) (*Grid, error) {
 	}
 	if opt.ZScale < 0 || math.IsNaN(opt.ZScale) || math.IsInf(opt.ZScale, 0) {
 		return nil, fmt.Errorf("z scale %v is not a positive factor", opt.ZScale)
+	}
+	if r := opt.HeightRange; r != [2]float64{} {
+		if !(r[1] > r[0]) || math.IsInf(r[0], 0) || math.IsInf(r[1], 0) || opt.ZScale != 0 || opt.ZOffset != 0 {
+			return nil, fmt.Errorf("height range %g to %g m: want a finite range, low to high, and no z scale or offset besides", r[0], r[1])
+		}
+		opt.ZScale, opt.ZOffset = (r[1]-r[0])/65535, r[0]
+	}
+	if math.IsNaN(opt.ZOffset) || math.IsInf(opt.ZOffset, 0) {
+		return nil, fmt.Errorf("z offset %v is not a finite number of metres", opt.ZOffset)
 	}
 	if _, err := os.Stat(path); err != nil {
 		if os.IsNotExist(err) {
@@ -99,7 +127,12 @@ func load(path string, opt Options) (*Grid, error) {
 			return err
 		}
 		if opt.Check != nil {
-			return opt.Check(g)
+			if err := opt.Check(g); err != nil {
+				return err
+			}
+		}
+		if !info.hasGeoTransform {
+			return needScales(opt, info.dataType == "UInt16" || info.dataType == "Int16")
 		}
 		return nil
 	})
@@ -116,10 +149,27 @@ func load(path string, opt Options) (*Grid, error) {
 	if info.hasNodata {
 		ndv = &info.nodata
 	}
-	if err := finish(g, ndv, info.scale*zscale, info.offset*zscale); err != nil {
+	if err := finish(g, ndv, info.scale*zscale, info.offset*zscale+opt.ZOffset); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// needScales refuses a heightmap without georeferencing whose scales opt
+// does not give: its cell size always, and for 16-bit samples (which carry
+// no unit) its vertical scale.
+func needScales(opt Options, sixteenBit bool) error {
+	missing := []string{}
+	if opt.CellSize == 0 {
+		missing = append(missing, "--cell-size (metres per cell)")
+	}
+	if sixteenBit && opt.ZScale == 0 {
+		missing = append(missing, "--height-range MIN,MAX (the metres of samples 0 and 65535) or --z-scale (metres per sample unit)")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: it has no georeferencing; give %s", ErrNoScale, strings.Join(missing, " and "))
+	}
+	return nil
 }
 
 // windowGeoTransform moves a geotransform's origin to the window's top-left.

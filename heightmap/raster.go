@@ -29,4 +29,5 @@ type rasterInfo struct {
 	hasNodata       bool
 	scale, offset   float64
 	unitType        string // band's vertical unit ("m", "ft", ...), may be empty
+	dataType        string // band's sample type, GDAL's name ("UInt16", "Float32", ...)
 }

@@ -11,8 +11,9 @@ import (
 // row-major from the top row, as terrain editors (Unity, Unreal, World
 // Machine) export them. Size comes from opt.RawWidth × opt.RawHeight, or is
 // inferred from a square file (side = √(bytes/2)). Only the window's rows are
-// read. RAW files carry no units: heights are samples × ZScale (default 1) and
-// the spacing is opt.CellSize, or 1 m assumed.
+// read. RAW files carry no units: opt.CellSize and opt.ZScale (or
+// opt.HeightRange) must be given (ErrNoScale); heights are samples × ZScale
+// + ZOffset.
 func loadRaw(path string, opt Options) (*Grid, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,14 +56,15 @@ func loadRaw(path string, opt Options) (*Grid, error) {
 		Source: path, Window: win, SourceSize: [2]int{w, h}, Driver: "RAW",
 		Dx: 1, Dy: 1, Spacing: SpacingAssumed,
 	}
-	if opt.CellSize > 0 {
-		g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
-	}
 	if opt.Check != nil {
 		if err := opt.Check(g); err != nil {
 			return nil, err
 		}
 	}
+	if err := needScales(opt, true); err != nil {
+		return nil, err
+	}
+	g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
 	var order binary.ByteOrder = binary.LittleEndian
 	if opt.RawBigEndian {
 		order = binary.BigEndian
@@ -80,10 +82,7 @@ func loadRaw(path string, opt Options) (*Grid, error) {
 	}
 	g.Elev = elev
 	g.ZScale = opt.ZScale
-	if g.ZScale == 0 {
-		g.ZScale = 1
-	}
-	if err := finish(g, nil, g.ZScale, 0); err != nil {
+	if err := finish(g, nil, g.ZScale, opt.ZOffset); err != nil {
 		return nil, err
 	}
 	return g, nil

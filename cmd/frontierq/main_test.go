@@ -147,7 +147,6 @@ func TestQueryErrors(t *testing.T) {
 		{"lonlat outside", []string{store, "--a-lonlat", "-75,44", "--b", "2,2"}, 1, "--a-lonlat -75,44 is outside the grid: want lon -71."},
 		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},
 		{"not a store", []string{notStore, "--a", "1,1", "--b", "2,2"}, 1, "not a PVS store"},
-		{"verify without dem", []string{"verify", store}, 2, "--dem"},
 		{"mistyped command", []string{"verfy", store, "--dem", "d.tif"}, 2, "did you mean 'frontierq verify'?"},
 		{"mistyped flag", []string{store, "--a", "1,1", "--b", "2,2", "--jsn"}, 2, "did you mean --json?"},
 		{"bool with a value", []string{"sim", store, "--extend", "false"}, 2, "--extend takes no separate value: write --extend=false"},
@@ -439,7 +438,8 @@ func TestJSONAndPVSExport(t *testing.T) {
 			t.Fatalf("cell %d: visible when recomputed, hidden in the store", i)
 		}
 	}
-	v := jsonOut("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "3", "--sample", "4", "--json", "-q")
+	// Without --dem: the DEM the store names, where it still is.
+	v := jsonOut("verify", store, "--pairs", "3", "--sample", "4", "--json", "-q")
 	if v["pairs"].(float64) != 3 || v["violations"].(float64) != 0 {
 		t.Errorf("verify: %v", v)
 	}
@@ -464,7 +464,7 @@ func TestNoGeoreferencing(t *testing.T) {
 	if err := os.WriteFile(raw, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dem, err := heightmap.Load(raw, heightmap.Options{CellSize: 10})
+	dem, err := heightmap.Load(raw, heightmap.Options{CellSize: 10, ZScale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,6 +485,17 @@ func TestNoGeoreferencing(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
 		}
+	}
+	// verify finds the RAW file and its scales in the store's header; once
+	// the file is gone it asks for --dem.
+	if out, errOut, code := runCmd("verify", store, "--pairs", "2", "-q"); code != 0 || !strings.Contains(out, "violations 0") {
+		t.Errorf("verify with the recorded RAW flags: exit %d: %s %s", code, out, errOut)
+	}
+	if err := os.Remove(raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCmd("verify", store); code != 2 || !strings.Contains(errOut, "verify needs --dem DEM") {
+		t.Errorf("verify without --dem: exit %d: %s", code, errOut)
 	}
 	gj := filepath.Join(dir, "f.geojson")
 	out, errOut, code := runCmd(store, "--a", "1,1", "--b", "30,30", "--geojson", gj)

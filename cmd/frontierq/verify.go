@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	gf.register(fs)
 	var dem cli.DEMFlags
 	dem.Register(fs)
-	demPath := fs.String("dem", "", "the `DEM` the store was baked from")
+	demPath := fs.String("dem", "", "the `DEM` the store was baked from (default: the path the store names, with the loading flags it recorded)")
 	pairs := fs.Int("pairs", 100, "random mutually invisible `pairs` to check")
 	sample := fs.Int("sample", 64, "frontier `points` per side whose PVS is recomputed (0: every point)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
@@ -43,9 +44,6 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
 	adversarial := fs.Bool("adversarial", false, "with --exact: search, from --pairs random observers, the cells the store calls hidden that exact line of sight sees, and grow frontier sets for those pairs")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if *demPath == "" {
-			return cli.Usagef("verify needs --dem DEM, the DEM the store was baked from")
-		}
 		if *adversarial && !*exact {
 			return cli.Usagef("--adversarial searches against the exact line of sight: add --exact")
 		}
@@ -60,7 +58,15 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		// The DEM with the store's window; other loading flags as given.
+		if *demPath == "" { // the DEM the store was baked from, where it still is
+			if _, err := os.Stat(s.Source); s.Source == "" || err != nil {
+				return cli.Usagef("verify needs --dem DEM: %s was baked from %q, which is not there", pos[0], s.Source)
+			}
+			*demPath = s.Source
+		}
+		// The DEM with the store's window, and the loading flags it
+		// recorded for those not given.
+		dem.UseStore(s.Load)
 		w := s.Window
 		if w[0] < 0 || w[1] < 0 || w[2] != s.Width || w[3] != s.Height {
 			return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",

@@ -30,7 +30,7 @@ type demInfo struct {
 func infoCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "info DEM", Short: "Print a DEM's size, cell spacing (metres), CRS, height range and nodata count as JSON", Args: cli.Args("DEM")}
 	fs := c.Flags()
-	var dem cli.DEMFlags
+	dem := cli.DEMFlags{AssumeScales: true}
 	dem.Register(fs)
 	fs.Bool("json", true, "print JSON (always; accepted like every command's --json)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {

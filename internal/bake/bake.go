@@ -759,12 +759,19 @@ func (w *writer) write(r *capped, root bool) error {
 
 // headerFor describes a store of dem baked with p under o's cap.
 func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header {
-	return compress.Header{
+	h := compress.Header{
 		Width: dem.Width, Height: dem.Height, DxM: dem.Dx, DyM: dem.Dy,
 		GeoTransform: dem.GeoTransform, HasGeoTransform: dem.HasGeoTransform, CRS: dem.CRS, CRSName: dem.CRSName,
 		Source: dem.Source, Window: [4]int{dem.Window.Col, dem.Window.Row, dem.Window.Width, dem.Window.Height},
 		ZScale: dem.ZScale, Params: compress.FromHorizon(p), BudgetBytes: o.Budget, Cap: o.Cap,
 	}
+	l := dem.Loaded
+	lf := compress.LoadFlags{CellSizeM: l.CellSize, ZScale: l.ZScale, ZOffsetM: l.ZOffset, HeightRangeM: l.HeightRange,
+		RawSize: [2]int{l.RawWidth, l.RawHeight}, RawBigEndian: l.RawBigEndian, Band: l.Band}
+	if lf != (compress.LoadFlags{}) {
+		h.Load = &lf
+	}
+	return h
 }
 
 // sink receives the capped trees of every finished quad, one per output,

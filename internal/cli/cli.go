@@ -93,12 +93,15 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 // DEMFlags are the flags that say how to read a DEM (heightmap.Options),
 // and the memory guard LoadDEM applies before reading any cell.
 type DEMFlags struct {
-	window   string
-	cellSize float64
-	zScale   float64
-	rawSize  string
-	rawBig   bool
-	band     int
+	fs          *pflag.FlagSet
+	window      string
+	cellSize    float64
+	zScale      float64
+	heightRange string
+	rawSize     string
+	rawBig      bool
+	band        int
+	zOffset     float64 // a store's recorded offset (UseStore): no flag sets it
 
 	// Need estimates the bytes of memory the command needs for a grid of
 	// width×height cells of dx×dy metres; nil means loading it
@@ -107,6 +110,11 @@ type DEMFlags struct {
 	// Available returns the bytes of memory available, 0 when unknown (no
 	// guard); nil reads MemAvailable from /proc/meminfo.
 	Available func() int64
+	// AssumeScales reads a heightmap without georeferencing whose scales
+	// the flags do not give (heightmap.ErrNoScale) with 1 m cells and 1 m
+	// per sample unit, warning on stderr, instead of refusing it: for
+	// describing a file, never for baking it.
+	AssumeScales bool
 }
 
 // LoadBytes is the memory a loaded grid of width×height cells takes, with
@@ -116,12 +124,14 @@ func LoadBytes(width, height int, _, _ float64) int64 {
 	return 16*int64(width)*int64(height) + 64<<20
 }
 
-// Register adds --window, --cell-size, --z-scale, --raw-size and
-// --raw-big-endian to fs.
+// Register adds --window, --cell-size, --z-scale, --height-range,
+// --raw-size, --raw-big-endian and --band to fs.
 func (d *DEMFlags) Register(fs *pflag.FlagSet) {
+	d.fs = fs
 	fs.StringVar(&d.window, "window", "", "read only `col,row,width,height` cells of the DEM")
-	fs.Float64Var(&d.cellSize, "cell-size", 0, "cell size in `metres` (for rasters without a CRS: RAW, plain PNG; overrides the CRS)")
-	fs.Float64Var(&d.zScale, "z-scale", 0, "metres per height `unit` (default 1, or 0.3048 when the band says feet)")
+	fs.Float64Var(&d.cellSize, "cell-size", 0, "cell size in `metres` (needed for rasters without georeferencing: RAW, .r16, plain PNG; overrides the CRS)")
+	fs.Float64Var(&d.zScale, "z-scale", 0, "metres per height `unit` (default 1, or 0.3048 when the band says feet; a 16-bit heightmap without georeferencing needs it or --height-range)")
+	fs.StringVar(&d.heightRange, "height-range", "", "`MIN,MAX` metres of a 16-bit heightmap's samples 0 and 65535 (a game engine's terrain height: Unity 0,HEIGHT; Unreal -256,256 at Z scale 100)")
 	fs.StringVar(&d.rawSize, "raw-size", "", "`WIDTHxHEIGHT` of a headerless 16-bit .raw/.r16 heightmap (default: a square from the file size)")
 	fs.BoolVar(&d.rawBig, "raw-big-endian", false, "read .raw/.r16 samples as big-endian (default little-endian)")
 	fs.IntVar(&d.band, "band", 0, "read raster band `N` (from 1; needed when the raster has several)")
@@ -146,7 +156,18 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 	if d.band < 0 {
 		return o, Usagef("--band %d: want a band number from 1", d.band)
 	}
-	o.CellSize, o.ZScale, o.RawBigEndian, o.Band = d.cellSize, d.zScale, d.rawBig, d.band
+	o.CellSize, o.ZScale, o.RawBigEndian, o.Band, o.ZOffset = d.cellSize, d.zScale, d.rawBig, d.band, d.zOffset
+	if d.heightRange != "" {
+		var extra string
+		n, _ := fmt.Sscanf(strings.ReplaceAll(d.heightRange, ",", " ")+" ", "%g %g%s", &o.HeightRange[0], &o.HeightRange[1], &extra)
+		r := o.HeightRange
+		if n != 2 || !(r[1] > r[0]) || !(r[0] >= -1e5 && r[1] <= 1e5) {
+			return o, Usagef("--height-range %q: want MIN,MAX metres, MIN below MAX, within ±100000", d.heightRange)
+		}
+		if d.zScale != 0 {
+			return o, Usagef("--height-range and --z-scale both scale heights: give one")
+		}
+	}
 	if d.rawSize != "" {
 		var extra string
 		n, _ := fmt.Sscanf(strings.ReplaceAll(d.rawSize, "×", "x")+" ", "%dx%d%s", &o.RawWidth, &o.RawHeight, &extra)
@@ -155,6 +176,37 @@ func (d *DEMFlags) Options() (heightmap.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// UseStore takes the loading flags a store recorded (compress.Header.Load)
+// for every flag not given on the command line: loading a store's DEM
+// again then needs none.
+func (d *DEMFlags) UseStore(lf *compress.LoadFlags) {
+	if lf == nil || d.fs == nil {
+		return
+	}
+	given := d.fs.Changed
+	if !given("cell-size") && lf.CellSizeM > 0 {
+		d.cellSize = lf.CellSizeM
+	}
+	if !given("z-scale") && !given("height-range") {
+		if lf.ZScale > 0 {
+			d.zScale = lf.ZScale
+		}
+		if r := lf.HeightRangeM; r[1] > r[0] {
+			d.heightRange = fmt.Sprintf("%g,%g", r[0], r[1])
+		}
+	}
+	if !given("raw-size") && lf.RawSize[0] > 0 {
+		d.rawSize = fmt.Sprintf("%dx%d", lf.RawSize[0], lf.RawSize[1])
+	}
+	if !given("raw-big-endian") {
+		d.rawBig = lf.RawBigEndian
+	}
+	if !given("band") && lf.Band > 0 {
+		d.band = lf.Band
+	}
+	d.zOffset = lf.ZOffsetM
 }
 
 // LoadDEM loads path with the flags' options and warns on stderr when the
@@ -168,6 +220,20 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 	}
 	opt.Check = d.guard
 	g, err := heightmap.Load(path, opt)
+	if errors.Is(err, heightmap.ErrNoScale) && d.AssumeScales {
+		if opt.CellSize == 0 {
+			opt.CellSize = 1
+		}
+		if opt.ZScale == 0 && opt.HeightRange == [2]float64{} {
+			opt.ZScale = 1
+		}
+		if g, err = heightmap.Load(path, opt); err == nil {
+			g.Spacing = heightmap.SpacingAssumed
+			fmt.Fprintf(stderr, "%s: warning: %s has no georeferencing; shown with %g m cells and %g m per sample unit (give --cell-size and, for 16-bit samples, --height-range to bake it)\n",
+				prog, path, g.Dx, g.ZScale)
+			return g, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
