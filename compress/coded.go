@@ -15,16 +15,16 @@ import (
 // quads' blocks are produced, in any order: the header, the grid, the
 // coder's table (CTAB), the blocks streamed (CBLK), and at Close the
 // block index (CIDX) and the statistics. It keeps 8 bytes per quad until
-// Close. Writing to a temporary file and renaming it is the caller's. It
+// Close (and a bit). Writing to a temporary file and renaming it is the caller's. It
 // is not safe for concurrent use.
 type CodedWriter struct {
 	sectionWriter
 	blocks *streamed
-	idx    []byte // CIDX entries, by quad index
-	set    []bool
-	head   *Header // SetHeader's, written back at Close
-	headAt int64   // the HEAD section's offset
-	headN  int     // its payload's bytes (JSON padded with spaces)
+	idx    []byte   // CIDX entries, by quad index
+	set    []uint64 // bit q: quad q added
+	head   *Header  // SetHeader's, written back at Close
+	headAt int64    // the HEAD section's offset
+	headN  int      // its payload's bytes (JSON padded with spaces)
 }
 
 // headRoom is the room NewCodedWriter leaves in HEAD for SetHeader: the
@@ -43,7 +43,7 @@ func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev
 		return nil, fmt.Errorf("compress: a coded store's cache of %d bytes, want %d to %d", hd.CacheBytes, int64(quadpvs.MinCacheBytes), int64(quadpvs.MaxCacheBytes))
 	}
 	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
-	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: make([]byte, 8*quads), set: make([]bool, quads)}
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: make([]byte, 8*quads), set: make([]uint64, (quads+63)/64)}
 	w.aligned = true
 	if err := w.fileHeader(Magic, VersionAligned); err != nil {
 		return nil, err
@@ -81,14 +81,14 @@ func (w *CodedWriter) SetHeader(hd Header) error {
 // Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
 // added exactly once before Close.
 func (w *CodedWriter) Add(q int, block []byte) error {
-	if q < 0 || q >= len(w.set) || w.set[q] {
-		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, len(w.set))
+	if quads := len(w.idx) / 8; q < 0 || q >= quads || w.set[q>>6]&(1<<(q&63)) != 0 {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, quads)
 	}
 	e, err := quadpvs.BlockEntry(w.blocks.n, uint64(len(block)))
 	if err != nil {
 		return err
 	}
-	w.set[q] = true
+	w.set[q>>6] |= 1 << (q & 63)
 	binary.LittleEndian.PutUint64(w.idx[8*q:], e)
 	return w.put(w.blocks, block)
 }
@@ -96,9 +96,9 @@ func (w *CodedWriter) Add(q int, block []byte) error {
 // Close finishes the store: the block index, the statistics st, the chunk
 // checksums and the end marker. It does not close f.
 func (w *CodedWriter) Close(st Stats) error {
-	for q, ok := range w.set {
-		if !ok {
-			return fmt.Errorf("compress: quad %d of %d was never added", q, len(w.set))
+	for q := range len(w.idx) / 8 {
+		if w.set[q>>6]&(1<<(q&63)) == 0 {
+			return fmt.Errorf("compress: quad %d of %d was never added", q, len(w.idx)/8)
 		}
 	}
 	if err := w.close(w.blocks); err != nil {

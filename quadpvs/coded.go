@@ -119,7 +119,7 @@ func (h *Hierarchy) Code(cacheBytes int64) (*Hierarchy, error) {
 		return nil
 	})
 	c := Coded{Coder: NewCondCoder(&hist), Index: make([]uint64, h.Quads()), CacheBytes: cacheBytes}
-	pinFrom := pinnedFrom(h)
+	pinFrom := pinnedFrom(h.Layout)
 	if err := h.EachWithParent(func(q int, t, p *Tree) error {
 		c.Ceiling = max(c.Ceiling, t.Len())
 		if q >= pinFrom {
@@ -143,7 +143,7 @@ func (h *Hierarchy) Code(cacheBytes int64) (*Hierarchy, error) {
 
 // pinnedFrom returns the first quad of the pinned levels (pinQuads) of a
 // hierarchy like h.
-func pinnedFrom(h *Hierarchy) int {
+func pinnedFrom(h Layout) int {
 	quads := h.Quads()
 	from := quads
 	for l := h.G.K; l >= 0 && quads-h.LevelStart[l] <= min(pinQuads, quads/16); l-- {
@@ -155,7 +155,7 @@ func pinnedFrom(h *Hierarchy) int {
 // PinnedFrom returns the index of the first quad whose tree a coded
 // hierarchy of geometry g keeps once decoded (the upper levels, pinQuads):
 // Coded.PinnedBytes counts the trees of the quads from there on.
-func (g Geometry) PinnedFrom() int { return pinnedFrom(NewHierarchy(g)) }
+func (g Geometry) PinnedFrom() int { return pinnedFrom(g.Layout()) }
 
 // NewCoded returns the hierarchy of geometry g held by c. It decodes
 // nothing: PVS decodes a tree when it is read (its parent first), checking
@@ -169,8 +169,7 @@ func (g Geometry) PinnedFrom() int { return pinnedFrom(NewHierarchy(g)) }
 // blocks, 8 bytes per quad (the index), the coder's tables,
 // c.PinnedBytes and the cache. Errors are *FormatError.
 func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
-	h := NewHierarchy(g)
-	h.CodeStart, h.RankStart, h.Len, h.NodeCount = nil, nil, nil, nil // the blocks stand for them
+	h := &Hierarchy{Layout: g.Layout()} // no per-quad arrays: the blocks stand for them
 	quads := h.Quads()
 	if c.Coder == nil || len(c.Index) != quads {
 		return nil, &FormatError{0, fmt.Sprintf("coded hierarchy: %d index entries for %d quads, or no coder", len(c.Index), quads)}
@@ -182,7 +181,7 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 	if c.Ceiling > 0 {
 		ct.max = min(ct.max, int64(c.Ceiling))
 	}
-	ct.pinFrom = pinnedFrom(h)
+	ct.pinFrom = pinnedFrom(h.Layout)
 	ct.pins = make([]atomic.Pointer[Tree], quads-ct.pinFrom)
 	var codes, bytes int64
 	for q := ct.pinFrom; q < quads; q++ {

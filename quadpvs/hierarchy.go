@@ -27,14 +27,13 @@ import (
 // NodeCount filled; read its trees through PVS. A Hierarchy is read-only once
 // built and safe for concurrent readers.
 type Hierarchy struct {
-	G          Geometry
-	LevelStart []int    // len Levels()+1
-	CodeStart  []uint64 // per tree, in words
-	RankStart  []uint64 // per tree, in samples
-	Len        []uint32 // codes per tree
-	NodeCount  []uint32 // nodes per tree (those its references stand for included)
-	Codes      []uint64
-	Ranks      []uint32
+	Layout             // G and LevelStart
+	CodeStart []uint64 // per tree, in words
+	RankStart []uint64 // per tree, in samples
+	Len       []uint32 // codes per tree
+	NodeCount []uint32 // nodes per tree (those its references stand for included)
+	Codes     []uint64
+	Ranks     []uint32
 
 	Shared   int      // shared subtrees (0 without sharing)
 	RefStart []uint32 // per tree and one more: its first reference; nil without sharing
@@ -57,20 +56,41 @@ func (g Geometry) QuadCount() int {
 	return n
 }
 
-// Quads returns the number of quads in h (trees, shared subtrees
-// excluded).
-func (h *Hierarchy) Quads() int { return h.LevelStart[len(h.LevelStart)-1] }
+// Layout numbers the quads of geometry G's hierarchy level by level,
+// row-major within a level: quad (l,x,y) has index LevelStart[l] +
+// y·cols(l) + x, with cols(l) from Geometry.QuadsAcross (§3.2). It holds
+// Levels()+1 integers: where only the indexes are needed (a bake's
+// writers), it stands in for a Hierarchy, whose per-quad arrays take 24
+// bytes a quad (537 MB at 4097²).
+type Layout struct {
+	G          Geometry
+	LevelStart []int // len Levels()+1
+}
 
-// QuadIndex returns the index of quad (l,x,y), as laid out above.
-func (h *Hierarchy) QuadIndex(l, x, y int) int {
-	c, _ := h.G.QuadsAcross(l)
-	return h.LevelStart[l] + y*c + x
+// Layout returns g's quad index layout.
+func (g Geometry) Layout() Layout {
+	lo := Layout{G: g, LevelStart: make([]int, g.Levels()+1)}
+	for l := range g.Levels() {
+		c, r := g.QuadsAcross(l)
+		lo.LevelStart[l+1] = lo.LevelStart[l] + c*r
+	}
+	return lo
+}
+
+// Quads returns the number of quads (trees of a hierarchy, shared
+// subtrees excluded).
+func (lo Layout) Quads() int { return lo.LevelStart[len(lo.LevelStart)-1] }
+
+// QuadIndex returns the index of quad (l,x,y).
+func (lo Layout) QuadIndex(l, x, y int) int {
+	c, _ := lo.G.QuadsAcross(l)
+	return lo.LevelStart[l] + y*c + x
 }
 
 // Level returns the level of quad index q (0: the cells).
-func (h *Hierarchy) Level(q int) int {
+func (lo Layout) Level(q int) int {
 	l := 0
-	for l+2 < len(h.LevelStart) && h.LevelStart[l+1] <= q {
+	for l+2 < len(lo.LevelStart) && lo.LevelStart[l+1] <= q {
 		l++
 	}
 	return l
@@ -360,12 +380,8 @@ func (b *HierarchyBuilder) Done() bool { return b.next == len(b.order) }
 // NewHierarchy returns an empty Hierarchy of geometry g, to be filled with
 // Set in any order.
 func NewHierarchy(g Geometry) *Hierarchy {
-	h := &Hierarchy{G: g, LevelStart: make([]int, g.Levels()+1)}
-	for l := range g.Levels() {
-		c, r := g.QuadsAcross(l)
-		h.LevelStart[l+1] = h.LevelStart[l] + c*r
-	}
-	n := h.LevelStart[g.Levels()]
+	h := &Hierarchy{Layout: g.Layout()}
+	n := h.Quads()
 	h.CodeStart = make([]uint64, n)
 	h.RankStart = make([]uint64, n)
 	h.Len = make([]uint32, n)

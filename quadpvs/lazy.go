@@ -154,12 +154,12 @@ type lazyFlat struct {
 // counts the words and 16 bytes per quad. Errors: index slices whose
 // lengths are not the quad count.
 func NewStored(g Geometry, s Stored, ranks []uint32) (*Hierarchy, error) {
-	h := NewHierarchy(g)
+	h := &Hierarchy{Layout: g.Layout()} // no per-quad arrays: the file's stand for them
 	quads := h.Quads()
 	if len(s.Start) != quads || len(s.Len) != quads || len(s.NodeCount) != quads || len(ranks) != 2*len(s.Words) {
 		return nil, &FormatError{0, fmt.Sprintf("stored hierarchy: index of %d, %d, %d entries for %d quads", len(s.Start), len(s.Len), len(s.NodeCount), quads)}
 	}
-	h.CodeStart, h.RankStart, h.Len, h.NodeCount = nil, nil, s.Len, s.NodeCount
+	h.Len, h.NodeCount = s.Len, s.NodeCount
 	lf := &lazyFlat{Stored: s, ranks: ranks, checked: make([]atomic.Uint64, (quads+63)/64), max: maxTreeCodes(g)}
 	if s.CeilingCodes > 0 {
 		lf.max = min(lf.max, int64(s.CeilingCodes))

@@ -207,7 +207,7 @@ type pipeline struct {
 	prices   []*pricing // coded outputs' (nil for flat ones)
 	sink     sink
 	wr       *writer
-	hier     *quadpvs.Hierarchy // only for quad indexes
+	hier     quadpvs.Layout
 	builder  *quadpvs.HierarchyBuilder
 	order    [][2]int // the span's points in Morton order
 	jobs     []blockJob
@@ -247,7 +247,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 		return nil, err
 	}
 	pl := &pipeline{cfg: cfg, dem: dem, g: g, model: model, workers: cfg.Workers, sample: cfg.HiddenSample,
-		span: quadpvs.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: quadpvs.NewHierarchy(g)}
+		span: quadpvs.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: g.Layout()}
 	if pl.workers <= 0 {
 		pl.workers = runtime.GOMAXPROCS(0)
 	}

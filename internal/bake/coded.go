@@ -35,11 +35,16 @@ import (
 // sampleLevel is the level of the sample's quads.
 const sampleLevel = 3
 
-// sampleQuads bounds the sample: at least the first, at most the second
-// (about 120 MB of trees at 2 km view distance).
+// The sample's bounds: at least minSampleQuads quads, at most
+// maxSampleQuads, and no more batches once its trees take maxSampleBytes
+// (Tree.Bytes): at 18 m cells and 2 km a sample quad's trees take about
+// 400 KB, and the sample is held twice (capped for the coder) while the
+// outputs are planned — a 4097² bake's 2,048 quads peaked at 2.4 GB.
 const (
-	minSampleQuads = 48
-	maxSampleQuads = 2048
+	minSampleQuads  = 48
+	maxSampleQuads  = 2048
+	maxSampleBytes  = 160 << 20
+	sampleBatchSize = 32
 )
 
 // sampleTrees is one sample quad's trees: its 64 cells (by block k and
@@ -76,7 +81,11 @@ func sampleLevelOf(i int) int {
 }
 
 // bakeSample bakes the sample: every step-th level-3 quad wholly inside the
-// terrain, in Morton order, on workers goroutines.
+// terrain in Morton order, taken in bit-reversed order of their ranks (so
+// that every prefix spreads over the terrain) in batches of
+// sampleBatchSize on workers goroutines, until the sample holds
+// maxSampleBytes of trees — checked between batches, so the sample does
+// not depend on the goroutines' timing.
 func bakeSample(ctx context.Context, model *horizon.Model, dem *heightmap.Grid, g quadpvs.Geometry, workers int) ([]sampleTrees, error) {
 	var inside [][2]int
 	for _, q := range g.MortonQuads(sampleLevel, nil) {
@@ -89,15 +98,37 @@ func bakeSample(ctx context.Context, model *horizon.Model, dem *heightmap.Grid, 
 		return nil, nil
 	}
 	step := float64(len(inside)) / float64(want)
-	picks := make([][2]int, want)
-	for i := range picks {
-		picks[i] = inside[int((float64(i)+0.5)*step)]
+	picks := make([][2]int, 0, want)
+	shift := 64 - bits.Len(uint(want-1))
+	for r := range uint64(1) << (64 - shift) {
+		if i := int(bits.Reverse64(r) >> shift); i < want {
+			picks = append(picks, inside[int((float64(i)+0.5)*step)])
+		}
 	}
-	out := make([]sampleTrees, want)
 	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
+	var out []sampleTrees
+	held := 0
+	for len(out) < want && (held < maxSampleBytes || len(out) < minSampleQuads) {
+		k := len(out)
+		out = append(out, make([]sampleTrees, min(want-k, sampleBatchSize))...)
+		if err := bakeSampleQuads(ctx, model, mask, g, workers, picks[k:len(out)], out[k:]); err != nil {
+			return nil, err
+		}
+		for _, s := range out[k:] {
+			for i := range s {
+				held += s[i].Bytes()
+			}
+		}
+	}
+	return out, nil
+}
+
+// bakeSampleQuads bakes the trees of the level-3 quads picks into out.
+func bakeSampleQuads(ctx context.Context, model *horizon.Model, mask *horizon.Mask, g quadpvs.Geometry, workers int, picks [][2]int, out []sampleTrees) error {
+	want := len(picks)
 	var next atomic.Int64
 	eg, ctx := errgroup.WithContext(ctx)
-	for range workers {
+	for range min(workers, want) {
 		eg.Go(func() error {
 			bw := model.NewBlockWorker()
 			enc := quadpvs.NewEncoder(g)
@@ -136,7 +167,7 @@ func bakeSample(ctx context.Context, model *horizon.Model, dem *heightmap.Grid, 
 			return nil
 		})
 	}
-	return out, eg.Wait()
+	return eg.Wait()
 }
 
 // pricing is one coded output's price: the sample's prediction of the
@@ -189,7 +220,7 @@ func (p *pricing) fixed() int64 {
 // code per level measured — and the step chosen again from that, up to
 // three times. Errors: a budget that cannot hold even the smallest trees.
 func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) {
-	h := quadpvs.NewHierarchy(g)
+	h := g.Layout()
 	p := &pricing{budget: o.Budget, ceiling: o.Cap.Codes, cache: compress.DefaultCacheBytes(o.Budget), pinFrom: g.PinnedFrom()}
 	for l := range g.Levels() {
 		p.quads = append(p.quads, h.LevelStart[l+1]-h.LevelStart[l])
@@ -450,8 +481,8 @@ type codedOutput struct {
 	hd      compress.Header
 	p       *pricing
 	g       quadpvs.Geometry
-	h       *quadpvs.Hierarchy // quad indexes
-	pending [][]pendingTree    // [level]: capped trees waiting for their parent
+	h       quadpvs.Layout
+	pending [][]pendingTree // [level]: capped trees waiting for their parent
 	free    []quadpvs.Tree
 	sc      quadpvs.CondScratch
 	block   []byte
@@ -470,7 +501,7 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 		return nil, err
 	}
 	hd.CacheBytes = p.cache
-	c := &codedOutput{t: t, hd: hd, p: p, g: g, h: quadpvs.NewHierarchy(g), pending: make([][]pendingTree, g.Levels())}
+	c := &codedOutput{t: t, hd: hd, p: p, g: g, h: g.Layout(), pending: make([][]pendingTree, g.Levels())}
 	if c.w, err = compress.NewCodedWriter(t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err != nil {
 		t.Abort()
 		return nil, fmt.Errorf("write %s: %w", o.Path, err)

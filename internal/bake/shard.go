@@ -313,8 +313,8 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 		return nil, err
 	}
 	L := h0.Level
-	hier := quadpvs.NewHierarchy(g) // only for quad indexes
-	var cp *capper                  // set below, before the first Add
+	hier := g.Layout()
+	var cp *capper // set below, before the first Add
 	var wr *writer
 	var cr capped
 	upper, err := quadpvs.NewSpanBuilder(g, quadpvs.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
@@ -393,12 +393,12 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 // joiner copies a shard's subtrees into the stores, checking each record.
 type joiner struct {
 	g     quadpvs.Geometry
-	hier  *quadpvs.Hierarchy
+	hier  quadpvs.Layout
 	level int
 	tree  quadpvs.Tree
 }
 
-func newJoiner(g quadpvs.Geometry, hier *quadpvs.Hierarchy, level int) *joiner {
+func newJoiner(g quadpvs.Geometry, hier quadpvs.Layout, level int) *joiner {
 	return &joiner{g: g, hier: hier, level: level}
 }
 
