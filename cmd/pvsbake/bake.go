@@ -45,6 +45,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
 	asJSON := cli.JSONFlag(fs, "what was written")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
+	resume := fs.String("resume", "", "bake in tiles, each kept in `DIR` when finished; after an interruption (even kill -9) the same command continues from the tiles there (flat stores; DIR is emptied once the stores are written)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {
 			return cli.Usagef("bake needs -o OUT and either --budget or --nodes")
@@ -64,6 +65,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		coded := *encoding == "coded"
 		if coded && (*budgets == "" || *shardFlag != "") {
 			return cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
+		}
+		if *resume != "" && (coded || *shardFlag != "") {
+			return cli.Usagef("--resume bakes flat stores in its own tiles: drop --encoding coded (a coded bake prices its budget in one pass) and --shard")
 		}
 		shard, err := parseShard(*shardFlag)
 		if err != nil {
@@ -151,7 +155,12 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 			}
 		}
-		stats, err := bake.Run(ctx, cfg)
+		var stats []compress.Stats
+		if *resume != "" {
+			stats, err = bake.Resume(ctx, cfg, *resume)
+		} else {
+			stats, err = bake.Run(ctx, cfg)
+		}
 		if bar != nil {
 			bar.Finish()
 		}

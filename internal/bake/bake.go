@@ -55,6 +55,8 @@ type Config struct {
 	// into the partial file Path instead of the Outputs' stores, which
 	// Join writes from all the shards' partials.
 	Shard Shard
+
+	model *horizon.Model // built once for all of Resume's tiles; nil: built from DEM and Params
 }
 
 // Shard is one share of a sharded bake: shard Index (0 ≤ Index < Count),
@@ -242,9 +244,11 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := horizon.New(Terrain(dem), cfg.Params)
-	if err != nil {
-		return nil, err
+	model := cfg.model
+	if model == nil {
+		if model, err = horizon.New(Terrain(dem), cfg.Params); err != nil {
+			return nil, err
+		}
 	}
 	pl := &pipeline{cfg: cfg, dem: dem, g: g, model: model, workers: cfg.Workers, sample: cfg.HiddenSample,
 		span: quadpvs.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: g.Layout()}

@@ -268,11 +268,30 @@ func differ(a, b compress.PartHeader) string {
 			return fmt.Sprintf("window (%v vs %v)", sa.Window, sb.Window)
 		case sa.Source != sb.Source:
 			return fmt.Sprintf("DEM path (%s vs %s)", sa.Source, sb.Source)
-		case sa != sb:
+		case !sameLoad(sa.Load, sb.Load):
+			return "loading flags (cell size, height scale or RAW layout)"
+		case withoutLoad(sa) != withoutLoad(sb):
 			return "store header (grid spacing, georeferencing or height scale)"
 		}
 	}
 	return ""
+}
+
+// sameLoad reports whether two headers' loading flags are equal (both
+// absent, or equal values).
+func sameLoad(a, b *compress.LoadFlags) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// withoutLoad returns h without its loading flags, a pointer, so that
+// headers compare by value, and with its encoding written out (a header
+// read back names the flat encoding a bake's leaves empty).
+func withoutLoad(h compress.Header) compress.Header {
+	h.Load = nil
+	if h.Encoding == "" {
+		h.Encoding = compress.Encoding
+	}
+	return h
 }
 
 // JoinConfig is one join: the partial files of every shard of a bake, in
