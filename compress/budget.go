@@ -102,17 +102,21 @@ var units = []struct {
 	{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"b", 1},
 }
 
-// ParseBytes parses a size such as "100MB", "0.25GB", "512KiB" or "1e6":
-// KB, MB, GB, TB are powers of 1000, KiB, MiB, GiB, TiB powers of 1024,
-// case-insensitive; a bare number is bytes.
+// ParseBytes parses a size such as "100MB", "0.25GB", "512KiB" or "1e6B":
+// KB, MB, GB, TB are powers of 1000, KiB, MiB, GiB, TiB powers of 1024, B
+// bytes, case-insensitive. A bare number is refused: "--budget 10" meant
+// as 10 GB would otherwise ask for 10 bytes.
 func ParseBytes(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	mult := 1.0
+	mult := 0.0
 	for _, u := range units {
 		if strings.HasSuffix(t, u.suffix) {
 			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
 			break
 		}
+	}
+	if _, err := strconv.ParseFloat(t, 64); err == nil && mult == 0 {
+		return 0, fmt.Errorf("compress: size %q has no unit: give one, e.g. %sMB or %sGiB", s, t, t)
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) || v*mult > math.MaxInt64/2 {

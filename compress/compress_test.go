@@ -19,17 +19,23 @@ import (
 
 func TestParseBytes(t *testing.T) {
 	for in, want := range map[string]int64{
-		"100MB": 100e6, "0.25GB": 250e6, "1GiB": 1 << 30, "512KiB": 512 << 10, "1e6": 1e6,
-		" 2 mb ": 2e6, "0.1gib": (1 << 30) / 10, "7": 7, "3kB": 3000,
+		"100MB": 100e6, "0.25GB": 250e6, "1GiB": 1 << 30, "512KiB": 512 << 10, "1e6B": 1e6,
+		" 2 mb ": 2e6, "0.1gib": (1 << 30) / 10, "7b": 7, "3kB": 3000,
 	} {
 		got, err := ParseBytes(in)
 		if err != nil || got != want {
 			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "MB", "-1GB", "0", "1XB", "NaN", "1e300GB"} {
+	for _, bad := range []string{"", "MB", "-1GB", "0B", "1XB", "NaN", "1e300GB"} {
 		if _, err := ParseBytes(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// A bare number is refused, naming units.
+	for _, bare := range []string{"10", "1e6", "0.5"} {
+		if _, err := ParseBytes(bare); err == nil || !strings.Contains(err.Error(), "no unit: give one, e.g. "+bare+"MB") {
+			t.Errorf("%q: %v", bare, err)
 		}
 	}
 	if l, err := ParseBytesList("0.1GB,0.25GB,0.5GB,1GB"); err != nil || len(l) != 4 || l[3] != 1e9 {

@@ -309,7 +309,7 @@ func TestVerifyBadInputs(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif"}, 1, "badwindow.pvs: compress: not a valid PVS store at byte 32: header: window [-3 150 16 12] of the source raster"},
+		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif"}, 1, "badwindow.pvs: not a valid PVS store at byte 32: header: window [-3 150 16 12] of the source raster"},
 		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "1000000000"}, 2, "--pairs 1000000000"},
 		{[]string{"verify", store, "--dem", "../../data/demo-hills.tif", "--sample", "-1"}, 2, "--sample -1"},
 	} {
@@ -478,8 +478,8 @@ func TestNoGeoreferencing(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--a-lonlat=-71,44", "--b", "30,30"}, "--a-lonlat -71,44: heightmap: the grid has no CRS"},
-		{[]string{"--a-xy", "5,5", "--b", "30,30"}, "--a-xy 5,5: heightmap: the grid has no georeferencing"},
+		{[]string{"--a-lonlat=-71,44", "--b", "30,30"}, "--a-lonlat -71,44: the grid has no CRS"},
+		{[]string{"--a-xy", "5,5", "--b", "30,30"}, "--a-xy 5,5: the grid has no georeferencing"},
 	} {
 		_, errOut, code := runCmd(append([]string{store}, tc.args...)...)
 		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {

@@ -97,7 +97,7 @@ func TestAllocateThesis(t *testing.T) {
 	}
 	budget := 3 * 100 * plain.Hierarchy.Quads()
 	out := filepath.Join(dir, "global.pvs")
-	stdout, errOut, code := runCmd("allocate", prefix+"-n400.pvs", "-o", out, "--budget", strconv.Itoa(budget))
+	stdout, errOut, code := runCmd("allocate", prefix+"-n400.pvs", "-o", out, "--budget", strconv.Itoa(budget)+"B")
 	if code != 0 || !strings.Contains(stdout, "hidden cells per node") {
 		t.Fatalf("allocate: exit %d: %s%s", code, stdout, errOut)
 	}

@@ -126,10 +126,10 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
 			share = float64(total) / float64(g.Width*g.Height)
 		}
-		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil {
+		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*quiet {
 			fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
 				total, pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
-		} else if ctx.Err() == nil {
+		} else if err != nil && ctx.Err() == nil {
 			return err
 		}
 		var bar *progressbar.ProgressBar

@@ -50,11 +50,27 @@ func Report(prog string, err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	case errors.As(err, &u) && u.Cmd != "":
-		fmt.Fprintf(stderr, "%s: %v (see '%s --help')\n", prog, err, u.Cmd)
+		fmt.Fprintf(stderr, "%s: %s (see '%s --help')\n", prog, Message(err), u.Cmd)
 	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prog, Message(err))
 	}
 	return ExitCode(err)
+}
+
+// pkgPrefixes are the prefixes this module's packages give their errors
+// (the Go convention), which mean nothing to a user of the commands.
+var pkgPrefixes = []string{"atomicfile", "audit", "bake", "compress", "frontiersets", "grow", "heightmap", "horizon", "interest", "quadpvs", "render", "sim"}
+
+// Message returns err's text without the package prefixes ("compress: ")
+// at its start or after a ": " of wrapping.
+func Message(err error) string {
+	m := err.Error()
+	for _, p := range pkgPrefixes {
+		p += ": "
+		m = strings.ReplaceAll(m, ": "+p, ": ")
+		m = strings.TrimPrefix(m, p)
+	}
+	return m
 }
 
 // NewFlagSet returns a flag set that reports errors instead of exiting and
