@@ -270,7 +270,7 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 			var bad *badRequest
 			switch {
 			case errors.As(a.err, &bad):
-				jsonError(w, a.err.Error(), http.StatusBadRequest)
+				jsonError(w, queryTerms(cli.Message(a.err)), http.StatusBadRequest)
 			case a.err != nil:
 				jsonError(w, a.err.Error(), http.StatusInternalServerError)
 			default:
@@ -292,8 +292,22 @@ func jsonError(w http.ResponseWriter, msg string, code int) {
 	}{msg})
 }
 
-// badRequest is an error in a request's parameters: the same one-line
-// message the command line gives, answered with 400.
+// queryParams are the query parameters named like the command's flags,
+// longest first.
+var queryParams = []string{"grow-larger", "neighbours", "max-steps", "a-lonlat", "b-lonlat", "method", "merge", "queue", "exact", "a-xy", "b-xy", "at", "a", "b"}
+
+// queryTerms rewrites a command-line message for an HTTP client: the flag
+// "--a 99,3" becomes the query parameter "a=99,3".
+func queryTerms(msg string) string {
+	for _, p := range queryParams {
+		msg = strings.ReplaceAll(msg, "--"+p+" ", p+"=")
+		msg = strings.ReplaceAll(msg, "--"+p+"=", p+"=")
+	}
+	return msg
+}
+
+// badRequest is an error in a request's parameters: the command line's
+// one-line message, answered with 400 in query terms (queryTerms).
 type badRequest struct{ msg string }
 
 func (e *badRequest) Error() string { return e.msg }

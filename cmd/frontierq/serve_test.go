@@ -172,8 +172,12 @@ func TestServeAPI(t *testing.T) {
 		if strings.HasPrefix(path, "/api/") && (json.Unmarshal(body, &e) != nil || e.Error == "") {
 			t.Errorf("%s: the error is not JSON: %s", path, body)
 		}
-		if strings.HasPrefix(path, "/api/frontier?a=99") && e.Error != strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: ") {
+		// The command line's message in query terms: a=99,3, not --a 99,3.
+		if strings.HasPrefix(path, "/api/frontier?a=99") && e.Error != strings.Replace(strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: "), "--a 99,3", "a=99,3", 1) {
 			t.Errorf("400 says %q, the command line %q", e.Error, cliErr)
+		}
+		if code == 400 && strings.Contains(e.Error, "--") {
+			t.Errorf("%s: the error names a flag: %s", path, e.Error)
 		}
 	}
 	for _, q := range []string{"/api/pvs.png?at=" + cell(a), "/api/pvs.png?at=" + cell(a) + "&exact=1", "/api/hillshade.png"} {
