@@ -120,6 +120,7 @@ type resultJSON struct {
 	B               frontierJSON `json:"b"`
 	ElapsedMS       float64      `json:"elapsed_ms"`
 	Truncated       bool         `json:"truncated,omitempty"` // --max-steps stopped the growth
+	Wrote           []string     `json:"wrote,omitempty"`     // files written (--png, --mask, --geojson)
 }
 
 // storeRef is a store's georeferencing.
@@ -161,7 +162,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 	pngOut := fs.String("png", "", "draw the terrain's hillshade with both frontiers (A blue, B red) to this PNG `path`")
 	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path` on the DEM's grid: 1 for A's frontier, 2 for B's, 0 (no data) elsewhere, with a colour table")
 	geoOut := fs.String("geojson", "", "write both frontiers as polygons in the DEM's CRS to this `path` (.geojson, or .gpkg for a GeoPackage), fields value (1 A, 2 B) and side")
-	c.RunE = func(_ *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) (err error) {
 		if !aFlag.Given() || !bFlag.Given() {
 			return cli.Usagef("frontierq needs both players: %s, and %s", aFlag.Flags(), bFlag.Flags())
 		}
@@ -189,11 +190,19 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := gr.Grow([2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
 			return err
 		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			if err := enc.Encode(resultJSON{res.MutuallyVisible, toJSON(s, &res.A), toJSON(s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated}); err != nil {
-				return err
+		var wrote []string
+		written := func(path, what string) {
+			wrote = append(wrote, path)
+			if !*asJSON {
+				fmt.Fprintf(stdout, "wrote %s: %s\n", path, what)
 			}
+		}
+		if *asJSON {
+			defer func() {
+				if err == nil {
+					err = json.NewEncoder(stdout).Encode(resultJSON{res.MutuallyVisible, toJSON(s, &res.A), toJSON(s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated, wrote})
+				}
+			}()
 		} else if res.MutuallyVisible {
 			fmt.Fprintf(stdout, "A (%d,%d) and B (%d,%d) see each other: no frontier set (%.3f ms)\n", ac, ar, bc, br, float64(res.Elapsed.Microseconds())/1000)
 		} else {
@@ -211,6 +220,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err := heightmap.WriteMask(*maskOut, storeRef(s), s.Width, s.Height, mask, frontierStyle); err != nil {
 				return err
 			}
+			written(*maskOut, "the frontiers as a byte GeoTIFF (1 A, 2 B)")
 		}
 		if *geoOut != "" {
 			mask := make([]byte, s.Width*s.Height)
@@ -219,9 +229,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !*asJSON {
-				fmt.Fprintf(stdout, "wrote %s: %d polygons in %s\n", *geoOut, n, crsLabel(s))
-			}
+			written(*geoOut, fmt.Sprintf("%d polygons in %s", n, crsLabel(s)))
 		}
 		if *pngOut != "" {
 			img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
@@ -252,6 +260,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err := render.WritePNG(*pngOut, img); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)
 			}
+			written(*pngOut, fmt.Sprintf("a %d×%d picture", img.Bounds().Dx(), img.Bounds().Dy()))
 		}
 		return nil
 	}

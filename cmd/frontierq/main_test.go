@@ -90,6 +90,15 @@ func TestQueryOutputs(t *testing.T) {
 	if res.MutuallyVisible || res.A.Points < 1 || res.B.Points < 1 || len(res.A.Quads) == 0 || res.ElapsedMS <= 0 {
 		t.Fatalf("result %+v", res)
 	}
+	if !slices.Equal(res.Wrote, []string{mask, png}) {
+		t.Errorf("--json names %v as written, want the mask and the picture", res.Wrote)
+	}
+	// Without --json, one line per file written.
+	png2, mask2 := filepath.Join(dir, "g.png"), filepath.Join(dir, "g.tif")
+	text, _, _ := runCmd(store, "--a", a, "--b", b, "--png", png2, "--mask", mask2)
+	if !strings.Contains(text, "wrote "+mask2+": ") || !strings.Contains(text, "wrote "+png2+": ") {
+		t.Errorf("the files written are not named:\n%s", text)
+	}
 	m, err := heightmap.Load(mask, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -386,7 +386,7 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	if err := v.gr.GrowContext(r.Context(), [2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
-	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(v.s, &res.A), toJSON(v.s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated})
+	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(v.s, &res.A), toJSON(v.s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated, nil})
 	return "application/json", b, err
 }
 
