@@ -1,0 +1,81 @@
+// Package docs holds the user guide; its test runs the guide's recipes.
+package docs
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recipes returns the sh blocks of the Markdown file at path, in order.
+func recipes(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks []string
+	var cur *strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case cur == nil && line == "```sh":
+			cur = new(strings.Builder)
+		case cur != nil && line == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line + "\n")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return blocks
+}
+
+// TestRecipes runs every sh block of recipes.md, in order, in one folder
+// holding the repository's data/ and deploy/, with pvsbake and frontierq
+// built from this checkout first on the PATH: each block must exit 0 (a
+// cmp in a block checks bytes). -short leaves out the coded and the
+// sharded bakes, the slowest.
+func TestRecipes(t *testing.T) {
+	blocks := recipes(t, "recipes.md")
+	if len(blocks) < 5 {
+		t.Fatalf("%d sh blocks in recipes.md", len(blocks))
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, bin := t.TempDir(), t.TempDir()
+	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake", "./cmd/frontierq")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, d := range []string{"data", "deploy"} {
+		if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for i, b := range blocks {
+		if testing.Short() && (strings.Contains(b, "--encoding coded") || strings.Contains(b, "bake-sharded")) {
+			t.Logf("recipe %d: the coded and sharded bakes run in make check", i+1)
+			continue
+		}
+		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", b)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("recipe %d failed: %v\n%s\n%s", i+1, err, b, out)
+		}
+		t.Logf("recipe %d:\n%s%s", i+1, b, out)
+	}
+}
