@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm
+.PHONY: test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -33,6 +33,11 @@ browser:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -short ./...
+
+# make docs: rewrite docs/commands, the commands' reference pages, from their
+# definitions (a test fails while a page differs from them).
+docs:
+	UPDATE_DOCS=1 $(GO) test -run TestReferencePages ./cmd/pvsbake ./cmd/frontierq
 
 # make check: everything make test skips — the long cases, the viewer in
 # headless Chromium, the portable kernels (no SIMD experiment), the golden

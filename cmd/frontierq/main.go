@@ -42,9 +42,14 @@ func main() {
 
 // run executes one frontierq command; errors are returned for main to print.
 func run(args []string, stdout, stderr io.Writer) error {
+	return cli.Execute(newRoot(stdout, stderr), args, stdout, stderr)
+}
+
+// newRoot builds the command tree; output goes to stdout and stderr.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := queryCmd(stdout, stderr)
 	root.AddCommand(verifyCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr), pvsCmd(stdout, stderr))
-	return cli.Execute(root, args, stdout, stderr)
+	return root
 }
 
 // growFlags are the options of grow.Options.
@@ -151,6 +156,9 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			"one sees any point of the other. While both players stay inside, their peers\n"+
 			"need not exchange updates.")
 	c.Use = "frontierq STORE --a col,row --b col,row"
+	c.Example = `  frontierq mw.pvs --a 40,128 --b 215,128
+  frontierq mw.pvs --a-lonlat -71.35,44.27 --b-lonlat -71.22,44.30 --merge lossy --geojson f.geojson
+  frontierq mw.pvs --a 40,128 --b 215,128 --max-steps 125 --json`
 	c.Args = cli.Args("STORE")
 	fs := c.Flags()
 	var gf growFlags

@@ -53,6 +53,7 @@ const (
 // keeps at most serveMaxConns connections and stops on SIGINT or SIGTERM.
 func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "serve STORE", Short: "Serve the browser viewer of a store and its JSON API", Args: cli.Args("STORE")}
+	c.Example = `  frontierq serve mw.pvs --addr 127.0.0.1:8080`
 	fset := c.Flags()
 	addr := fset.String("addr", "127.0.0.1:8080", "listen `address` host:port (a host other than loopback needs --public)")
 	public := fset.Bool("public", false, "allow --addr to listen beyond loopback, exposing the store and the server's CPU to the network")

@@ -28,6 +28,10 @@ import (
 // bakeCmd is `pvsbake bake`, which bakes a DEM into one store per budget (§3.1–3.4).
 func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "bake DEM -o OUT (--budget B[,B…] | --nodes N[,N…])", Short: "Bake every cell's PVS into a store capped to a memory budget", Args: cli.Args("DEM")}
+	c.Example = `  pvsbake bake data/mount-washington.tif -o mw.pvs --budget 10MB
+  pvsbake bake terrain.raw --cell-size 3.90625 --height-range 0,1800 --max-distance 2000 \
+      --encoding coded --budget 1GiB -o terrain.pvs
+  pvsbake bake big.tif -o big --budget 0.5GiB,1GiB --resume big.tiles`
 	fs := c.Flags()
 	var dem cli.DEMFlags
 	var vis cli.VisFlags

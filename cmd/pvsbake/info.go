@@ -29,6 +29,8 @@ type demInfo struct {
 
 func infoCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "info DEM", Short: "Print a DEM's size, cell spacing (metres), CRS, height range and nodata count as JSON", Args: cli.Args("DEM")}
+	c.Example = `  pvsbake info data/mount-washington.tif
+  pvsbake info terrain.r16 --cell-size 1 --height-range -256,256`
 	fs := c.Flags()
 	dem := cli.DEMFlags{AssumeScales: true}
 	dem.Register(fs)

@@ -115,6 +115,8 @@ func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 
 func statCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "stat STORE", Short: "Print a store's size, nodes, budget and parameters as JSON", Args: cli.Args("STORE")}
+	c.Example = `  pvsbake stat mw.pvs
+  pvsbake stat mw.pvs --codes`
 	c.Flags().Bool("json", true, "print JSON (always; accepted like every command's --json)")
 	codes := c.Flags().Bool("codes", false, "also measure the codes: bits per code as stored, their entropy by context, the share inside hidden leaves of the parent quad's PVS, and the bits of two coders of sibling groups: Huffman, and rANS given the parent quad's PVS (reads every tree)")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
