@@ -29,7 +29,7 @@ import (
 // model only approximates: a store baked with a margin (--margin) should
 // pass it.
 func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
-	c := &cobra.Command{Use: "verify STORE --dem DEM", Short: "Audit a store's frontier sets against per-point PVSs recomputed from its DEM", Args: cli.Args("STORE")}
+	c := &cobra.Command{Use: "verify STORE [--dem DEM]", Short: "Audit a store's frontier sets against per-point PVSs recomputed from its DEM", Args: cli.Args("STORE")}
 	c.Example = `  frontierq verify mw.pvs --pairs 50
   frontierq verify mw.pvs --dem data/mount-washington.tif --exact --adversarial`
 	fs := c.Flags()
