@@ -73,6 +73,11 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *resume != "" && (coded || *shardFlag != "") {
 			return cli.Usagef("--resume bakes flat stores in its own tiles: drop --encoding coded (a coded bake prices its budget in one pass) and --shard")
 		}
+		if *budgets != "" { // checked again with the grid's quads; here before the DEM is read
+			if _, err := compress.ParseBytesList(*budgets); err != nil {
+				return cli.Usagef("--budget: %v", err)
+			}
+		}
 		shard, err := parseShard(*shardFlag)
 		if err != nil {
 			return err
