@@ -49,6 +49,13 @@ func (g Geometry) outside(p quadPos) bool {
 	return p.x<<s >= g.Width || p.y<<s >= g.Height
 }
 
+// straddles reports whether quad p holds terrain cells and cells beyond
+// the terrain's edge.
+func (g Geometry) straddles(p quadPos) bool {
+	s := g.K - p.depth
+	return !g.outside(p) && ((p.x+1)<<s > g.Width || (p.y+1)<<s > g.Height)
+}
+
 // cellsIn returns the number of terrain cells in the quad.
 func (g Geometry) cellsIn(p quadPos) int {
 	s := g.K - p.depth

@@ -78,43 +78,55 @@ func maxTreeCodes(g Geometry) int64 {
 }
 
 // checkOutside checks that t's Outside codes stand exactly where g puts
-// quads wholly outside the terrain, level by level (CheckShape must have
-// passed). pos is scratch for the positions of one level's Unknown nodes
-// (x in the high 16 bits, y in the low), returned for reuse. It costs
-// O(codes) and allocates nothing once pos has grown.
+// quads wholly outside the terrain (CheckShape, or the decoder, must have
+// passed, and t's rank samples be its codes'). Only nodes whose quad
+// straddles the terrain's edge are walked — a quad wholly outside must be
+// an Outside leaf, one wholly inside holds no Outside code — and the
+// Outside codes of the whole tree, counted a word at a time, must be those
+// the walk met: O(codes/32 + nodes along the edge) instead of O(codes).
+// pos is scratch for one level's straddling Unknown nodes (code index,
+// then x in the high 16 bits and y in the low), returned for reuse; it
+// allocates nothing once pos has grown.
 func checkOutside(g Geometry, t *Tree, pos []uint32) ([]uint32, error) {
-	pos = append(pos[:0], 0)
-	next := len(pos)
-	i := 0 // code position
+	pos = pos[:0]
 	if (t.code(0) == Outside) != g.outside(quadPos{}) {
 		return pos, &FormatError{0, "root's outside code disagrees with the terrain"}
 	}
-	if t.code(0) != Unknown {
-		return pos, nil
+	outside := 0
+	for _, w := range t.codes {
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits)
 	}
-	i = 1
-	for depth := 1; ; depth++ {
-		parents := pos[:next]
-		for _, p := range parents {
-			x, y := int(p>>16), int(p&0xffff)
+	met := 0
+	if t.code(0) == Unknown && g.straddles(quadPos{}) {
+		pos = append(pos, 0, 0)
+	}
+	for depth := 1; len(pos) > 0; depth++ {
+		n := len(pos)
+		for j := 0; j < n; j += 2 {
+			i, x, y := int(pos[j]), int(pos[j+1]>>16), int(pos[j+1]&0xffff)
+			base := t.childBase(i)
+			if base+3 >= t.n {
+				return pos, &FormatError{i, "children past the tree's end"}
+			}
 			for k := range 4 {
 				c := quadPos{depth, 2*x + k&1, 2*y + k>>1}
-				s := t.code(i)
-				if (s == Outside) != g.outside(c) {
-					return pos, &FormatError{i, fmt.Sprintf("%s code for a quad %s the terrain", s, map[bool]string{true: "outside", false: "inside"}[g.outside(c)])}
+				s, out := t.code(base+k), g.outside(c)
+				if (s == Outside) != out {
+					return pos, &FormatError{base + k, fmt.Sprintf("%s code for a quad %s the terrain", s, map[bool]string{true: "outside", false: "inside"}[out])}
 				}
-				if s == Unknown {
-					pos = append(pos, uint32(c.x)<<16|uint32(c.y))
+				if out {
+					met++
+				} else if s == Unknown && g.straddles(c) {
+					pos = append(pos, uint32(base+k), uint32(c.x)<<16|uint32(c.y))
 				}
-				i++
 			}
 		}
-		if len(pos) == next {
-			return pos, nil
-		}
-		pos = pos[:copy(pos, pos[next:])]
-		next = len(pos)
+		pos = pos[:copy(pos, pos[n:])]
 	}
+	if outside != met {
+		return pos, &FormatError{0, fmt.Sprintf("%d Outside codes for quads inside the terrain", outside-met)}
+	}
+	return pos, nil
 }
 
 // Stored are a flat hierarchy's trees as a store file holds them, to be

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -148,5 +149,20 @@ func TestCheckOutside(t *testing.T) {
 		if _, err := checkOutside(g, &b, nil); err == nil {
 			t.Errorf("case %d: Outside codes in the wrong place accepted", i)
 		}
+	}
+	// An Outside code under a quad wholly inside the terrain, where the
+	// walk along the edge does not go: the count of Outside codes finds it.
+	var in Tree
+	w = newWriter(&in)
+	w.put(Unknown)
+	w.put4(uint(Unknown) | uint(Unknown)<<2 | uint(Outside)<<4 | uint(Outside)<<6)
+	w.put4(uint(Visible) | uint(Outside)<<2 | uint(Hidden)<<4 | uint(Hidden)<<6) // the north-west quad's: (1,0) is terrain
+	w.put4(uint(Hidden) | uint(Outside)<<2 | uint(Hidden)<<4 | uint(Outside)<<6)
+	w.finish()
+	if err := CheckShape(g, &in); err != nil {
+		t.Fatalf("shape: %v", err)
+	}
+	if _, err := checkOutside(g, &in, nil); err == nil || !strings.Contains(err.Error(), "1 Outside codes for quads inside") {
+		t.Errorf("an Outside code inside the terrain, off the edge: %v", err)
 	}
 }
