@@ -135,7 +135,7 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 	}
 	dem := filepath.Join(*stores, "utm18.tif")
 	if _, err := os.Stat(dem); err != nil {
-		warp := exec.Command("gdalwarp", append(append(slices.Clone(scaleWarp), "-q", *hgt), dem+".tmp")...)
+		warp := exec.Command("gdalwarp", append(append(slices.Clone(scaleWarp), "-q", "-of", "GTiff", *hgt), dem+".tmp")...)
 		warp.Stderr = stderr
 		if err := warp.Run(); err != nil {
 			return fmt.Errorf("gdalwarp %s: %w", *hgt, err)
