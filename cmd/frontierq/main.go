@@ -15,6 +15,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/color"
 	"io"
 	"os"
@@ -231,40 +232,17 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			written(*maskOut, "the frontiers as a byte GeoTIFF (1 A, 2 B)")
 		}
 		if *geoOut != "" {
-			mask := make([]byte, s.Width*s.Height)
-			paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
-			n, err := heightmap.WriteRegions(*geoOut, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+			n, err := writeRegions(*geoOut, s, &res)
 			if err != nil {
 				return err
 			}
 			written(*geoOut, fmt.Sprintf("%d polygons in %s", n, crsLabel(s)))
 		}
 		if *pngOut != "" {
-			img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
-			blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
-			paint(&res, s.Width, func(i int, v byte) {
-				c := blue
-				if v == 2 {
-					c = red
-				}
-				render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
-			})
-			big, sx, sy, err := render.Metric(img, s.DxM, s.DyM, 2)
+			img, err := frontierPicture(s, &res, opt)
 			if err != nil {
 				return fmt.Errorf("--png %s: %w", *pngOut, err)
 			}
-			render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
-			render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
-			items := []render.LegendItem{
-				{Swatch: blue, Label: fmt.Sprintf("A (%d,%d) and its frontier: %d cells", ac, ar, res.A.Points)},
-				{Swatch: red, Label: fmt.Sprintf("B (%d,%d) and its frontier: %d cells", bc, br, res.B.Points)},
-			}
-			if res.MutuallyVisible {
-				items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
-					{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
-			}
-			items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g × %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
-			img = render.WithLegend(big, items, s.DxM/sx)
 			if err := render.WritePNG(*pngOut, img); err != nil {
 				return fmt.Errorf("write %s: %w", *pngOut, err)
 			}
@@ -273,6 +251,48 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// writeRegions writes res's frontiers to path as polygons in the store's
+// CRS (GeoJSON, or a GeoPackage for .gpkg; fields value, 1 A and 2 B, and
+// side) and returns how many it wrote.
+func writeRegions(path string, s *compress.Store, res *grow.Result) (int, error) {
+	mask := make([]byte, s.Width*s.Height)
+	paint(res, s.Width, func(i int, v byte) { mask[i] = v })
+	return heightmap.WriteRegions(path, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+}
+
+// frontierPicture draws res on the store's hillshade at metric aspect (at
+// least 2 pixels per cell): A's frontier blue, B's red, both players
+// marked, with a legend and a scale bar. Errors: a grid too large to draw
+// (render.Metric).
+func frontierPicture(s *compress.Store, res *grow.Result, opt grow.Options) (*image.RGBA, error) {
+	img := render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)
+	blue, red := color.RGBA{30, 90, 230, 255}, color.RGBA{220, 40, 40, 255}
+	paint(res, s.Width, func(i int, v byte) {
+		c := blue
+		if v == 2 {
+			c = red
+		}
+		render.Tint(img, i%s.Width, i/s.Width, c, 0.5)
+	})
+	big, sx, sy, err := render.Metric(img, s.DxM, s.DyM, 2)
+	if err != nil {
+		return nil, err
+	}
+	ac, ar, bc, br := res.A.Col, res.A.Row, res.B.Col, res.B.Row
+	render.Marker(big, int((float64(ac)+0.5)*sx), int((float64(ar)+0.5)*sy), 4, blue)
+	render.Marker(big, int((float64(bc)+0.5)*sx), int((float64(br)+0.5)*sy), 4, red)
+	items := []render.LegendItem{
+		{Swatch: blue, Label: fmt.Sprintf("A (%d,%d) and its frontier: %d cells", ac, ar, res.A.Points)},
+		{Swatch: red, Label: fmt.Sprintf("B (%d,%d) and its frontier: %d cells", bc, br, res.B.Points)},
+	}
+	if res.MutuallyVisible {
+		items = []render.LegendItem{{Swatch: blue, Label: fmt.Sprintf("A (%d,%d)", ac, ar)},
+			{Swatch: red, Label: fmt.Sprintf("B (%d,%d): A and B see each other, no frontier", bc, br)}}
+	}
+	items = append(items, render.LegendItem{Label: fmt.Sprintf("%s/%s, cells %.3g × %.3g m", opt.Method, opt.Merge, s.DxM, s.DyM)})
+	return render.WithLegend(big, items, s.DxM/sx), nil
 }
 
 // crsLabel names a store's CRS for messages.

@@ -12,10 +12,13 @@ import (
 	"image/png"
 	"io"
 	"io/fs"
+	"math"
+	"mime"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -97,7 +100,10 @@ type viewer struct {
 	model   *horizon.Model
 	workers sync.Pool // *horizon.Worker
 	slots   chan struct{}
-	shade   []byte // the hillshade PNG, one pixel per cell along the finer spacing
+	shade   []byte // the hillshade PNG, one pixel per cell
+	relief  []byte // the tinted shaded relief PNG, one pixel per cell
+
+	elevMin, elevMax float64 // metres, over the cells that are not nodata
 }
 
 func newViewer(path string) (*viewer, error) {
@@ -111,13 +117,27 @@ func newViewer(path string) (*viewer, error) {
 	}
 	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	v.workers.New = func() any { return m.NewWorker() }
+	v.elevMin, v.elevMax = math.Inf(1), math.Inf(-1)
+	for i, e := range s.Elev {
+		if s.Nodata == nil || !s.Nodata[i] {
+			v.elevMin, v.elevMax = min(v.elevMin, float64(e)), max(v.elevMax, float64(e))
+		}
+	}
+	if v.elevMin > v.elevMax {
+		v.elevMin, v.elevMax = 0, 0
+	}
 	// One pixel per cell: the page stretches it to the cells' metric
 	// bounds, so its size is bounded by the grid's.
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)); err != nil {
-		return nil, err
+	for _, p := range []struct {
+		dst *[]byte
+		img image.Image
+	}{{&v.shade, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)}, {&v.relief, render.Relief(s.Elev, s.Nodata, s.Width, s.Height, s.DxM, s.DyM)}} {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, p.img); err != nil {
+			return nil, err
+		}
+		*p.dst = buf.Bytes()
 	}
-	v.shade = buf.Bytes()
 	return v, nil
 }
 
@@ -127,11 +147,15 @@ func (v *viewer) handler() http.Handler {
 	sub, _ := fs.Sub(webFiles, "web")
 	mux.Handle("GET /", http.FileServerFS(sub))
 	mux.HandleFunc("GET /api/info", v.info)
-	mux.HandleFunc("GET /api/hillshade.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(v.shade)
-	})
+	for path, b := range map[string][]byte{"GET /api/hillshade.png": v.shade, "GET /api/relief.png": v.relief} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(b)
+		})
+	}
 	mux.HandleFunc("GET /api/frontier", v.limited(serveQueryTimeout, v.frontier))
+	mux.HandleFunc("GET /api/frontier.geojson", download("frontier.geojson", v.limited(serveQueryTimeout, v.exportGeoJSON)))
+	mux.HandleFunc("GET /api/frontier.png", download("frontier.png", v.limited(serveQueryTimeout, v.exportPNG)))
 	mux.HandleFunc("GET /api/pvs.png", v.limited(serveQueryTimeout, v.pvs))
 	mux.HandleFunc("GET /api/sim", v.limited(servePlaybackTimeout, v.playback))
 	mux.HandleFunc("GET /api/cell", v.limited(serveQueryTimeout, v.cell))
@@ -325,12 +349,14 @@ type infoJSON struct {
 	BudgetBytes int64   `json:"budget_bytes"`
 	HiddenKept  float64 `json:"hidden_kept"`
 	NodesMax    int     `json:"nodes_max"`
+	ElevMinM    float64 `json:"elevation_min_m"` // the lowest and highest cells that are not nodata (the relief's tint)
+	ElevMaxM    float64 `json:"elevation_max_m"`
 }
 
 func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 	s := v.s
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax})
+	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax, v.elevMin, v.elevMax})
 }
 
 // cell answers GET /api/cell?at=COL,ROW: the cell's map coordinates,
@@ -351,11 +377,11 @@ func (v *viewer) cell(r *http.Request) (string, []byte, error) {
 	return "application/json", b, err
 }
 
-// frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
-// queue=&neighbours=&grow-larger=&max-steps=]: frontierq --json's object
-// for the same cells and options; a-xy, a-lonlat, b-xy and b-lonlat locate
-// the players as the command's flags do.
-func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
+// query grows the frontier set a request asks for: a=COL,ROW&b=COL,ROW
+// (or a-xy, a-lonlat, b-xy, b-lonlat, located as the command's flags do),
+// with method, merge, queue, neighbours, grow-larger and max-steps as the
+// command's flags. Errors are *badRequest.
+func (v *viewer) query(r *http.Request) (grow.Result, grow.Options, error) {
 	q := r.URL.Query()
 	fset := pflag.NewFlagSet("frontier", pflag.ContinueOnError)
 	var gf growFlags
@@ -363,32 +389,112 @@ func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
 	var aFlag, bFlag cli.PointFlags
 	aFlag.Register(fset, "a", "")
 	bFlag.Register(fset, "b", "")
+	var res grow.Result
 	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps", "a", "a-xy", "a-lonlat", "b", "b-xy", "b-lonlat"} {
 		if q.Has(name) {
 			if err := fset.Set(name, q.Get(name)); err != nil {
-				return "", nil, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}
+				return res, grow.Options{}, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}
 			}
 		}
 	}
 	opt, err := gf.options()
 	if err != nil {
-		return "", nil, &badRequest{err.Error()}
+		return res, opt, &badRequest{err.Error()}
 	}
 	ref := storeRef(v.s)
 	ac, ar, err := aFlag.Cell(ref, v.s.Width, v.s.Height)
 	if err != nil {
-		return "", nil, &badRequest{err.Error()}
+		return res, opt, &badRequest{err.Error()}
 	}
 	bc, br, err := bFlag.Cell(ref, v.s.Width, v.s.Height)
 	if err != nil {
-		return "", nil, &badRequest{err.Error()}
+		return res, opt, &badRequest{err.Error()}
 	}
-	var res grow.Result
 	if err := v.gr.GrowContext(r.Context(), [2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
-		return "", nil, &badRequest{err.Error()}
+		return res, opt, &badRequest{err.Error()}
+	}
+	return res, opt, nil
+}
+
+// frontier answers GET /api/frontier?a=COL,ROW&b=COL,ROW[&method=&merge=&
+// queue=&neighbours=&grow-larger=&max-steps=] (see query): frontierq
+// --json's object for the same cells and options.
+func (v *viewer) frontier(r *http.Request) (string, []byte, error) {
+	res, _, err := v.query(r)
+	if err != nil {
+		return "", nil, err
 	}
 	b, err := json.Marshal(resultJSON{res.MutuallyVisible, toJSON(v.s, &res.A), toJSON(v.s, &res.B), float64(res.Elapsed.Microseconds()) / 1000, res.Truncated, nil})
 	return "application/json", b, err
+}
+
+// download offers h's successful answers as a file to save under name
+// (Content-Disposition: attachment); errors stay JSON.
+func download(name string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h(&attachmentWriter{ResponseWriter: w, name: name}, r)
+	}
+}
+
+// attachmentWriter adds the attachment header to a 200 answer.
+type attachmentWriter struct {
+	http.ResponseWriter
+	name string
+	done bool
+}
+
+func (a *attachmentWriter) WriteHeader(code int) {
+	if !a.done && code == http.StatusOK {
+		a.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.name}))
+	}
+	a.done = true
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *attachmentWriter) Write(b []byte) (int, error) {
+	if !a.done {
+		a.WriteHeader(http.StatusOK)
+	}
+	return a.ResponseWriter.Write(b)
+}
+
+// exportGeoJSON answers GET /api/frontier.geojson with query's parameters:
+// the frontier set as frontierq --geojson writes it (polygons in the
+// store's CRS, fields value and side), offered as a download.
+func (v *viewer) exportGeoJSON(r *http.Request) (string, []byte, error) {
+	res, _, err := v.query(r)
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "frontierq-export")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "frontier.geojson")
+	if _, err := writeRegions(path, v.s, &res); err != nil {
+		return "", nil, err
+	}
+	b, err := os.ReadFile(path)
+	return "application/geo+json", b, err
+}
+
+// exportPNG answers GET /api/frontier.png with query's parameters: the
+// picture frontierq --png draws, offered as a download.
+func (v *viewer) exportPNG(r *http.Request) (string, []byte, error) {
+	res, opt, err := v.query(r)
+	if err != nil {
+		return "", nil, err
+	}
+	img, err := frontierPicture(v.s, &res, opt)
+	if err != nil {
+		return "", nil, &badRequest{err.Error()}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return "", nil, err
+	}
+	return "image/png", buf.Bytes(), nil
 }
 
 // pvs answers GET /api/pvs.png?at=COL,ROW[&exact=1]: the point's PVS as a

@@ -180,13 +180,13 @@ func TestServeAPI(t *testing.T) {
 			t.Errorf("%s: the error names a flag: %s", path, e.Error)
 		}
 	}
-	for _, q := range []string{"/api/pvs.png?at=" + cell(a), "/api/pvs.png?at=" + cell(a) + "&exact=1", "/api/hillshade.png"} {
+	for _, q := range []string{"/api/pvs.png?at=" + cell(a), "/api/pvs.png?at=" + cell(a) + "&exact=1", "/api/hillshade.png", "/api/relief.png"} {
 		code, ct, body := get(q)
 		img, err := png.Decode(strings.NewReader(string(body)))
 		if code != 200 || ct != "image/png" || err != nil {
 			t.Fatalf("%s: %d %s %v", q, code, ct, err)
 		}
-		if q != "/api/hillshade.png" && (img.Bounds().Dx() != 64 || img.Bounds().Dy() != 64) {
+		if img.Bounds().Dx() != 64 || img.Bounds().Dy() != 64 {
 			t.Errorf("%s: %v", q, img.Bounds())
 		}
 	}
@@ -276,6 +276,58 @@ func chromium() string {
 	return ""
 }
 
+// TestServeExports: /api/frontier.geojson and /api/frontier.png answer, as
+// downloads, what frontierq --geojson and --png write for the same players
+// and options; a bad request stays a JSON error, not a download.
+func TestServeExports(t *testing.T) {
+	store, v, srv := startViewer(t)
+	a, b := hiddenPair(t, v)
+	dir := t.TempDir()
+	geo, pic := filepath.Join(dir, "frontier.geojson"), filepath.Join(dir, "frontier.png")
+	if _, e, code := runCmd(store, "--a", cell(a), "--b", cell(b), "--merge", "lossy", "--geojson", geo, "--png", pic); code != 0 {
+		t.Fatal(e)
+	}
+	fetch := func(path string) (*http.Response, []byte) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	q := "?a=" + cell(a) + "&b=" + cell(b) + "&merge=lossy"
+	type features struct {
+		Features []struct {
+			Properties map[string]any
+			Geometry   json.RawMessage
+		}
+	}
+	var got, want features
+	resp, body := fetch("/api/frontier.geojson" + q)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/geo+json" ||
+		resp.Header.Get("Content-Disposition") != `attachment; filename=frontier.geojson` || json.Unmarshal(body, &got) != nil {
+		t.Fatalf("GeoJSON: %s %q %q: %.200s", resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"), body)
+	}
+	wb, _ := os.ReadFile(geo)
+	if err := json.Unmarshal(wb, &want); err != nil || len(want.Features) == 0 || jsonOf(got) != jsonOf(want) {
+		t.Errorf("the export's features differ from frontierq --geojson's (%d against %d features)", len(got.Features), len(want.Features))
+	}
+	resp, body = fetch("/api/frontier.png" + q)
+	img, err := png.Decode(bytes.NewReader(body))
+	if resp.StatusCode != 200 || err != nil || resp.Header.Get("Content-Disposition") != `attachment; filename=frontier.png` {
+		t.Fatalf("PNG: %s %v %q", resp.Status, err, resp.Header.Get("Content-Disposition"))
+	}
+	wb, _ = os.ReadFile(pic)
+	if !bytes.Equal(body, wb) {
+		t.Errorf("the exported %v picture differs from frontierq --png's", img.Bounds())
+	}
+	resp, body = fetch("/api/frontier.png?a=99,3&b=" + cell(b))
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Disposition") != "" || !strings.Contains(string(body), `"error"`) {
+		t.Errorf("a bad export: %s %q %s", resp.Status, resp.Header.Get("Content-Disposition"), body)
+	}
+}
+
 // TestServeInBrowser drives the page in headless Chromium: it clicks two
 // cells of the real-terrain store, waits for the overlay, and checks that
 // the frontier the page shows is frontierq --json's for those cells. The
@@ -313,6 +365,33 @@ func TestServeInBrowser(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.viewer && window.viewer.ready === true`)); err != nil {
 		t.Fatalf("page did not load: %v", err)
 	}
+	// At first sight: one toolbar row, the map filling the rest of the
+	// window, the terrain in colour (a hypsometric tint, not grey), a
+	// north arrow.
+	if got := eval(`[document.getElementById("toolbar").getBoundingClientRect().height < 40 && document.documentElement.scrollWidth <= window.innerWidth, document.getElementById("simbar").hidden,
+			document.getElementById("map").getBoundingClientRect().height > 0.9 * (window.innerHeight - document.getElementById("toolbar").getBoundingClientRect().height),
+			/N$/.test(document.querySelector(".north").textContent), document.querySelector(".legend").textContent.includes("terrain ")]`); got != "[true,true,true,true,true]" {
+		t.Errorf("toolbar one row, simulation folded, map filling the window, north arrow, terrain legend: %s", got)
+	}
+	{
+		var mid struct {
+			X float64 `json:"x"`
+			Y float64 `json:"y"`
+		}
+		json.Unmarshal([]byte(eval(`viewer.cellToClient(Math.floor(viewer.info.width / 2), Math.floor(viewer.info.height / 2))`)), &mid)
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, g, b, _ := img.At(int(mid.X), int(mid.Y)).RGBA()
+		if lo, hi := min(r, g, b)>>8, max(r, g, b)>>8; hi-lo < 12 {
+			t.Errorf("the terrain's middle is grey (%d,%d,%d): no hypsometric tint", r>>8, g>>8, b>>8)
+		}
+	}
 	for _, c := range [][2]int{a, b} { // the first click places A, the second B
 		var p struct {
 			X float64 `json:"x"`
@@ -322,7 +401,7 @@ func TestServeInBrowser(t *testing.T) {
 		run("click", chromedp.MouseClickXY(p.X, p.Y))
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.b !== null && viewer.frontier !== null && viewer.pending === 0`)); err != nil {
-		t.Fatalf("no frontier shown: %v", err)
+		t.Fatalf("no frontier shown: %v (players %s, error %s)", err, eval(`[viewer.a, viewer.b, viewer.frontier === null, viewer.pending]`), eval(`viewer.error`))
 	}
 	shown := eval(`viewer.frontier`)
 	placed := eval(`[viewer.a, viewer.b]`)
@@ -361,6 +440,21 @@ func TestServeInBrowser(t *testing.T) {
 	// A's overlay is blue-tinted, B's red-tinted.
 	if len(overlay) != 6 || !(overlay[2] > overlay[0]) || !(overlay[3] > overlay[5]) {
 		t.Errorf("overlay pixels %v: want A bluish, B reddish", overlay)
+	}
+	// The state is in the URL; the export links ask for the frontier shown.
+	if got, want := eval(`[new URLSearchParams(location.hash.slice(1)).get("a"), new URLSearchParams(location.hash.slice(1)).get("b")]`), jsonOf([]string{cell(a), cell(b)}); got != want {
+		t.Errorf("the URL holds players %s, want %s", got, want)
+	}
+	run("fetch the exports", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const g = await (await fetch(document.getElementById("export-geojson").href)).json();
+			const p = await fetch(document.getElementById("export-png").href);
+			viewer.exported = [g.features.length > 0, p.headers.get("Content-Type")];
+		})()`))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.exported !== undefined`)); err != nil {
+		t.Fatalf("exports: %v", err)
+	}
+	if got := eval(`viewer.exported`); got != `[true,"image/png"]` {
+		t.Errorf("exports from the page: %s", got)
 	}
 	// Map furniture: zoom buttons, a scale bar in metres, the legend of
 	// what is shown, and the readout of the hovered cell, which matches
@@ -423,7 +517,7 @@ func TestServeInBrowser(t *testing.T) {
 		t.Errorf("after the drag the page shows\n%s\nfrontierq --json says\n%s", got, jsonOf(want))
 	}
 	// Play back a short simulation: the page loads it and steps to a tick.
-	run("run a simulation", chromedp.Evaluate[chromedp.Void](`document.getElementById("simsecs").value = "5"; document.getElementById("simrun").click()`))
+	run("run a simulation", chromedp.Evaluate[chromedp.Void](`document.getElementById("simtoggle").click(); document.getElementById("simsecs").value = "5"; document.getElementById("simrun").click()`))
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.sim.data !== null && viewer.pending === 0`)); err != nil {
 		t.Fatalf("no simulation loaded: %v", err)
 	}
@@ -436,6 +530,19 @@ func TestServeInBrowser(t *testing.T) {
 	run("joint frontier", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("simscheme"); s.value = "GQ"; s.dispatchEvent(new Event("change")); })()`))
 	if got := eval(`(() => { let rects = 0; simLayer.eachLayer((l) => { if (l instanceof L.Rectangle) rects++; }); const st = document.getElementById("simstatus").textContent; return [rects >= viewer.sim.data.bots, st.startsWith("tick 25 (2.5 s), joint frontier: " + viewer.sim.data.gq_packets[25] + " packets"), document.getElementById("simpartner").disabled]; })()`); got != "[true,true,true]" {
 		t.Errorf("joint frontier playback: %s (%s)", got, eval(`document.getElementById("simstatus").textContent`))
+	}
+	// A permalink opens the same players, options and view: the page
+	// shows frontierq --json's lossy frontier set at once.
+	run("open a permalink", chromedp.Navigate(srv.URL+"/#a="+cell(a)+"&b="+cell(b)+"&merge=lossy&view=1,"+cell(a)))
+	run("reload", chromedp.Reload())
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.viewer && viewer.ready && viewer.frontier !== null && viewer.pending === 0`)); err != nil {
+		t.Fatalf("the permalink shows no frontier: %v", err)
+	}
+	if got, want := eval(`viewer.frontier`), cliJSON(t, store, a, b, "--merge", "lossy"); !sameFrontier(decode(t, got), want) {
+		t.Errorf("the permalink shows\n%s\nfrontierq --json --merge lossy says\n%s", got, jsonOf(want))
+	}
+	if got := eval(`[document.getElementById("merge").value, map.getZoom(), viewer.a]`); got != `["lossy",1,`+jsonOf(a)+`]` {
+		t.Errorf("the permalink's options, zoom and A: %s", got)
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package render draws terrain pictures for the commands: a hillshade of a
-// heightmap with overlays, written as PNG.
+// Package render draws terrain pictures for the commands: a hillshade or a
+// tinted shaded relief of a heightmap with overlays, written as PNG.
 package render
 
 import (
@@ -43,6 +43,53 @@ func Hillshade(elev []float32, width, height int, dx, dy float64) *image.RGBA {
 			v := uint8(40 + 200*math.Max(0, s))
 			img.SetRGBA(c, r, color.RGBA{v, v, v, 255})
 		}
+	}
+	return img
+}
+
+// reliefRamp is the hypsometric tint: colours at fractions of the height
+// range, lowlands green to bare rock and snow (a conventional atlas ramp).
+var reliefRamp = []struct {
+	at      float64
+	r, g, b float64
+}{
+	{0, 94, 140, 86}, {0.2, 146, 176, 104}, {0.4, 214, 204, 138}, {0.6, 196, 156, 104}, {0.8, 160, 124, 100}, {1, 246, 244, 240},
+}
+
+// Relief returns a shaded-relief image of a width×height heightmap (elev
+// row-major in metres, dx, dy metres per cell): a hypsometric tint over the
+// heights between the lowest and highest cells that are not nodata (nodata
+// may be nil), lit as Hillshade, one pixel per cell; nodata cells are
+// transparent.
+func Relief(elev []float32, nodata []bool, width, height int, dx, dy float64) *image.RGBA {
+	img := Hillshade(elev, width, height, dx, dy)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range elev {
+		if (nodata == nil || !nodata[i]) && !math.IsNaN(float64(v)) {
+			lo, hi = min(lo, float64(v)), max(hi, float64(v))
+		}
+	}
+	span := hi - lo
+	if !(span > 0) {
+		span = 1
+	}
+	for i, v := range elev {
+		x, y := i%width, i/width
+		if nodata != nil && nodata[i] {
+			img.SetRGBA(x, y, color.RGBA{})
+			continue
+		}
+		f := min(max((float64(v)-lo)/span, 0), 1)
+		k := 1
+		for k < len(reliefRamp)-1 && reliefRamp[k].at < f {
+			k++
+		}
+		a, b := reliefRamp[k-1], reliefRamp[k]
+		t := (f - a.at) / (b.at - a.at)
+		// The shade (40–240 in Hillshade) scales the tint from 0.45 to 1.2.
+		s := 0.45 + 0.75*(float64(img.RGBAAt(x, y).R)-40)/200
+		c := func(u, w float64) uint8 { return uint8(min(255, max(0, (u+(w-u)*t)*s))) }
+		img.SetRGBA(x, y, color.RGBA{c(a.r, b.r), c(a.g, b.g), c(a.b, b.b), 255})
 	}
 	return img
 }

@@ -46,6 +46,38 @@ func TestHillshadeAndPNG(t *testing.T) {
 	}
 }
 
+// TestRelief: the tint follows height (low ground green, the top near
+// white), the shade still shows (a slope facing the light is brighter than
+// one facing away at the same height), nodata is transparent.
+func TestRelief(t *testing.T) {
+	const w, h = 40, 10
+	elev := make([]float32, w*h)
+	for i := range elev {
+		x := i % w
+		elev[i] = float32(100 * min(x, 2*w-x)) // rising east to the last column
+	}
+	nodata := make([]bool, w*h)
+	nodata[5*w+3] = true
+	img := Relief(elev, nodata, w, h, 10, 10)
+	low, top := img.RGBAAt(1, 5), img.RGBAAt(w-1, 5)
+	if !(low.G > low.R && low.G > low.B) {
+		t.Errorf("low ground %v, want green", low)
+	}
+	if !(top.R > 180 && top.G > 180 && top.B > 180) {
+		t.Errorf("the top %v, want near white", top)
+	}
+	if img.RGBAAt(3, 5).A != 0 {
+		t.Errorf("nodata drawn %v", img.RGBAAt(3, 5))
+	}
+	for i := range elev {
+		elev[i] = float32(100 * (w - i%w))
+	}
+	east := Relief(elev, nil, w, h, 10, 10) // the same heights mirrored: faces east, away from the light
+	if a, b := img.RGBAAt(20, 5), east.RGBAAt(w-20, 5); !(a.R > b.R) {
+		t.Errorf("west-facing %v not brighter than east-facing %v at the same height", a, b)
+	}
+}
+
 // TestMetricAndLegend: a geographic grid's cells (66.5 × 92.6 m) are drawn
 // taller than wide, at least 2 pixels across; every cell keeps its colour;
 // the legend strip sits below the picture.

@@ -1,10 +1,13 @@
 // The frontierq viewer, on Leaflet (vendored in leaflet/): the store's
-// hillshade on a plain metric plane (L.CRS.Simple, one unit a metre: x east
-// of the window's left edge, y north of its top edge, so the scale bar is
-// true), two players placed by clicks, their frontier set from
-// /api/frontier, the hovered cell's PVS from /api/pvs.png, its map
-// coordinates, lon/lat and elevation from /api/cell, and a simulation's
-// playback from /api/sim. window.viewer exposes the state for tests.
+// terrain (a tinted shaded relief, or a grey hillshade) on a plain metric
+// plane (L.CRS.Simple, one unit a metre: x east of the window's left edge,
+// y north of its top edge, so the scale bar is true and north is up), two
+// players placed by clicks, their frontier set from /api/frontier (exported
+// from /api/frontier.geojson and .png), the hovered cell's PVS from
+// /api/pvs.png, its map coordinates, lon/lat and elevation from /api/cell,
+// and a simulation's playback from /api/sim. The players, the options and
+// the view live in the URL's fragment (#a=…&b=…&merge=…&view=…), so a link
+// reopens the same view. window.viewer exposes the state for tests.
 "use strict";
 const statusEl = document.getElementById("status");
 const viewer = { info: null, frontier: null, a: null, b: null, pending: 0, error: "", ready: false, readout: null };
@@ -20,6 +23,25 @@ const COLORS = {
 const map = L.map("map", { crs: L.CRS.Simple, minZoom: -10, maxZoom: 6, zoomSnap: 0.25, zoomDelta: 0.5, wheelPxPerZoomLevel: 120, attributionControl: false });
 const renderer = L.canvas({ padding: 0.2 });
 L.control.scale({ imperial: false, maxWidth: 160, position: "bottomleft" }).addTo(map);
+
+// The north arrow: the plane's y axis is the grid's north (rows run south).
+const North = L.Control.extend({
+  onAdd() {
+    const d = L.DomUtil.create("div", "panel north");
+    d.title = "north: up (the grid's rows run north to south)";
+    const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("width", "18");
+    svg.setAttribute("height", "22");
+    svg.setAttribute("viewBox", "0 0 18 22");
+    const arrow = document.createElementNS(ns, "path");
+    arrow.setAttribute("d", "M9 1 L16 21 L9 16 L2 21 Z");
+    arrow.setAttribute("fill", "#222");
+    svg.append(arrow);
+    d.append(svg, "N");
+    return d;
+  },
+});
+new North({ position: "topleft" }).addTo(map);
 
 // Cells and the plane: cell (c, r) spans x from c·dx to (c+1)·dx metres and
 // y from −r·dy down to −(r+1)·dy.
@@ -56,9 +78,9 @@ function busy(delta) {
 const frontierLayer = L.layerGroup().addTo(map);
 const playerLayer = L.layerGroup().addTo(map);
 const simLayer = L.layerGroup().addTo(map);
-let shadeLayer = null, pvsLayer = null;
-const layers = L.control.layers(null, { "frontier set": frontierLayer, "players": playerLayer, "simulation": simLayer }, { position: "topright", collapsed: false }).addTo(map);
-map.on("overlayadd overlayremove", legend);
+let pvsLayer = null, reliefLayer = null, shadeLayer = null;
+const layers = L.control.layers(null, { "frontier set": frontierLayer, "players": playerLayer, "simulation": simLayer }, { position: "topright", collapsed: true }).addTo(map);
+map.on("overlayadd overlayremove baselayerchange", legend);
 
 function legend() {
   const rows = [];
@@ -96,6 +118,12 @@ function legend() {
     const row = document.createElement("div");
     row.textContent = "click to place players A and B";
     rows.push(row);
+  }
+  if (viewer.info && reliefLayer && map.hasLayer(reliefLayer)) {
+    const i = viewer.info;
+    sw("linear-gradient(to right, rgb(94,140,86), rgb(146,176,104), rgb(214,204,138), rgb(196,156,104), rgb(160,124,100), rgb(246,244,240))",
+      `terrain ${Math.round(i.elevation_min_m)} m to ${Math.round(i.elevation_max_m)} m`);
+    rows[rows.length - 1].firstChild.classList.add("ramp");
   }
   legendEl.replaceChildren(...rows);
 }
@@ -137,10 +165,67 @@ function drawFrontier() {
   legend();
 }
 
+const OPTIONS = ["method", "merge", "queue", "neighbours"];
 function options() {
   const q = new URLSearchParams();
-  for (const id of ["method", "merge", "queue", "neighbours"]) q.set(id, document.getElementById(id).value);
+  for (const id of OPTIONS) q.set(id, document.getElementById(id).value);
   return q;
+}
+
+// The permalink: the players, the options that differ from the defaults
+// and the view (zoom, centre cell) in the URL's fragment, rewritten on
+// every change without adding history entries.
+const DEFAULTS = { method: "hierarchical", merge: "lossless", queue: "fifo", neighbours: "4" };
+function permalink() {
+  const q = new URLSearchParams();
+  if (viewer.a) q.set("a", viewer.a.join(","));
+  if (viewer.b) q.set("b", viewer.b.join(","));
+  for (const id of OPTIONS) {
+    const v = document.getElementById(id).value;
+    if (v !== DEFAULTS[id]) q.set(id, v);
+  }
+  if (viewer.ready) {
+    const [c, r] = latLngCell(map.getCenter());
+    q.set("view", `${map.getZoom()},${c},${r}`);
+  }
+  return "#" + q.toString().replaceAll("%2C", ",");
+}
+function saveState() {
+  if (!viewer.ready) return;
+  history.replaceState(null, "", permalink());
+}
+// loadState applies the URL's fragment: it returns whether it placed a view.
+function loadState() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  const cellOf = (v) => {
+    const m = /^(\d+),(\d+)$/.exec(v || "");
+    return m && inGrid(+m[1], +m[2]) ? [+m[1], +m[2]] : null;
+  };
+  for (const id of OPTIONS) {
+    const el = document.getElementById(id), v = q.get(id);
+    if (v !== null && [...el.options].some((o) => o.value === v)) el.value = v;
+  }
+  for (const k of ["a", "b"]) {
+    viewer[k] = cellOf(q.get(k));
+    if (viewer[k]) placeMarker(k);
+  }
+  if (viewer.a && !viewer.b) next = "b";
+  const m = /^(-?[\d.]+),(\d+),(\d+)$/.exec(q.get("view") || "");
+  if (m && isFinite(+m[1]) && inGrid(+m[2], +m[3])) {
+    map.setView(cellCentre(+m[2], +m[3]), Math.min(Math.max(+m[1], map.getMinZoom()), map.getMaxZoom()));
+    return true;
+  }
+  return false;
+}
+
+// The export links: the same query as the frontier shown.
+function exports(q, ok) {
+  for (const [id, path] of [["export-geojson", "api/frontier.geojson"], ["export-png", "api/frontier.png"]]) {
+    const el = document.getElementById(id);
+    if (ok) el.href = path + "?" + q; else el.removeAttribute("href");
+    el.classList.toggle("disabled", !ok);
+    el.download = `frontier-A-${viewer.a}-B-${viewer.b}.${id === "export-png" ? "png" : "geojson"}`.replaceAll(",", "-");
+  }
 }
 // apiError returns the message of an API error answer ({"error": …}).
 async function apiError(resp) {
@@ -148,7 +233,8 @@ async function apiError(resp) {
   try { return JSON.parse(text).error || text; } catch { return text.trim(); }
 }
 async function query() {
-  if (!viewer.a || !viewer.b) { drawFrontier(); return; }
+  saveState();
+  if (!viewer.a || !viewer.b) { exports(null, false); drawFrontier(); return; }
   const q = options();
   q.set("a", viewer.a.join(","));
   q.set("b", viewer.b.join(","));
@@ -159,15 +245,17 @@ async function query() {
     const f = await resp.json();
     viewer.frontier = f;
     viewer.error = "";
-    statusEl.className = "";
+    statusEl.classList.remove("error");
     const at = (p) => `(${p.col},${p.row}${p.elevation_m !== undefined ? `, ${p.elevation_m.toFixed(0)} m` : ""})`;
     statusEl.textContent = f.mutually_visible
       ? `A ${at(f.a)} and B ${at(f.b)} see each other: no frontier set (${f.elapsed_ms.toFixed(3)} ms)`
-      : `A ${at(f.a)}: ${f.a.points} cells in ${f.a.quads.length} quads; B ${at(f.b)}: ${f.b.points} cells in ${f.b.quads.length} quads; ${f.elapsed_ms.toFixed(3)} ms`;
+      : `A ${at(f.a)}: ${f.a.points} cells · B ${at(f.b)}: ${f.b.points} cells · no cell of one sees the other · ${f.elapsed_ms.toFixed(1)} ms`;
+    exports(q, !f.mutually_visible);
   } catch (e) {
+    exports(null, false);
     viewer.frontier = null;
     viewer.error = e.message;
-    statusEl.className = "error";
+    statusEl.classList.add("error");
     statusEl.textContent = e.message;
   } finally {
     busy(-1);
@@ -245,8 +333,26 @@ document.getElementById("exact").addEventListener("change", () => { pvsKey = "";
 document.getElementById("hoverpvs").addEventListener("change", (e) => {
   if (!e.target.checked && pvsLayer) { map.removeLayer(pvsLayer); pvsLayer = null; pvsKey = ""; legend(); }
 });
-for (const id of ["method", "merge", "queue", "neighbours"]) document.getElementById(id).addEventListener("change", query);
-document.getElementById("reset").addEventListener("click", () => map.fitBounds(terrainBounds()));
+for (const id of OPTIONS) document.getElementById(id).addEventListener("change", query);
+// fit shows the whole terrain, clear of the status line above and of the
+// readout and legend below.
+function fit() { map.fitBounds(terrainBounds(), { paddingTopLeft: [10, 44], paddingBottomRight: [10, 90] }); }
+document.getElementById("reset").addEventListener("click", fit);
+map.on("moveend", saveState);
+document.getElementById("link").addEventListener("click", async (e) => {
+  saveState();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    e.target.textContent = "link copied";
+  } catch {
+    e.target.textContent = "link in the address bar";
+  }
+  setTimeout(() => { e.target.textContent = "copy link"; }, 2000);
+});
+document.getElementById("simtoggle").addEventListener("click", () => {
+  const bar = document.getElementById("simbar");
+  bar.hidden = !bar.hidden;
+});
 
 // Simulation playback: /api/sim runs bots under frontier-based interest
 // management on the server; the page steps through its ticks.
@@ -378,15 +484,26 @@ document.getElementById("simplay").addEventListener("click", (e) => {
     loadingEl.textContent = "cannot load the store: " + e.message;
     return;
   }
-  const i = viewer.info;
-  document.getElementById("store").textContent =
-    `${i.path.split("/").pop()}: ${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no CRS"}, hidden kept ${(100 * i.hidden_kept).toFixed(1)}%`;
-  map.fitBounds(terrainBounds());
+  const i = viewer.info, km = (m) => m >= 1000 ? `${(m / 1000).toPrecision(3)} km` : `${m.toFixed(0)} m`;
+  const store = document.getElementById("store");
+  store.textContent = `${i.path.split("/").pop()} · ${km(i.width * i.dx_m)} × ${km(i.height * i.dy_m)}`;
+  store.title = `${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no coordinate system"}, ` +
+    `heights ${i.elevation_min_m.toFixed(0)}–${i.elevation_max_m.toFixed(0)} m, hidden cells kept ${(100 * i.hidden_kept).toFixed(1)}%`;
   map.setMaxBounds(terrainBounds().pad(0.5));
-  shadeLayer = L.imageOverlay("api/hillshade.png", terrainBounds(), { interactive: false }).addTo(map);
-  shadeLayer.bringToBack();
-  layers.addOverlay(shadeLayer, "hillshade");
-  shadeLayer.on("load", () => { viewer.ready = true; busy(0); legend(); });
-  shadeLayer.on("error", () => { loadingEl.textContent = "cannot load the hillshade"; });
+  const placed = loadState();
+  if (!placed) fit();
+  reliefLayer = L.imageOverlay("api/relief.png", terrainBounds(), { interactive: false }).addTo(map);
+  shadeLayer = L.imageOverlay("api/hillshade.png", terrainBounds(), { interactive: false });
+  layers.addBaseLayer(reliefLayer, "terrain (tinted relief)");
+  layers.addBaseLayer(shadeLayer, "hillshade");
+  reliefLayer.on("load", () => {
+    if (viewer.ready) return;
+    viewer.ready = true;
+    busy(0);
+    legend();
+    query();
+  });
+  for (const l of [reliefLayer, shadeLayer]) l.on("add", () => l.bringToBack());
+  reliefLayer.on("error", () => { loadingEl.textContent = "cannot load the terrain"; });
   new ResizeObserver(() => map.invalidateSize()).observe(document.getElementById("map"));
 })();
