@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -91,6 +92,47 @@ func (w *CodedWriter) Add(q int, block []byte) error {
 	w.set[q>>6] |= 1 << (q & 63)
 	binary.LittleEndian.PutUint64(w.idx[8*q:], e)
 	return w.put(w.blocks, block)
+}
+
+// CodedWriterState is a CodedWriter's state between two Adds
+// (Checkpoint): with the file's first Pos bytes, ResumeCodedWriter
+// continues the same store.
+type CodedWriterState struct {
+	Pos       int64    // bytes written to the file
+	Sums      []uint32 // CRC-32C of each whole 64 KiB chunk
+	Cur       uint32   // of the chunk under way
+	BlocksAt  int64    // the CBLK section header's offset
+	BlocksN   uint64   // CBLK's payload bytes so far
+	BlocksCRC uint32   // and their CRC-32C
+	Index     []byte   // CIDX entries, 8 bytes per quad (zero: not added yet)
+	Set       []uint64 // bit q: quad q added
+	HeadAt    int64    // the HEAD section's offset
+	HeadN     int      // its payload's bytes
+}
+
+// Checkpoint flushes w's buffer to its file and returns its state (copies:
+// w may go on). The caller syncs the file before relying on it.
+func (w *CodedWriter) Checkpoint() (CodedWriterState, error) {
+	if err := w.bw.Flush(); err != nil {
+		return CodedWriterState{}, err
+	}
+	return CodedWriterState{Pos: w.pos, Sums: slices.Clone(w.sums), Cur: w.cur, BlocksAt: w.blocks.at, BlocksN: w.blocks.n,
+		BlocksCRC: w.blocks.crc, Index: slices.Clone(w.idx), Set: slices.Clone(w.set), HeadAt: w.headAt, HeadN: w.headN}, nil
+}
+
+// ResumeCodedWriter continues, in f, the coded store of quads quads whose
+// writer's Checkpoint gave s: f holds the s.Pos bytes written then, and
+// its next write lands at s.Pos (the caller truncates and seeks it).
+// Errors: a state that does not fit quads, or that no Checkpoint gives.
+func ResumeCodedWriter(f File, s CodedWriterState, quads int) (*CodedWriter, error) {
+	if len(s.Index) != 8*quads || len(s.Set) != (quads+63)/64 || s.Pos < 0 || s.HeadAt <= 0 || s.BlocksAt <= s.HeadAt ||
+		int64(len(s.Sums)) != s.Pos/sumChunk || s.BlocksAt+sectionHeaderSize+int64(s.BlocksN) != s.Pos {
+		return nil, fmt.Errorf("compress: a coded writer's checkpoint of %d bytes for %d quads does not hold together", s.Pos, quads)
+	}
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: slices.Clone(s.Index), set: slices.Clone(s.Set), headAt: s.HeadAt, headN: s.HeadN}
+	w.aligned, w.pos, w.sums, w.cur = true, s.Pos, slices.Clone(s.Sums), s.Cur
+	w.blocks = &streamed{tag: tagCblk, at: s.BlocksAt, n: s.BlocksN, crc: s.BlocksCRC}
+	return w, nil
 }
 
 // Close finishes the store: the block index, the statistics st, the chunk

@@ -377,6 +377,44 @@ func (b *HierarchyBuilder) lastChild(l, x, y int) bool {
 // Done reports whether every quad of Order() has been added.
 func (b *HierarchyBuilder) Done() bool { return b.next == len(b.order) }
 
+// BuilderState is what a HierarchyBuilder holds between two Adds, for a
+// bake that stops and resumes: how many quads of Order() were added, and
+// per level the partial union of the quad under way (nil where none).
+type BuilderState struct {
+	Next     int
+	Partials []*Tree // by level
+}
+
+// State returns b's state; its trees are b's own, valid until b is used
+// again.
+func (b *HierarchyBuilder) State() BuilderState {
+	s := BuilderState{Next: b.next, Partials: make([]*Tree, len(b.acc))}
+	for l := range b.acc {
+		if b.has[l] {
+			s.Partials[l] = &b.acc[l]
+		}
+	}
+	return s
+}
+
+// Restore makes a new builder of the same geometry and span continue from
+// s (copying its trees), as the builder whose State it was. Errors: a
+// state of another builder (more quads than Order(), another number of
+// levels, a partial union at level 0).
+func (b *HierarchyBuilder) Restore(s BuilderState) error {
+	if s.Next < 0 || s.Next > len(b.order) || len(s.Partials) != len(b.acc) || s.Partials[0] != nil {
+		return fmt.Errorf("quadpvs: a builder state of %d quads and %d levels for a builder of %d and %d", s.Next, len(s.Partials), len(b.order), len(b.acc))
+	}
+	b.next = s.Next
+	for l, t := range s.Partials {
+		b.has[l] = t != nil
+		if t != nil {
+			t.CopyTo(&b.acc[l])
+		}
+	}
+	return nil
+}
+
 // NewHierarchy returns an empty Hierarchy of geometry g, to be filled with
 // Set in any order.
 func NewHierarchy(g Geometry) *Hierarchy {

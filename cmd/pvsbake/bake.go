@@ -49,7 +49,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
 	asJSON := cli.JSONFlag(fs, "what was written")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
-	resume := fs.String("resume", "", "bake in tiles, each kept in `DIR` when finished; after an interruption (even kill -9) the same command continues from the tiles there (flat stores; DIR is emptied once the stores are written)")
+	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {
 			return cli.Usagef("bake needs -o OUT and either --budget or --nodes")
@@ -70,8 +70,8 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if coded && (*budgets == "" || *shardFlag != "") {
 			return cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
 		}
-		if *resume != "" && (coded || *shardFlag != "") {
-			return cli.Usagef("--resume bakes flat stores in its own tiles: drop --encoding coded (a coded bake prices its budget in one pass) and --shard")
+		if *resume != "" && *shardFlag != "" {
+			return cli.Usagef("--resume bakes in its own tiles: drop --shard")
 		}
 		if *budgets != "" { // checked again with the grid's quads; here before the DEM is read
 			if _, err := compress.ParseBytesList(*budgets); err != nil {
@@ -174,6 +174,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			bar.Finish()
 		}
 		if ctx.Err() != nil {
+			if *resume != "" {
+				return fmt.Errorf("interrupted: the same command continues from %s", *resume)
+			}
 			return errInterrupted
 		}
 		if err != nil {

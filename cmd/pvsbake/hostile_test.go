@@ -51,7 +51,7 @@ func TestHostileInputs(t *testing.T) {
 		{"bad sectors", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--sectors", "2"}, 2, "2 sectors"},
 		{"bad refraction", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--curvature", "--refraction", "7"}, 2, "refraction"},
 		{"budget without a unit, before the DEM is read", []string{"bake", filepath.Join(dir, "absent.tif"), "-o", filepath.Join(dir, "s.pvs"), "--budget", "10"}, 2, `size "10" has no unit: give one, e.g. 10MB`},
-		{"resume a coded bake", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--encoding", "coded", "--resume", filepath.Join(dir, "ck")}, 2, "--resume bakes flat stores"},
+		{"resume a shard", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--shard", "0/2", "--resume", filepath.Join(dir, "ck")}, 2, "--resume bakes in its own tiles"},
 		{"many workers", []string{"bake", dem, "-o", filepath.Join(dir, "s.pvs"), "--budget", "1MB", "--workers", "100000"}, 2, "--workers 100000"},
 		{"synth of a million cells a side", []string{"synth", "--size", "1000000", "-o", filepath.Join(dir, "s.tif")}, 2, "--size 1000000"},
 		{"infinite cell size", []string{"info", dem, "--cell-size", "Inf"}, 2, "want 0.001 to 1000000 metres"},

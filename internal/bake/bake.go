@@ -57,6 +57,7 @@ type Config struct {
 	Shard Shard
 
 	model *horizon.Model // built once for all of Resume's tiles; nil: built from DEM and Params
+	ckpt  *checkpointer  // a resumable coded bake's checkpoints (checkpoint.go); nil: none
 }
 
 // Shard is one share of a sharded bake: shard Index (0 ≤ Index < Count),
@@ -223,6 +224,8 @@ type pipeline struct {
 	emitCtx  context.Context
 	fin      chan<- finished
 	mergeJob int // the job the merge is adding
+
+	startJob, startDone int // the first job to bake and the points before it (a resumed bake's)
 }
 
 // finished is a quad handed from the merge to the writer, in the order
@@ -233,6 +236,10 @@ type finished struct {
 	root    bool        // a shard's subtree root
 	release *blockTrees // back to the pool once written (its last quad)
 	own     bool        // r and r.t are the stage's: back to their pools once written
+
+	// A checkpoint (no quad): every job before ckptJob is written and
+	// ckptDone points are baked.
+	ckptJob, ckptDone int
 }
 
 // newPipeline prepares cfg's bake: geometry, visibility model, coded
@@ -274,7 +281,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 			return nil, err
 		}
 	} else {
-		st, err := createStores(cfg.Outputs, pl.prices, dem, cfg.Params, g)
+		st, err := createStores(cfg.Outputs, pl.prices, dem, cfg.Params, g, cfg.ckpt)
 		if err != nil {
 			return nil, err
 		}
@@ -301,6 +308,15 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	// level-1 and level-2 unions come from the block too (AddBlock).
 	pl.jobs = blockJobs(pl.order)
 	pl.unions = pl.span.Top >= 2 && g.K >= 2
+	if ck := cfg.ckpt; ck != nil {
+		ck.tileStarts(pl.jobs, ck.plan)
+		if ck.state != nil {
+			if err := ck.restore(pl); err != nil {
+				pl.sink.abort()
+				return nil, err
+			}
+		}
+	}
 	return pl, nil
 }
 
@@ -384,6 +400,13 @@ func (pl *pipeline) emit(l, x, y int, t *quadpvs.Tree) error {
 // their memory.
 func (pl *pipeline) write(fin <-chan finished) error {
 	for f := range fin {
+		if f.r == nil {
+			if err := pl.cfg.ckpt.save(pl, f.ckptJob, f.ckptDone); err != nil {
+				return err
+			}
+			pl.cfg.ckpt.saved <- struct{}{}
+			continue
+		}
 		if err := pl.wr.write(f.r, f.root); err != nil {
 			return err
 		}
@@ -401,7 +424,15 @@ func (pl *pipeline) write(fin <-chan finished) error {
 // produce hands out the jobs in order, while the reorder window has room.
 func (pl *pipeline) produce(ctx context.Context, jobc chan<- int, slots chan<- struct{}) error {
 	defer close(jobc)
-	for i := range pl.jobs {
+	for i := pl.startJob; i < len(pl.jobs); i++ {
+		if ck := pl.cfg.ckpt; ck != nil && ck.at[i] && i > pl.startJob {
+			// A tile starts: the writer checkpoints everything before.
+			select {
+			case <-ck.saved:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
@@ -499,7 +530,7 @@ func (pl *pipeline) merge(ctx context.Context, results <-chan *blockTrees, slots
 	defer close(fin)
 	pl.fin, pl.emitCtx = fin, ctx
 	pending := map[int]*blockTrees{}
-	next, done := 0, 0
+	next, done := pl.startJob, pl.startDone
 	var pts [quadpvs.BlockPoints]*quadpvs.Tree
 	var l1 [4]*quadpvs.Tree
 	var l2 quadpvs.Tree
@@ -539,6 +570,13 @@ func (pl *pipeline) merge(ctx context.Context, results <-chan *blockTrees, slots
 			done += jb.last - jb.first
 			if pl.cfg.Progress != nil {
 				pl.cfg.Progress(done, len(pl.order))
+			}
+			if ck := pl.cfg.ckpt; ck != nil && ck.at[next] {
+				select {
+				case fin <- finished{ckptJob: next, ckptDone: done}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 		}
 	}
@@ -805,13 +843,23 @@ func (s store) temp() *atomicfile.Temp {
 	return s.flat.t
 }
 
-func createStores(outputs []Output, prices []*pricing, dem *heightmap.Grid, p horizon.Params, g quadpvs.Geometry) (stores, error) {
+// path is the store's final path.
+func (s store) path() string {
+	if s.coded != nil {
+		return s.coded.path
+	}
+	return s.flat.t.Path
+}
+
+// createStores starts every output's store: flat or coded, beside its
+// path, or, in a resumable coded bake (ck not nil), in ck's folder.
+func createStores(outputs []Output, prices []*pricing, dem *heightmap.Grid, p horizon.Params, g quadpvs.Geometry, ck *checkpointer) (stores, error) {
 	var s stores
 	for i, oc := range outputs {
 		var st store
 		var err error
 		if prices[i] != nil {
-			st.coded, err = createCoded(oc, headerFor(dem, p, oc), prices[i], g, dem)
+			st.coded, err = createCoded(oc, headerFor(dem, p, oc), prices[i], g, dem, ck, i)
 		} else {
 			st.flat, err = createOutput(oc.Path, headerFor(dem, p, oc), g.QuadCount(), dem.Elev, dem.Nodata)
 		}
@@ -834,7 +882,7 @@ func (s stores) add(r *capped, _ *quadpvs.Tree) error {
 			err = o.flat.w.Add(r.q, r.out[i])
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", o.temp().Path, err)
+			return fmt.Errorf("write %s: %w", o.path(), err)
 		}
 	}
 	return nil
@@ -853,17 +901,26 @@ func (s stores) commit(tally []compress.Tally) ([]compress.Stats, error) {
 			stats[i] = tally[i].Stats()
 			err = o.flat.w.Close(stats[i])
 		}
+		if err == nil && o.coded != nil && o.coded.t == nil {
+			err = o.coded.publish()
+		}
 		if err != nil {
 			s.abort()
-			return nil, fmt.Errorf("write %s: %w", o.temp().Path, err)
+			return nil, fmt.Errorf("write %s: %w", o.path(), err)
 		}
 		temps[i] = o.temp()
 	}
 	return stats, atomicfile.CommitAll(temps)
 }
 
+// abort removes the stores' temporary files; a resumable coded bake's
+// stores stay in its folder, for the next run.
 func (s stores) abort() {
 	for _, o := range s {
+		if o.coded != nil && o.coded.t == nil {
+			o.coded.f.Close()
+			continue
+		}
 		o.temp().Abort()
 	}
 }

@@ -3,7 +3,9 @@ package bake
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -476,7 +478,9 @@ func (p *pricing) stop() {
 // codedOutput is a coded store being written: its pricing, its quads'
 // capped trees waiting for their parent's, the writer.
 type codedOutput struct {
-	t       *atomicfile.Temp
+	path    string
+	t       *atomicfile.Temp // the temporary file beside path; nil while a resumable bake writes f in its folder
+	f       *os.File         // the file written: t's, or the resumable bake's
 	w       *compress.CodedWriter
 	hd      compress.Header
 	p       *pricing
@@ -495,18 +499,62 @@ type pendingTree struct {
 	t    quadpvs.Tree
 }
 
-func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, dem *heightmap.Grid) (*codedOutput, error) {
-	t, err := atomicfile.Create(o.Path)
+// createCoded starts output o's coded store (index i of the bake's
+// outputs): in a temporary file beside its path, or, in a resumable bake
+// (ck not nil), in ck's folder, resumed from its checkpoint when there is
+// one.
+func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, dem *heightmap.Grid, ck *checkpointer, i int) (*codedOutput, error) {
+	hd.CacheBytes = p.cache
+	c := &codedOutput{path: o.Path, hd: hd, p: p, g: g, h: g.Layout(), pending: make([][]pendingTree, g.Levels())}
+	var err error
+	if ck == nil {
+		if c.t, err = atomicfile.Create(o.Path); err != nil {
+			return nil, err
+		}
+		c.f = c.t.File
+		if c.w, err = compress.NewCodedWriter(c.t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err != nil {
+			c.t.Abort()
+			return nil, fmt.Errorf("write %s: %w", o.Path, err)
+		}
+		return c, nil
+	}
+	if err := atomicfile.CheckTarget(o.Path); err != nil {
+		return nil, err
+	}
+	f, ws, err := ck.openCoded(i)
 	if err != nil {
 		return nil, err
 	}
-	hd.CacheBytes = p.cache
-	c := &codedOutput{t: t, hd: hd, p: p, g: g, h: g.Layout(), pending: make([][]pendingTree, g.Levels())}
-	if c.w, err = compress.NewCodedWriter(t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err != nil {
-		t.Abort()
-		return nil, fmt.Errorf("write %s: %w", o.Path, err)
+	c.f = f
+	if ws != nil {
+		c.w, err = compress.ResumeCodedWriter(f, *ws, c.h.Quads())
+	} else {
+		c.w, err = compress.NewCodedWriter(f, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write %s: %w", f.Name(), err)
 	}
 	return c, nil
+}
+
+// publish copies a resumable bake's finished store from its folder into a
+// temporary file beside its path, for the commit.
+func (c *codedOutput) publish() error {
+	t, err := atomicfile.Create(c.path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.f.Seek(0, io.SeekStart); err == nil {
+		_, err = io.Copy(t, c.f)
+	}
+	if err != nil {
+		t.Abort()
+		return err
+	}
+	c.f.Close()
+	c.t = t
+	return nil
 }
 
 // add takes quad q's capped tree (capped at step s): it codes q's
@@ -574,7 +622,7 @@ func (p *pricing) coded() int {
 func (c *codedOutput) finish(tally compress.Tally) (compress.Stats, error) {
 	top := c.pending[c.g.K]
 	if len(top) != 1 {
-		return compress.Stats{}, fmt.Errorf("bake: coded store %s: %d top quads waiting, want 1", c.t.Path, len(top))
+		return compress.Stats{}, fmt.Errorf("bake: coded store %s: %d top quads waiting, want 1", c.path, len(top))
 	}
 	if err := c.code(top[0], nil); err != nil {
 		return compress.Stats{}, err

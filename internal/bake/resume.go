@@ -19,7 +19,7 @@ var pointsPerTile = 1 << 18
 
 // ErrOtherBake is wrapped by Resume's error for a checkpoint folder that
 // holds another bake's tiles.
-var ErrOtherBake = errors.New("the folder holds another bake's tiles")
+var ErrOtherBake = errors.New("the folder holds another bake's tiles or checkpoint")
 
 // TileCount returns how many tiles Resume cuts a bake of geometry g with
 // points cells with data into: one per pointsPerTile, 1 to MaxShards, at
@@ -35,16 +35,12 @@ func TileCount(g quadpvs.Geometry, points int) int {
 // again with the same dir, it skips the tiles dir holds; once all are
 // there it joins them (Join: the stores are byte-identical to Run's) and
 // removes them. cfg.Progress counts the points of the tiles found done.
-// Errors: coded outputs (a coded bake prices its budget in one pass), a
-// cfg.Shard, and a dir holding tiles of another bake (ErrOtherBake: another
-// DEM, window, parameters or budgets), naming the first setting that
-// differs.
+// Coded outputs are baked in one pass with a checkpoint at every tile
+// (checkpoint.go): their stores are Run's too. Errors: a cfg.Shard, flat
+// and coded outputs together, and a dir holding another bake's tiles or
+// checkpoint (ErrOtherBake: another DEM, window, parameters, budgets or
+// encoding), naming the first setting that differs.
 func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, error) {
-	for _, o := range cfg.Outputs {
-		if o.Coded {
-			return nil, fmt.Errorf("bake: %s: a coded bake prices its budget in one pass and cannot resume; bake it flat to resume", o.Path)
-		}
-	}
 	if cfg.Shard.Count > 0 {
 		return nil, errors.New("bake: a resumable bake makes its own shards")
 	}
@@ -63,6 +59,14 @@ func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, erro
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bake: checkpoint folder: %w", err)
+	}
+	for _, o := range cfg.Outputs {
+		if o.Coded {
+			return resumeCoded(ctx, cfg, dir, plan)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, checkpointName)); err == nil {
+		return nil, fmt.Errorf("bake: %s holds a coded bake's checkpoint, this bake is flat: %w; use another folder or remove it", dir, ErrOtherBake)
 	}
 	tile := func(i int) string { return filepath.Join(dir, fmt.Sprintf("tile-%04d-of-%04d.part", i, n)) }
 	// Every tile in dir must be this bake's.

@@ -93,3 +93,86 @@ func mustGeometry(t *testing.T, dem *heightmap.Grid) quadpvs.Geometry {
 	}
 	return g
 }
+
+// TestResumeCoded: a coded bake with --resume, interrupted right after a
+// checkpoint and again in the middle of a tile (its store in the folder
+// longer than the checkpoint), refuses another bake's parameters and a
+// flat bake in its folder, then finishes with the store a bake without
+// checkpoints writes, byte for byte, and leaves no folder.
+func TestResumeCoded(t *testing.T) {
+	defer func(n int) { pointsPerTile = n }(pointsPerTile)
+	// 19,500 points cross a pricing checkpoint (checkpointJobs); -short
+	// bakes 7,680 points, which do not.
+	pointsPerTile = 2500
+	win := heightmap.Window{Col: 300, Row: 300, Width: 150, Height: 130}
+	if testing.Short() {
+		pointsPerTile, win.Width, win.Height = 1000, 96, 80
+	}
+	dem := loadWindow(t, "annarbor-dsm-2ft.tif", win)
+	p := horizon.DefaultParams()
+	p.Sectors = 64
+	quads := mustGeometry(t, dem).QuadCount()
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt")
+	const budget = 2_400_000
+	output := func(name string) []Output {
+		return []Output{{Path: filepath.Join(dir, name), Budget: budget, Cap: compress.Cap{Codes: compress.CodedCeiling(budget, quads), MinLoss: true}, Coded: true}}
+	}
+	if _, err := Run(context.Background(), Config{DEM: dem, Params: p, Outputs: output("single.pvs")}); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupted once the first checkpoint is written.
+	ctx, cancel := context.WithCancel(context.Background())
+	var saved []int
+	afterCheckpoint = func(job int) { saved = append(saved, job); cancel() }
+	defer func() { afterCheckpoint = nil }()
+	if _, err := Resume(ctx, Config{DEM: dem, Params: p, Outputs: output("resumed.pvs")}, ckpt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	if len(saved) != 1 {
+		t.Fatalf("checkpoints %v, want one", saved)
+	}
+	for _, name := range []string{checkpointName, codedStoreName(0)} {
+		if _, err := os.Stat(filepath.Join(ckpt, name)); err != nil {
+			t.Fatalf("after the interruption: %v", err)
+		}
+	}
+	// Interrupted again past the next checkpoint, in the middle of a tile.
+	afterCheckpoint = func(job int) { saved = append(saved, job) }
+	ctx, cancel = context.WithCancel(context.Background())
+	first := -1
+	if _, err := Resume(ctx, Config{DEM: dem, Params: p, Outputs: output("resumed.pvs"), Progress: func(done, total int) {
+		if first < 0 {
+			first = done
+		}
+		if len(saved) >= 2 && 10*done > 7*total {
+			cancel()
+		}
+	}}, ckpt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted again: %v", err)
+	}
+	if len(saved) < 2 || first <= 0 || saved[1] <= saved[0] {
+		t.Fatalf("checkpoints at jobs %v; the second run's first progress at %d points", saved, first)
+	}
+	other := p
+	other.Sectors = 128
+	if _, err := Resume(context.Background(), Config{DEM: dem, Params: other, Outputs: output("resumed.pvs")}, ckpt); !errors.Is(err, ErrOtherBake) {
+		t.Fatalf("resumed with other parameters: %v", err)
+	}
+	flat := []Output{{Path: filepath.Join(dir, "flat.pvs"), Label: "f", Cap: compress.Cap{Nodes: 60}}}
+	if _, err := Resume(context.Background(), Config{DEM: dem, Params: p, Outputs: flat}, ckpt); !errors.Is(err, ErrOtherBake) {
+		t.Fatalf("a flat bake in a coded bake's folder: %v", err)
+	}
+	if _, err := Resume(context.Background(), Config{DEM: dem, Params: p, Outputs: output("resumed.pvs")}, ckpt); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "single.pvs"))
+	b, err := os.ReadFile(filepath.Join(dir, "resumed.pvs"))
+	if err != nil || len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("the resumed coded store differs from the single bake's (%d and %d bytes, %v)", len(a), len(b), err)
+	}
+	if _, err := os.Stat(ckpt); !os.IsNotExist(err) {
+		t.Errorf("checkpoint folder left: %v", err)
+	}
+	t.Logf("checkpoints at jobs %v of %d tiles", saved, TileCount(mustGeometry(t, dem), dem.Width*dem.Height))
+}

@@ -1,0 +1,316 @@
+package bake
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// A resumable coded bake (Resume with coded outputs) is Run's one pipeline
+// with checkpoints. At the first job of every tile (PlanShards' shards,
+// about pointsPerTile points each) the producer waits until the writer has
+// written every quad of the jobs before; the writer then flushes and syncs
+// the stores, which it writes under the checkpoint folder, and writes the
+// folder's checkpoint file (atomically): the hierarchy builder's partial
+// unions, the tallies, and per output its writer's state, its pricing's
+// (the steps chosen and what was coded so far) and the capped trees
+// waiting for their parent. Run again, the bake prices the budget from the
+// same sample (baked again: it does not depend on the goroutines), checks
+// that the checkpoint is this bake's, cuts each store back to the
+// checkpoint's bytes and goes on from its job. Prices change only at fixed
+// jobs, so the stores are byte for byte those of a bake without
+// checkpoints (TestResumeCoded).
+
+// checkpointName is the checkpoint file in a resumable coded bake's folder;
+// the stores under way sit beside it as codedStoreName(i).
+const checkpointName = "coded-bake.checkpoint"
+
+func codedStoreName(i int) string { return fmt.Sprintf("coded-output-%d.pvs", i) }
+
+// afterCheckpoint, when set (tests), is called once each checkpoint is
+// written, with the job it resumes from.
+var afterCheckpoint func(job int)
+
+// checkpointVersion changes when checkpointState does.
+const checkpointVersion = 1
+
+// checkpointer is a resumable coded bake's: where it keeps its state, the
+// bake it belongs to, and the jobs that start a tile.
+type checkpointer struct {
+	dir   string
+	plan  Plan // the tiles
+	key   compress.PartHeader // the bake: DEM, plan, outputs (differ compares them)
+	at    map[int]bool        // jobs that start a tile, the first excepted
+	saved chan struct{}       // the writer's: the checkpoint is written, the producer goes on
+	state *checkpointState    // to resume from; nil for a fresh start
+	after func(job int)       // tests: called once a checkpoint is written
+}
+
+// checkpointState is what a checkpoint file holds (gob, zstd).
+type checkpointState struct {
+	Version  int
+	Key      compress.PartHeader
+	Job      int      // the first job not baked
+	Done     int      // points baked
+	Next     int      // quads the builder took
+	Partials []ckTree // the builder's partial unions by level (N 0: none)
+	Tally    []compress.Tally
+	Outputs  []codedState
+}
+
+// ckTree is a tree's codes (quadpvs.Tree.Codes and Len).
+type ckTree struct {
+	Words []uint64
+	N     int
+}
+
+func treeState(t *quadpvs.Tree) ckTree {
+	if t == nil {
+		return ckTree{}
+	}
+	return ckTree{Words: t.Codes(), N: t.Len()}
+}
+
+// tree rebuilds a tree of geometry g, checked (quadpvs.FromCodes).
+func (c ckTree) tree(g quadpvs.Geometry) (*quadpvs.Tree, error) {
+	if c.N == 0 {
+		return nil, nil
+	}
+	t := new(quadpvs.Tree)
+	return t, quadpvs.FromCodes(g, c.Words, c.N, t)
+}
+
+// codedState is one coded output's part of a checkpoint.
+type codedState struct {
+	Writer   compress.CodedWriterState
+	Sched    []int32
+	Done     []int
+	Used     int64
+	PredUsed float64
+	Pinned   int64
+	PinDone  int
+	Steps    int64
+	MaxLen   int
+	Pending  [][]ckPending // by level
+}
+
+type ckPending struct {
+	Q    int
+	Step int32
+	T    ckTree
+}
+
+// newCheckpointer prepares a resumable coded bake of cfg in dir, cut into
+// the tiles of plan: it reads dir's checkpoint when there is one and
+// refuses it (ErrOtherBake) when it is another bake's.
+func newCheckpointer(cfg Config, plan Plan, dir string) (*checkpointer, error) {
+	key := plan.Header(cfg.DEM, cfg.Params, cfg.Outputs, 0, cfg.HiddenSample)
+	key.Shard, key.First, key.Last, key.Points = 0, 0, 0, 0
+	ck := &checkpointer{dir: dir, plan: plan, key: key, at: map[int]bool{}, saved: make(chan struct{}, 1), after: afterCheckpoint}
+	f, err := os.Open(filepath.Join(dir, checkpointName))
+	if errors.Is(err, os.ErrNotExist) {
+		return ck, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("bake: checkpoint: %w", err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var st checkpointState
+	if err := gob.NewDecoder(zr).Decode(&st); err != nil || st.Version != checkpointVersion {
+		return nil, fmt.Errorf("bake: %s is not a checkpoint of this version (%v): remove the folder to start again", f.Name(), err)
+	}
+	if d := differ(key, st.Key); d != "" {
+		return nil, fmt.Errorf("bake: %s is a checkpoint of another bake, which differs in %s: %w; use another folder or remove it", dir, d, ErrOtherBake)
+	}
+	if len(st.Outputs) != len(cfg.Outputs) || len(st.Tally) != len(cfg.Outputs) {
+		return nil, fmt.Errorf("bake: %s: a checkpoint of %d outputs: %w", dir, len(st.Outputs), ErrOtherBake)
+	}
+	ck.state = &st
+	return ck, nil
+}
+
+// tileStarts marks the jobs that start a tile of plan: the job whose first
+// point is the tile's first cell (tiles of level 2 or more hold whole
+// blocks).
+func (ck *checkpointer) tileStarts(jobs []blockJob, plan Plan) {
+	starts := map[int]bool{}
+	for _, c := range plan.Cells[1 : len(plan.Cells)-1] {
+		starts[c] = true
+	}
+	for j, jb := range jobs {
+		if j > 0 && starts[jb.first] {
+			ck.at[j] = true
+		}
+	}
+}
+
+// openCoded opens (fresh: creates, empty) the file in which coded output i
+// is written, positioned at the checkpoint's bytes.
+func (ck *checkpointer) openCoded(i int) (*os.File, *compress.CodedWriterState, error) {
+	f, err := os.OpenFile(filepath.Join(ck.dir, codedStoreName(i)), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bake: %w", err)
+	}
+	var pos int64
+	var ws *compress.CodedWriterState
+	if ck.state != nil {
+		ws = &ck.state.Outputs[i].Writer
+		pos = ws.Pos
+		if st, err := f.Stat(); err != nil || st.Size() < pos {
+			f.Close()
+			return nil, nil, fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", f.Name(), pos)
+		}
+	}
+	if err := f.Truncate(pos); err == nil {
+		_, err = f.Seek(pos, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("bake: %w", err)
+	}
+	return f, ws, nil
+}
+
+// restore puts the checkpoint's state into pl (its stores already
+// resumed by createStores).
+func (ck *checkpointer) restore(pl *pipeline) error {
+	st := ck.state
+	if st.Job < 0 || st.Job > len(pl.jobs) || (st.Job > 0 && !ck.at[st.Job]) {
+		return fmt.Errorf("bake: %s: a checkpoint at job %d, not at a tile's start: %w", ck.dir, st.Job, ErrOtherBake)
+	}
+	bs := quadpvs.BuilderState{Next: st.Next, Partials: make([]*quadpvs.Tree, len(st.Partials))}
+	for l, c := range st.Partials {
+		var err error
+		if bs.Partials[l], err = c.tree(pl.g); err != nil {
+			return fmt.Errorf("bake: checkpoint: level %d: %w", l, err)
+		}
+	}
+	if err := pl.builder.Restore(bs); err != nil {
+		return err
+	}
+	pl.startJob, pl.startDone = st.Job, st.Done
+	copy(pl.wr.tally, st.Tally)
+	for i, s := range pl.sink.(stores) {
+		c, cs := s.coded, st.Outputs[i]
+		p := c.p
+		if len(cs.Done) != len(p.done) || len(cs.Pending) != len(c.pending) {
+			return fmt.Errorf("bake: checkpoint: output %d of another geometry: %w", i, ErrOtherBake)
+		}
+		p.sched = cs.Sched
+		copy(p.done, cs.Done)
+		p.used, p.predUsed, p.pinned, p.pinDone, p.steps = cs.Used, cs.PredUsed, cs.Pinned, cs.PinDone, cs.Steps
+		c.maxLen = cs.MaxLen
+		for l, ps := range cs.Pending {
+			for _, pt := range ps {
+				t, err := pt.T.tree(pl.g)
+				if err != nil || t == nil {
+					return fmt.Errorf("bake: checkpoint: a tree waiting at level %d: %v", l, err)
+				}
+				c.pending[l] = append(c.pending[l], pendingTree{pt.Q, pt.Step, *t})
+			}
+		}
+	}
+	return nil
+}
+
+// save is the writer's at a checkpoint (job: the first job after it,
+// done: the points before it): every quad before is written, the builder
+// waits. It syncs the stores and writes the checkpoint file atomically.
+func (ck *checkpointer) save(pl *pipeline, job, done int) error {
+	st := checkpointState{Version: checkpointVersion, Key: ck.key, Job: job, Done: done, Tally: pl.wr.tally}
+	bs := pl.builder.State()
+	st.Next = bs.Next
+	for _, t := range bs.Partials {
+		st.Partials = append(st.Partials, treeState(t))
+	}
+	for _, s := range pl.sink.(stores) {
+		c := s.coded
+		ws, err := c.w.Checkpoint()
+		if err != nil {
+			return fmt.Errorf("write %s: %w", c.f.Name(), err)
+		}
+		if err := c.f.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", c.f.Name(), err)
+		}
+		p := c.p
+		p.mu.Lock()
+		sched := append([]int32(nil), p.sched...)
+		p.mu.Unlock()
+		cs := codedState{Writer: ws, Sched: sched, Done: p.done, Used: p.used, PredUsed: p.predUsed, Pinned: p.pinned,
+			PinDone: p.pinDone, Steps: p.steps, MaxLen: c.maxLen, Pending: make([][]ckPending, len(c.pending))}
+		for l, ps := range c.pending {
+			for _, pt := range ps {
+				cs.Pending[l] = append(cs.Pending[l], ckPending{pt.q, pt.step, treeState(&pt.t)})
+			}
+		}
+		st.Outputs = append(st.Outputs, cs)
+	}
+	var b bytes.Buffer
+	zw, err := zstd.NewWriter(&b, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		return err
+	}
+	if err := gob.NewEncoder(zw).Encode(&st); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(ck.dir, checkpointName), func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
+		return err
+	}); err != nil {
+		return fmt.Errorf("bake: checkpoint: %w", err)
+	}
+	if ck.after != nil {
+		ck.after(job)
+	}
+	return nil
+}
+
+// remove deletes the folder's checkpoint and stores: the bake is done.
+func (ck *checkpointer) remove(outputs int) {
+	os.Remove(filepath.Join(ck.dir, checkpointName))
+	for i := range outputs {
+		os.Remove(filepath.Join(ck.dir, codedStoreName(i)))
+	}
+	os.Remove(ck.dir) // when empty
+}
+
+// resumeCoded is Resume for coded outputs: Run with checkpoints in dir.
+func resumeCoded(ctx context.Context, cfg Config, dir string, plan Plan) ([]compress.Stats, error) {
+	for _, o := range cfg.Outputs {
+		if !o.Coded {
+			return nil, errors.New("bake: a resumable bake writes all its outputs flat or all coded")
+		}
+	}
+	if tiles, _ := filepath.Glob(filepath.Join(dir, "tile-*-of-*.part")); len(tiles) > 0 {
+		return nil, fmt.Errorf("bake: %s holds a flat bake's tiles, this bake is coded: %w; use another folder or remove it", dir, ErrOtherBake)
+	}
+	ck, err := newCheckpointer(cfg, plan, dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ckpt = ck
+	stats, err := Run(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ck.remove(len(cfg.Outputs))
+	return stats, nil
+}
