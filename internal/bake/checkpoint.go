@@ -49,7 +49,7 @@ const checkpointVersion = 1
 // bake it belongs to, and the jobs that start a tile.
 type checkpointer struct {
 	dir   string
-	plan  Plan // the tiles
+	plan  Plan                // the tiles
 	key   compress.PartHeader // the bake: DEM, plan, outputs (differ compares them)
 	at    map[int]bool        // jobs that start a tile, the first excepted
 	saved chan struct{}       // the writer's: the checkpoint is written, the producer goes on
