@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -120,20 +121,25 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		total := g.Width * g.Height
-		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
 		share := 1.0 // of the points this process bakes
 		var plan bake.Plan
 		if shard.Count > 0 {
 			if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
 				return cli.Usagef("--shard %s: %v", *shardFlag, err)
 			}
+			share = float64(plan.Cells[shard.Index+1]-plan.Cells[shard.Index]) / float64(g.Width*g.Height)
+		}
+		if err := checkDisk(outputs, *out, *resume, share, g.Width*g.Height, geo.QuadCount(), shard.Count > 0, freeBytes); err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		total := g.Width * g.Height
+		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+		if shard.Count > 0 {
 			shard.Path = *out
 			cfg.Shard = shard
 			total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
-			share = float64(total) / float64(g.Width*g.Height)
 		}
 		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*quiet {
 			fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
@@ -303,6 +309,91 @@ func bakeOutputs(out, budgets, nodes string, quads int, minLoss, coded bool) ([]
 		outs = append(outs, bake.Output{Path: outPath(out, label, len(parts)), Label: label, Cap: compress.Cap{Nodes: n, MinLoss: minLoss}})
 	}
 	return outs, nil
+}
+
+// storeFileBytes bounds the file of a store of output o for a grid of
+// cells cells and quads quads: its budget (a store's file holds what its
+// memory does, or less), or for a node cap every tree at the cap in the
+// flat encoding; plus the grid (elevations, nodata flags) and 64 KiB of
+// headers.
+func storeFileBytes(o bake.Output, cells, quads int) int64 {
+	n := o.Budget
+	if n <= 0 {
+		n = int64(quads) * (compress.QuadOverhead + int64(quadpvs.BytesFor(o.Cap.Nodes)))
+	}
+	return n + 4*int64(cells) + int64(cells)/8 + 64<<10
+}
+
+// checkDisk refuses a bake whose files would not fit on their disks
+// (free: the bytes free for the folder path is in): the stores, or a
+// shard's share of them in its partial file (shard; share of the points),
+// and with a --resume folder the tiles or coded stores kept there until
+// the end as much again. Folders on one file system count together.
+func checkDisk(outputs []bake.Output, out, resume string, share float64, cells, quads int, shard bool, free func(path string) (int64, uint64, error)) error {
+	type need struct {
+		bytes int64
+		dirs  []string
+	}
+	needs := map[uint64]*need{}
+	avail := map[uint64]int64{}
+	add := func(dir string, n int64) {
+		f, dev, err := free(dir)
+		if err != nil {
+			return // unknown: no guard
+		}
+		nd := needs[dev]
+		if nd == nil {
+			nd = &need{}
+			needs[dev] = nd
+		}
+		nd.bytes += n
+		if !slices.Contains(nd.dirs, dir) {
+			nd.dirs = append(nd.dirs, dir)
+		}
+		avail[dev] = f
+	}
+	var total int64
+	for _, o := range outputs {
+		n := storeFileBytes(o, cells, quads)
+		if shard {
+			add(filepath.Dir(out), int64(share*float64(n))+64<<10)
+			continue
+		}
+		total += n
+		add(filepath.Dir(o.Path), n)
+	}
+	if resume != "" {
+		dir := resume
+		if _, err := os.Stat(dir); err != nil {
+			dir = filepath.Dir(filepath.Clean(resume))
+		}
+		add(dir, total)
+	}
+	for dev, nd := range needs {
+		if nd.bytes > avail[dev] {
+			return fmt.Errorf("the bake's files need about %s of disk in %s and %s is free there: free some space, write them elsewhere or bake a smaller budget",
+				compress.FormatBytes(nd.bytes), strings.Join(nd.dirs, " and "), compress.FormatBytes(avail[dev]))
+		}
+	}
+	return nil
+}
+
+// freeBytes returns the bytes free to this user on the file system of
+// path, and the file system's device number.
+func freeBytes(path string) (int64, uint64, error) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err != nil {
+		return 0, 0, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	dev := uint64(0)
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		dev = uint64(sys.Dev)
+	}
+	return int64(fs.Bavail) * int64(fs.Bsize), dev, nil
 }
 
 // parseShard parses --shard i/N ("" means a whole bake).

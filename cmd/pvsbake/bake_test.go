@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/internal/bake"
 )
 
 func TestBakeAndStat(t *testing.T) {
@@ -67,5 +70,40 @@ func TestBakeErrors(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("failed bakes left %v", left)
+	}
+}
+
+// TestCheckDisk: a bake whose stores, partial or checkpoint folder would
+// not fit the free space of their file system is refused, naming the
+// folders and both sizes; folders on one file system count together.
+func TestCheckDisk(t *testing.T) {
+	const cells, quads = 1000 * 1000, 1_398_101
+	outs := []bake.Output{{Path: "/a/s-1GB.pvs", Budget: 1e9}, {Path: "/a/s-2GB.pvs", Budget: 2e9}}
+	need := storeFileBytes(outs[0], cells, quads) + storeFileBytes(outs[1], cells, quads)
+	disks := func(free map[string]int64, dev map[string]uint64) func(string) (int64, uint64, error) {
+		return func(p string) (int64, uint64, error) { return free[p], dev[p], nil }
+	}
+	for _, c := range []struct {
+		name   string
+		resume string
+		shard  bool
+		free   map[string]int64
+		dev    map[string]uint64
+		want   string // "" when it fits
+	}{
+		{"fits", "", false, map[string]int64{"/a": need + 1}, map[string]uint64{"/a": 1}, ""},
+		{"full", "", false, map[string]int64{"/a": need - 1}, map[string]uint64{"/a": 1}, "need about 3.01 GB of disk in /a and 3.01 GB is free"},
+		{"resume on the same disk", "/a/ck", false, map[string]int64{"/a": need + 1}, map[string]uint64{"/a": 1}, "in /a and 3.01 GB is free"},
+		{"resume elsewhere", "/b/ck", false, map[string]int64{"/a": need + 1, "/b": need + 1}, map[string]uint64{"/a": 1, "/b": 2}, ""},
+		{"resume elsewhere, full", "/b/ck", false, map[string]int64{"/a": need + 1, "/b": need / 2}, map[string]uint64{"/a": 1, "/b": 2}, "in /b and 1.50 GB is free"},
+		{"a shard's share", "", true, map[string]int64{"/a": need / 3}, map[string]uint64{"/a": 1}, ""},
+	} {
+		err := checkDisk(outs, "/a/part", c.resume, 0.25, cells, quads, c.shard, disks(c.free, c.dev))
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if n := storeFileBytes(bake.Output{Cap: compress.Cap{Nodes: 100}}, cells, quads); n < int64(quads)*(compress.QuadOverhead+28) {
+		t.Errorf("a 100-node cap's store estimated at %d bytes", n)
 	}
 }
