@@ -14,7 +14,11 @@
 // (quadpvs.Tree.AnyVisible over Y's region, pruned to Y's outline). So the
 // guarantee holds in both directions for the baked PVSs without making them
 // symmetric at bake time, which would need every per-point PVS in memory at
-// once. Step 1 checks both directions the same way.
+// once. Step 1 checks both directions the same way, each with the quad's
+// PVS or an ancestor quad's: a quad's PVS holds its cells' (§3.2) and a cap
+// only turns hidden codes visible, so an ancestor that marks the other
+// quad hidden answers for the quad, without decoding its tree from a coded
+// store.
 //
 // A Grower is built once per store and is safe for concurrent use; each
 // goroutine passes its own Scratch, reused across queries.
@@ -186,6 +190,11 @@ type Grower struct {
 	ground     []float32 // mean elevation of each quad's terrain cells, metres, by quad index (the Ground order's, made on its first use)
 
 	faulted atomic.Pointer[error] // the first fault of a method without an error result
+
+	// pinLevel is the first level a coded hierarchy of this geometry keeps
+	// decoded (quadpvs.Geometry.PinnedFrom; K+1 when none): step 1 asks
+	// a quad's ancestor there before the quad (mutuallyHidden).
+	pinLevel int
 }
 
 // New returns a Grower for the hierarchy h of a terrain with elevations elev
@@ -197,7 +206,11 @@ func New(h *quadpvs.Hierarchy, elev []float32, nodata []bool) (*Grower, error) {
 	if len(elev) != g.Width*g.Height || (nodata != nil && len(nodata) != len(elev)) {
 		return nil, fmt.Errorf("grow: %d elevations for a %d×%d grid", len(elev), g.Width, g.Height)
 	}
-	return &Grower{h: h, g: g, elev: elev, nodata: nodata}, nil
+	pin := g.K + 1
+	if from := g.PinnedFrom(); from < h.Quads() {
+		pin = h.Level(from)
+	}
+	return &Grower{h: h, g: g, elev: elev, nodata: nodata, pinLevel: pin}, nil
 }
 
 // groundOf returns quad index k's mean ground height in metres, computing

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -385,5 +386,52 @@ func TestGrowContext(t *testing.T) {
 	err := f.gr.GrowContext(ctx, a, b, Options{}, &s, &got)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled growth: %v, want context.Canceled", err)
+	}
+}
+
+// TestCodedSameFrontiers: the same trees read from a coded hierarchy
+// (decoded when read, the upper levels kept) give the same frontier sets
+// as read flat, for every growing option: step 1 asks the same ancestors
+// of both (hidesVia).
+func TestCodedSameFrontiers(t *testing.T) {
+	f := newFixture(t, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 70, Height: 66}, 40)
+	ch, err := f.gr.h.Code(quadpvs.MinCacheBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := New(ch, f.dem.Elev, f.dem.Nodata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cg.pinLevel > cg.g.K || cg.pinLevel < 1 {
+		t.Fatalf("first decoded level %d of %d: the test needs levels below it", cg.pinLevel, cg.g.K)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	var s Scratch
+	var rf, rc Result
+	w, h := f.dem.Width, f.dem.Height
+	hidden := 0
+	for _, opt := range []Options{{}, {Merge: quadpvs.Lossy}, {Neighbours: 8, GrowLarger: true}, {Order: Ground, Merge: quadpvs.Lossy, MaxSteps: 20}} {
+		for range 40 {
+			a, b := [2]int{rng.IntN(w), rng.IntN(h)}, [2]int{rng.IntN(w), rng.IntN(h)}
+			if a == b {
+				continue
+			}
+			if err := f.gr.Grow(a, b, opt, &s, &rf); err != nil {
+				t.Fatal(err)
+			}
+			if err := cg.Grow(a, b, opt, &s, &rc); err != nil {
+				t.Fatal(err)
+			}
+			if rf.MutuallyVisible != rc.MutuallyVisible || !slices.Equal(rf.A.Quads, rc.A.Quads) || !slices.Equal(rf.B.Quads, rc.B.Quads) {
+				t.Fatalf("%+v %v→%v: flat %d+%d points, coded %d+%d", opt, a, b, rf.A.Points, rf.B.Points, rc.A.Points, rc.B.Points)
+			}
+			if !rf.MutuallyVisible {
+				hidden++
+			}
+		}
+	}
+	if hidden == 0 {
+		t.Error("no pair hidden")
 	}
 }

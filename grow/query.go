@@ -121,9 +121,11 @@ func (gr *Grower) checkPoints(a, b [2]int) error {
 	return nil
 }
 
-// MutuallyVisible reports whether players at cells a and b see each other in
-// either direction according to the store's per-point PVSs: the first test
-// of step 1 (§3.5), without growing anything. Errors are Grow's.
+// MutuallyVisible reports whether players at cells a and b may see each
+// other in either direction according to the store's PVSs — each cell's
+// own, or that of a quad holding it up to the levels a coded store keeps
+// decoded, which holds the cell's (hidesVia): the first test of step 1
+// (§3.5), without growing anything. Errors are Grow's.
 func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
 	defer fault.Catch(&err)()
 	if err := gr.checkPoints(a, b); err != nil {
@@ -230,15 +232,30 @@ func (gr *Grower) HidesEach(ps []Quad, q Quad, hidden []bool) {
 // q must lie on the hierarchy. Safe for concurrent use.
 func (gr *Grower) PVS(q Quad) quadpvs.Tree { return gr.pvs(q) }
 
-// mutuallyHidden: each quad's PVS marks the other hidden.
-// The second tree is only read when the first test passes.
+// mutuallyHidden is step 1's test: each quad's PVS marks the other hidden
+// (hidesVia). The second direction is only asked when the first holds.
 func (gr *Grower) mutuallyHidden(p, q Quad) bool {
-	tp := gr.pvs(p)
-	if tp.QuadStatus(gr.g, q.Level, q.X, q.Y) != quadpvs.Hidden {
-		return false
+	return gr.hidesVia(p, q) && gr.hidesVia(q, p)
+}
+
+// hidesVia reports whether no cell of p sees any cell of q by the stored
+// PVSs: p's PVS, or that of one of its ancestors up to the first level a
+// coded hierarchy keeps decoded (pinLevel), marks q hidden. An ancestor's
+// PVS holds the union of p's cells' (§3.2) and a cap only turns hidden
+// codes visible, so where it marks q hidden p's cells see nothing of q.
+// The ancestors are asked from the top down, the order in which a coded
+// hierarchy decodes them to reach p's tree, and the first that marks q
+// hidden spares the decoding of the trees below it; flat and coded stores
+// of the same trees answer alike.
+func (gr *Grower) hidesVia(p, q Quad) bool {
+	for l := max(min(gr.pinLevel, gr.g.K), p.Level); l >= p.Level; l-- {
+		d := l - p.Level
+		a := gr.pvs(Quad{l, p.X >> d, p.Y >> d})
+		if a.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden {
+			return true
+		}
 	}
-	tq := gr.pvs(q)
-	return tq.QuadStatus(gr.g, p.Level, p.X, p.Y) == quadpvs.Hidden
+	return false
 }
 
 func (gr *Grower) pvs(q Quad) quadpvs.Tree { return gr.h.PVS(gr.h.QuadIndex(q.Level, q.X, q.Y)) }

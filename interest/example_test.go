@@ -42,12 +42,12 @@ func Example() {
 		fmt.Printf(", %d frontier sets grown\n", res.Queries)
 	}
 	// Output:
-	// tick 0: 0↔1 (visible) 0↔2 (visible) 1↔2 (start), 1 frontier sets grown
-	// tick 1: 0↔1 (start) 0↔2 (start), 2 frontier sets grown
-	// tick 2: 0↔2 (visible), 0 frontier sets grown
-	// tick 3: 0↔1 (visible) 0↔2 (start), 1 frontier sets grown
-	// tick 4: 0↔1 (start), 1 frontier sets grown
-	// tick 5: no exchange, 0 frontier sets grown
+	// tick 0: 0↔1 (start) 0↔2 (start) 1↔2 (start), 3 frontier sets grown
+	// tick 1: 0↔1 (left), 1 frontier sets grown
+	// tick 2: 0↔2 (left), 1 frontier sets grown
+	// tick 3: 0↔1 (left) 0↔2 (left), 2 frontier sets grown
+	// tick 4: no exchange, 0 frontier sets grown
+	// tick 5: 0↔2 (left), 1 frontier sets grown
 }
 
 // A coordinator keeps one Joint per match: each tick it takes every
