@@ -110,14 +110,43 @@ type CodedWriterState struct {
 	HeadN     int      // its payload's bytes
 }
 
-// Checkpoint flushes w's buffer to its file and returns its state (copies:
-// w may go on). The caller syncs the file before relying on it.
+// Checkpoint flushes w's buffer to its file and returns its state. Its
+// slices are w's own, valid until w is used again (Index and Set take 8
+// bytes and a bit per quad: a caller may keep them its own way, as the
+// order and lengths of the blocks added, and restore them with
+// ReplayIndex). The caller syncs the file before relying on it.
 func (w *CodedWriter) Checkpoint() (CodedWriterState, error) {
 	if err := w.bw.Flush(); err != nil {
 		return CodedWriterState{}, err
 	}
-	return CodedWriterState{Pos: w.pos, Sums: slices.Clone(w.sums), Cur: w.cur, BlocksAt: w.blocks.at, BlocksN: w.blocks.n,
-		BlocksCRC: w.blocks.crc, Index: slices.Clone(w.idx), Set: slices.Clone(w.set), HeadAt: w.headAt, HeadN: w.headN}, nil
+	return CodedWriterState{Pos: w.pos, Sums: w.sums, Cur: w.cur, BlocksAt: w.blocks.at, BlocksN: w.blocks.n,
+		BlocksCRC: w.blocks.crc, Index: w.idx, Set: w.set, HeadAt: w.headAt, HeadN: w.headN}, nil
+}
+
+// ReplayIndex sets s.Index and s.Set for a store of quads quads from its
+// blocks' quads and lengths in the order they were added (next returns
+// them, ok false after the last): Add puts each block right after the one
+// before. Errors: a quad out of range or added twice, a block too large
+// for an index entry, or lengths that do not add up to s.BlocksN.
+func ReplayIndex(s *CodedWriterState, quads int, next func() (q int, n uint64, ok bool)) error {
+	s.Index, s.Set = make([]byte, 8*quads), make([]uint64, (quads+63)/64)
+	var off uint64
+	for q, n, ok := next(); ok; q, n, ok = next() {
+		if q < 0 || q >= quads || s.Set[q>>6]&(1<<(q&63)) != 0 {
+			return fmt.Errorf("compress: quad %d replayed twice or out of range (%d quads)", q, quads)
+		}
+		e, err := quadpvs.BlockEntry(off, n)
+		if err != nil {
+			return err
+		}
+		s.Set[q>>6] |= 1 << (q & 63)
+		binary.LittleEndian.PutUint64(s.Index[8*q:], e)
+		off += n
+	}
+	if off != s.BlocksN {
+		return fmt.Errorf("compress: blocks of %d bytes replayed where the checkpoint wrote %d", off, s.BlocksN)
+	}
+	return nil
 }
 
 // ResumeCodedWriter continues, in f, the coded store of quads quads whose

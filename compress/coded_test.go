@@ -246,6 +246,22 @@ func TestCodedWriterResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The index as a resumed bake keeps it: the blocks' quads and
+		// lengths in the order added.
+		q := 0
+		if err := ReplayIndex(&s, ch.Quads(), func() (int, uint64, bool) {
+			if q == stop {
+				return 0, 0, false
+			}
+			_, n := quadpvs.BlockAt(c.Index[q])
+			q++
+			return q - 1, n, true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(s.Index, w.idx) || !slices.Equal(s.Set, w.set) {
+			t.Fatalf("stopped after %d quads: the replayed index differs", stop)
+		}
 		write(w, stop, stop+1) // lost with the process
 		w.bw.Flush()
 		second := memFile{b: slices.Clone(first.b[:s.Pos])}

@@ -919,6 +919,7 @@ func (s stores) abort() {
 	for _, o := range s {
 		if o.coded != nil && o.coded.t == nil {
 			o.coded.f.Close()
+			o.coded.addsFile.Close()
 			continue
 		}
 		o.temp().Abort()

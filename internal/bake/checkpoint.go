@@ -3,6 +3,7 @@ package bake
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -18,14 +19,16 @@ import (
 )
 
 // A resumable coded bake (Resume with coded outputs) is Run's one pipeline
-// with checkpoints. At the first job of every tile (PlanShards' shards,
-// about pointsPerTile points each) the producer waits until the writer has
-// written every quad of the jobs before; the writer then flushes and syncs
-// the stores, which it writes under the checkpoint folder, and writes the
-// folder's checkpoint file (atomically): the hierarchy builder's partial
-// unions, the tallies, and per output its writer's state, its pricing's
-// (the steps chosen and what was coded so far) and the capped trees
-// waiting for their parent. Run again, the bake prices the budget from the
+// with checkpoints. It writes each store in the checkpoint folder, beside
+// it the quads and block lengths in the order added (8 bytes per quad: the
+// store's block index, which the checkpoint does not repeat). At the first
+// job of every tile (PlanShards' shards, about pointsPerTile points each)
+// the producer waits until the writer has written every quad of the jobs
+// before; the writer then flushes and syncs the stores and their lists,
+// and writes the folder's checkpoint file (atomically): the hierarchy
+// builder's partial unions, the tallies, and per output its writer's state,
+// its pricing's (the steps chosen and what was coded so far) and the
+// capped trees waiting for their parent. Run again, the bake prices the budget from the
 // same sample (baked again: it does not depend on the goroutines), checks
 // that the checkpoint is this bake's, cuts each store back to the
 // checkpoint's bytes and goes on from its job. Prices change only at fixed
@@ -37,6 +40,10 @@ import (
 const checkpointName = "coded-bake.checkpoint"
 
 func codedStoreName(i int) string { return fmt.Sprintf("coded-output-%d.pvs", i) }
+
+// codedAddsName is the list of output i's blocks added: per block its quad
+// and its length, uint32 little-endian each.
+func codedAddsName(i int) string { return fmt.Sprintf("coded-output-%d.adds", i) }
 
 // afterCheckpoint, when set (tests), is called once each checkpoint is
 // written, with the job it resumes from.
@@ -93,7 +100,7 @@ func (c ckTree) tree(g quadpvs.Geometry) (*quadpvs.Tree, error) {
 
 // codedState is one coded output's part of a checkpoint.
 type codedState struct {
-	Writer   compress.CodedWriterState
+	Writer   compress.CodedWriterState // without its Index and Set: the adds list holds them
 	Sched    []int32
 	Done     []int
 	Used     int64
@@ -159,31 +166,64 @@ func (ck *checkpointer) tileStarts(jobs []blockJob, plan Plan) {
 	}
 }
 
-// openCoded opens (fresh: creates, empty) the file in which coded output i
-// is written, positioned at the checkpoint's bytes.
-func (ck *checkpointer) openCoded(i int) (*os.File, *compress.CodedWriterState, error) {
+// openCoded opens (fresh: creates, empty) the file in which coded output
+// i is written and its adds list, both positioned at the checkpoint's
+// bytes, and returns the checkpoint's writer state with its index
+// replayed from the list (nil for a fresh start).
+func (ck *checkpointer) openCoded(i, quads int) (*os.File, *os.File, *compress.CodedWriterState, error) {
 	f, err := os.OpenFile(filepath.Join(ck.dir, codedStoreName(i)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bake: %w", err)
+		return nil, nil, nil, fmt.Errorf("bake: %w", err)
 	}
-	var pos int64
-	var ws *compress.CodedWriterState
-	if ck.state != nil {
-		ws = &ck.state.Outputs[i].Writer
-		pos = ws.Pos
-		if st, err := f.Stat(); err != nil || st.Size() < pos {
-			f.Close()
-			return nil, nil, fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", f.Name(), pos)
-		}
-	}
-	if err := f.Truncate(pos); err == nil {
-		_, err = f.Seek(pos, io.SeekStart)
-	}
+	adds, err := os.OpenFile(filepath.Join(ck.dir, codedAddsName(i)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("bake: %w", err)
+		return nil, nil, nil, fmt.Errorf("bake: %w", err)
 	}
-	return f, ws, nil
+	fail := func(err error) (*os.File, *os.File, *compress.CodedWriterState, error) {
+		f.Close()
+		adds.Close()
+		return nil, nil, nil, err
+	}
+	var pos, n int64
+	var ws *compress.CodedWriterState
+	if ck.state != nil {
+		cs := &ck.state.Outputs[i]
+		ws = &cs.Writer
+		pos = ws.Pos
+		for _, d := range cs.Done {
+			n += 8 * int64(d)
+		}
+		if st, err := f.Stat(); err != nil || st.Size() < pos {
+			return fail(fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", f.Name(), pos))
+		}
+		list := make([]byte, n)
+		if _, err := io.ReadFull(adds, list); err != nil {
+			return fail(fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", adds.Name(), n))
+		}
+		k := 0
+		if err := compress.ReplayIndex(ws, quads, func() (int, uint64, bool) {
+			if k == len(list) {
+				return 0, 0, false
+			}
+			k += 8
+			return int(binary.LittleEndian.Uint32(list[k-8:])), uint64(binary.LittleEndian.Uint32(list[k-4:])), true
+		}); err != nil {
+			return fail(fmt.Errorf("bake: %s: %w", adds.Name(), err))
+		}
+	}
+	for _, fp := range []struct {
+		f   *os.File
+		pos int64
+	}{{f, pos}, {adds, n}} {
+		if err := fp.f.Truncate(fp.pos); err == nil {
+			_, err = fp.f.Seek(fp.pos, io.SeekStart)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("bake: %w", err))
+		}
+	}
+	return f, adds, ws, nil
 }
 
 // restore puts the checkpoint's state into pl (its stores already
@@ -241,12 +281,19 @@ func (ck *checkpointer) save(pl *pipeline, job, done int) error {
 	for _, s := range pl.sink.(stores) {
 		c := s.coded
 		ws, err := c.w.Checkpoint()
+		if err == nil {
+			err = c.f.Sync()
+		}
+		if err == nil {
+			err = c.adds.Flush()
+		}
+		if err == nil {
+			err = c.addsFile.Sync()
+		}
 		if err != nil {
 			return fmt.Errorf("write %s: %w", c.f.Name(), err)
 		}
-		if err := c.f.Sync(); err != nil {
-			return fmt.Errorf("write %s: %w", c.f.Name(), err)
-		}
+		ws.Index, ws.Set = nil, nil // in the adds list
 		p := c.p
 		p.mu.Lock()
 		sched := append([]int32(nil), p.sched...)
@@ -288,6 +335,7 @@ func (ck *checkpointer) remove(outputs int) {
 	os.Remove(filepath.Join(ck.dir, checkpointName))
 	for i := range outputs {
 		os.Remove(filepath.Join(ck.dir, codedStoreName(i)))
+		os.Remove(filepath.Join(ck.dir, codedAddsName(i)))
 	}
 	os.Remove(ck.dir) // when empty
 }

@@ -1,7 +1,9 @@
 package bake
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -478,19 +480,23 @@ func (p *pricing) stop() {
 // codedOutput is a coded store being written: its pricing, its quads'
 // capped trees waiting for their parent's, the writer.
 type codedOutput struct {
-	path    string
-	t       *atomicfile.Temp // the temporary file beside path; nil while a resumable bake writes f in its folder
-	f       *os.File         // the file written: t's, or the resumable bake's
-	w       *compress.CodedWriter
-	hd      compress.Header
-	p       *pricing
-	g       quadpvs.Geometry
-	h       quadpvs.Layout
-	pending [][]pendingTree // [level]: capped trees waiting for their parent
-	free    []quadpvs.Tree
-	sc      quadpvs.CondScratch
-	block   []byte
-	maxLen  int
+	path string
+	t    *atomicfile.Temp // the temporary file beside path; nil while a resumable bake writes f in its folder
+	f    *os.File         // the file written: t's, or the resumable bake's
+	// A resumable bake's list of the blocks added (checkpoint.go): per
+	// block its quad and length, uint32 little-endian.
+	adds     *bufio.Writer
+	addsFile *os.File
+	w        *compress.CodedWriter
+	hd       compress.Header
+	p        *pricing
+	g        quadpvs.Geometry
+	h        quadpvs.Layout
+	pending  [][]pendingTree // [level]: capped trees waiting for their parent
+	free     []quadpvs.Tree
+	sc       quadpvs.CondScratch
+	block    []byte
+	maxLen   int
 }
 
 type pendingTree struct {
@@ -521,11 +527,11 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 	if err := atomicfile.CheckTarget(o.Path); err != nil {
 		return nil, err
 	}
-	f, ws, err := ck.openCoded(i)
+	f, adds, ws, err := ck.openCoded(i, c.h.Quads())
 	if err != nil {
 		return nil, err
 	}
-	c.f = f
+	c.f, c.addsFile, c.adds = f, adds, bufio.NewWriterSize(adds, 1<<16)
 	if ws != nil {
 		c.w, err = compress.ResumeCodedWriter(f, *ws, c.h.Quads())
 	} else {
@@ -533,6 +539,7 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 	}
 	if err != nil {
 		f.Close()
+		adds.Close()
 		return nil, fmt.Errorf("write %s: %w", f.Name(), err)
 	}
 	return c, nil
@@ -553,6 +560,7 @@ func (c *codedOutput) publish() error {
 		return err
 	}
 	c.f.Close()
+	c.addsFile.Close()
 	c.t = t
 	return nil
 }
@@ -592,6 +600,14 @@ func (c *codedOutput) code(ch pendingTree, parent *quadpvs.Tree) error {
 	}
 	if err := c.w.Add(ch.q, c.block); err != nil {
 		return err
+	}
+	if c.adds != nil {
+		var rec [8]byte
+		binary.LittleEndian.PutUint32(rec[:], uint32(ch.q))
+		binary.LittleEndian.PutUint32(rec[4:], uint32(len(c.block)))
+		if _, err := c.adds.Write(rec[:]); err != nil {
+			return err
+		}
 	}
 	p := c.p
 	l := c.h.Level(ch.q)
