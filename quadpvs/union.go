@@ -27,6 +27,13 @@ import "math/bits"
 // and every node holds a terrain cell, so a quad's any bit is set exactly
 // when one of its terrain cells is visible.
 //
+// A visible quad is painted at the stage its status reads (⌊l/3⌋), not
+// below: its bits there, and the bits above that change. So a stage's bits
+// under a run whose full bit is set higher up may be clear, and a quad is
+// Visible when its own bits say so or a full bit above them does; painting
+// and clearing cost a word at most per quad, not the quad's area (a
+// 4096×4096 union's stage 0 is 2 MiB).
+//
 // The answers are those of the normalized lossless merge of the added trees
 // (see Normalizer): Hidden, Visible, or Unknown for a mixed quad. The zero
 // Union is empty with no geometry; call Reset before use. A Union is not
@@ -216,10 +223,22 @@ func (u *Union) QuadStatus(l, qx, qy int) Status {
 }
 
 // status is QuadStatus for the quad of level l whose first cell has Morton
-// code m.
+// code m. From the top stage down to the quad's: a run above it with no
+// visible cell (its any bit clear) makes it Hidden, a full run Visible (a
+// larger quad painted); else its own bits say.
 func (u *Union) status(l uint8, m uint32) Status {
 	lb := &u.lv[l&15]
 	s := lb.s
+	for t := len(u.full) - 1; t > s; t-- {
+		b := m >> (6 * t)
+		w, bit := b>>6, uint64(1)<<(b&63)
+		if u.any[t][w]&bit == 0 {
+			return Hidden
+		}
+		if u.full[t][w]&bit != 0 {
+			return Visible
+		}
+	}
 	b := m >> (6 * s)
 	mask := lb.mask << (b & 63)
 	w := b >> 6
@@ -331,65 +350,46 @@ func (u *Union) paintIfNew(l uint8, m uint32) {
 	}
 }
 
-// paint sets every cell of the quad of level l whose first cell has Morton
-// code m, and the summary bits above them.
+// paint makes the quad of level l whose first cell has Morton code m
+// visible: its bits at the stage its status reads (see Layout), and the
+// summary bits above them that change.
 func (u *Union) paint(l uint8, m uint32) {
-	start, n := uint(m), uint(1)<<(2*l) // bit range at stage s
+	lb := &u.lv[l&15]
+	s := lb.s
 	last := len(u.any) - 1
-	for s := 0; ; s++ {
-		if n >= 64 {
-			if s == 0 {
-				for w := start >> 6; w < (start+n)>>6; w++ {
-					u.page0(w)[w&(1<<pageShift-1)] = ^uint64(0)
-				}
-			} else {
-				for _, words := range [2][]uint64{u.any[s][start>>6 : (start+n)>>6], u.full[s][start>>6 : (start+n)>>6]} {
-					for i := range words {
-						words[i] = ^uint64(0)
-					}
-				}
-			}
-			if s == last {
-				return
-			}
-			start, n = start>>6, n>>6
-			continue
-		}
-		// Under a word: set the bits, then carry single bits upwards while
-		// they change.
-		mask := (uint64(1)<<n - 1) << (start & 63)
-		w := start >> 6
-		var a uint64 // word w of stage s after the paint
+	b := uint(m) >> (6 * s)
+	mask := lb.mask << (b & 63)
+	w := b >> 6
+	var a uint64 // word w of stage s after the paint
+	if s == 0 {
+		p := u.page0(w)
+		p[w&(1<<pageShift-1)] |= mask
+		a = p[w&(1<<pageShift-1)]
+	} else {
+		u.any[s][w] |= mask
+		u.full[s][w] |= mask
+		a = u.any[s][w]
+	}
+	// Carry single bits upwards while they change.
+	for ; s < last; s++ {
+		var f uint64
 		if s == 0 {
-			p := u.page0(w)
-			p[w&(1<<pageShift-1)] |= mask
-			a = p[w&(1<<pageShift-1)]
+			f = a | u.pad0[w>>pageShift][w&(1<<pageShift-1)]
 		} else {
-			u.any[s][w] |= mask
-			u.full[s][w] |= mask
-			a = u.any[s][w]
+			a, f = u.any[s][w], u.full[s][w]
 		}
-		for ; s < last; s++ {
-			var f uint64
-			if s == 0 {
-				f = a | u.pad0[w>>pageShift][w&(1<<pageShift-1)]
-			} else {
-				a, f = u.any[s][w], u.full[s][w]
-			}
-			bit := uint64(1) << (w & 63)
-			pw := w >> 6
-			a0, f0 := u.any[s+1][pw], u.full[s+1][pw]
-			if a != 0 {
-				u.any[s+1][pw] |= bit
-			}
-			if f == ^uint64(0) {
-				u.full[s+1][pw] |= bit
-			}
-			if u.any[s+1][pw] == a0 && u.full[s+1][pw] == f0 {
-				return // nothing above changes
-			}
-			w = pw
+		bit := uint64(1) << (w & 63)
+		pw := w >> 6
+		a0, f0 := u.any[s+1][pw], u.full[s+1][pw]
+		if a != 0 {
+			u.any[s+1][pw] |= bit
 		}
-		return
+		if f == ^uint64(0) {
+			u.full[s+1][pw] |= bit
+		}
+		if u.any[s+1][pw] == a0 && u.full[s+1][pw] == f0 {
+			return // nothing above changes
+		}
+		w = pw
 	}
 }
