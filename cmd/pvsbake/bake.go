@@ -156,15 +156,19 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		start := time.Now()
 		lines := bar == nil && !*quiet && *every > 0
 		next := start.Add(*every)
+		base := -1 // the points a resumed bake found done: the rate counts this run's
 		cfg.Progress = func(done, total int) {
 			if bar != nil {
 				bar.Set(done)
 			}
+			if base < 0 {
+				base = done
+			}
 			if lines && done < total && done&255 == 0 {
-				if now := time.Now(); now.After(next) {
+				if now := time.Now(); now.After(next) && done > base {
 					next = now.Add(*every)
 					el := now.Sub(start)
-					left := time.Duration(float64(el) * float64(total-done) / float64(done))
+					left := time.Duration(float64(el) * float64(total-done) / float64(done-base))
 					fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
 						100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
 				}
