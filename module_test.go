@@ -78,3 +78,20 @@ func main() {
 		t.Errorf("the program printed %q (%v), want the frontier set of ExampleOpen", out, err)
 	}
 }
+
+// TestLibraryLinksNoCLI: the library (opening a store, frontiers, PVS,
+// coordinates) builds without cgo and imports no command-line package —
+// neither cobra nor internal/cli — so an embedding program links neither.
+func TestLibraryLinksNoCLI(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", ".", "./grow", "./quadpvs", "./compress")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list without cgo: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.Contains(p, "cobra") || strings.Contains(p, "pflag") || strings.HasSuffix(p, "/internal/cli") || strings.Contains(p, "progressbar") {
+			t.Errorf("the library imports %s", p)
+		}
+	}
+}
