@@ -262,6 +262,54 @@ static long long pvs_count_features(const char *path) {
 	GDALClose(ds);
 	return n;
 }
+// pvs_read_points reads the point features of the first layer of the vector
+// file path into x and y (at most cap points). It returns the number of
+// points, -1 when the file cannot be read (GDAL's error set), or -2 - i when
+// feature i (from 0) is not a point. *wkt receives the layer's CRS as WKT
+// (free with CPLFree), or NULL when the layer has none.
+static long long pvs_read_points(const char *path, double *x, double *y, long long cap, char **wkt) {
+	*wkt = NULL;
+	GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
+	if (ds == NULL) return -1;
+	OGRLayerH l = GDALDatasetGetLayer(ds, 0);
+	if (l == NULL) {
+		GDALClose(ds);
+		CPLError(CE_Failure, CPLE_AppDefined, "the file holds no layer");
+		return -1;
+	}
+	OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(l);
+	if (srs != NULL) OSRExportToWkt(srs, wkt);
+	OGR_L_ResetReading(l);
+	long long n = 0, i = 0;
+	OGRFeatureH f;
+	while ((f = OGR_L_GetNextFeature(l)) != NULL) {
+		OGRGeometryH g = OGR_F_GetGeometryRef(f);
+		if (g == NULL || wkbFlatten(OGR_G_GetGeometryType(g)) != wkbPoint || OGR_G_IsEmpty(g)) {
+			OGR_F_Destroy(f);
+			GDALClose(ds);
+			return -2 - i;
+		}
+		if (n < cap) {
+			x[n] = OGR_G_GetX(g, 0);
+			y[n] = OGR_G_GetY(g, 0);
+		}
+		n++;
+		i++;
+		OGR_F_Destroy(f);
+	}
+	GDALClose(ds);
+	return n;
+}
+
+// pvs_same_srs reports whether two WKT CRSs are the same (OSRIsSame).
+static int pvs_same_srs(const char *a, const char *b) {
+	OGRSpatialReferenceH sa = OSRNewSpatialReference(NULL), sb = OSRNewSpatialReference(NULL);
+	int same = OSRImportFromWkt(sa, (char **)&a) == OGRERR_NONE &&
+	           OSRImportFromWkt(sb, (char **)&b) == OGRERR_NONE && OSRIsSame(sa, sb);
+	OSRDestroySpatialReference(sa);
+	OSRDestroySpatialReference(sb);
+	return same;
+}
 */
 import "C"
 
@@ -545,6 +593,20 @@ func WriteMask(path string, ref Georef, width, height int, data []byte, style *M
 	return nil
 }
 
+// WriteCounts writes width×height counts (row-major, data[row*width+col])
+// as a one-band UInt32 GeoTIFF on the georeferencing ref, atomically
+// (temporary file, then rename): cumulative viewsheds. Errors wrap GDAL's
+// message and name path.
+func WriteCounts(path string, ref Georef, width, height int, data []uint32) error {
+	if len(data) != width*height || width <= 0 || height <= 0 {
+		return fmt.Errorf("heightmap: %d counts for a %d×%d grid", len(data), width, height)
+	}
+	if err := writeGeoTIFF(path, ref, width, height, C.GDT_UInt32, unsafe.Pointer(&data[0]), nil, nil); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // WriteElevation writes g's elevations (metres, float32) as a GeoTIFF on g's
 // georeferencing, with nodata cells set to NaN, atomically.
 func WriteElevation(path string, g *Grid) error {
@@ -710,4 +772,52 @@ func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
 		dst = append(dst, [3]int32{int32(tri[3*i]), int32(tri[3*i+1]), int32(tri[3*i+2])})
 	}
 	return dst, nil
+}
+
+// readPoints reads the point features of path's first layer; see ReadPoints.
+func readPoints(path string, maxPoints int) (Points, error) {
+	gdalInit()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	for capacity := 1024; ; {
+		x, y := make([]float64, capacity), make([]float64, capacity)
+		var wkt *C.char
+		C.CPLErrorReset()
+		n := int64(C.pvs_read_points(cp, (*C.double)(&x[0]), (*C.double)(&y[0]), C.longlong(capacity), &wkt))
+		var p Points
+		if wkt != nil {
+			p.CRS = C.GoString(wkt)
+			C.CPLFree(unsafe.Pointer(wkt))
+		}
+		switch {
+		case n == -1:
+			return Points{}, lastError("GDAL cannot read it as a vector file")
+		case n < -1:
+			return Points{}, fmt.Errorf("feature %d is not a point: give a layer of points", -n-2)
+		case n > int64(maxPoints):
+			return Points{}, fmt.Errorf("%d points, more than the %d allowed", n, maxPoints)
+		case n <= int64(capacity):
+			p.X, p.Y = x[:n], y[:n]
+			if p.CRS != "" {
+				info, err := describeCRS(p.CRS)
+				if err != nil {
+					return Points{}, err
+				}
+				p.Geographic = info.geographic
+			}
+			return p, nil
+		}
+		capacity = int(n)
+	}
+}
+
+// sameCRS reports whether WKT CRSs a and b are the same, through OSR.
+func sameCRS(a, b string) bool {
+	gdalInit()
+	ca, cb := C.CString(a), C.CString(b)
+	defer C.free(unsafe.Pointer(ca))
+	defer C.free(unsafe.Pointer(cb))
+	return C.pvs_same_srs(ca, cb) != 0
 }

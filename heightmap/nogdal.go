@@ -54,3 +54,11 @@ func polygonize(string, string, Georef, int, int, []byte, map[byte]string) (int,
 func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
 	return dst, fmt.Errorf("heightmap: Delaunay triangulation: %w", ErrNoGDAL)
 }
+
+func readPoints(string, int) (Points, error) { return Points{}, ErrNoGDAL }
+
+func sameCRS(a, b string) bool { return a == b }
+
+func WriteCounts(path string, _ Georef, _, _ int, _ []uint32) error {
+	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
+}

@@ -93,3 +93,30 @@ func WriteRegions(path string, ref Georef, width, height int, data []byte, label
 	}
 	return n, nil
 }
+
+// Points are point features read from a vector file (ReadPoints): X[i] and
+// Y[i] in the layer's CRS (x is the easting or the longitude), and that CRS
+// as WKT ("" when the file names none). Geographic reports a CRS of
+// latitude and longitude (GeoJSON's default, WGS 84).
+type Points struct {
+	X, Y       []float64
+	CRS        string
+	Geographic bool
+}
+
+// ReadPoints reads the point features of the first layer of a vector file
+// GDAL reads (GeoPackage, GeoJSON, Shapefile, …), at most maxPoints of
+// them. Errors name path: a file GDAL cannot read, a feature that is not a
+// point (by its index, from 0), more than maxPoints points, or ErrNoGDAL in
+// a build without cgo.
+func ReadPoints(path string, maxPoints int) (Points, error) {
+	p, err := readPoints(path, maxPoints)
+	if err != nil {
+		return Points{}, fmt.Errorf("heightmap: %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// SameCRS reports whether two CRSs given as WKT are the same (GDAL's
+// OSRIsSame; without cgo, equal strings).
+func SameCRS(a, b string) bool { return sameCRS(a, b) }

@@ -72,6 +72,21 @@ func (w *Walker) walk(g Geometry, t *Tree, fn func(s Status, p quadPos)) {
 	}
 }
 
+// Leaves calls fn for every leaf of t — each Hidden or Visible node, and an
+// Unknown node only where t stops above the cells — with its quad: level l
+// (0: one cell; quads of side 2^l cells) and position (x, y) in quads of
+// that level, so that the quad covers cells [x·2^l, (x+1)·2^l) ×
+// [y·2^l, (y+1)·2^l), clipped to the terrain. Quads wholly outside the
+// terrain are not visited. Leaves are visited breadth-first.
+func (w *Walker) Leaves(g Geometry, t *Tree, fn func(s Status, l, x, y int)) {
+	w.walk(g, t, func(s Status, p quadPos) {
+		if s == Outside || s == Unknown && p.depth < g.K {
+			return
+		}
+		fn(s, g.K-p.depth, p.x, p.y)
+	})
+}
+
 // HiddenCells returns the number of terrain cells t marks hidden.
 func (w *Walker) HiddenCells(g Geometry, t *Tree) int {
 	n := 0

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/viewshed"
+)
+
+// maxObservers bounds an observers file (a cumulative viewshed of ten
+// million observers takes minutes; more is a mistake or an attack).
+const maxObservers = 10_000_000
+
+// cumulativeCmd is `frontierq cumulative`: how many observers may see each
+// cell, from their stored PVSs.
+func cumulativeCmd(stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "cumulative STORE --observers FILE -o OUT.tif", Short: "Count, for every cell, the observers whose stored PVS may see it (a cumulative viewshed)",
+		Long: `Count, for every cell, the observers whose stored PVS may see it (a
+cumulative viewshed). Each observer's viewshed is its stored PVS: cells
+marked visible or unknown (255 or 128 in frontierq pvs) count, hidden ones
+do not. A count is an upper bound of the observers that see a cell under the
+store's visibility model; a cell no observer counts is seen by none.
+
+Observers come from a CSV file with a header naming its columns — col,row
+(cells), x,y (map coordinates in the store's CRS) or lon,lat (degrees, WGS
+84) — or from a layer of points GDAL reads (GeoPackage, GeoJSON, …) in the
+store's CRS or in longitude and latitude.`,
+		Args: cli.Args("STORE")}
+	fs := c.Flags()
+	obs := fs.String("observers", "", "observers `file`: CSV (col,row / x,y / lon,lat header), GeoPackage or GeoJSON points")
+	out := fs.StringP("output", "o", "", "output GeoTIFF `path` on the store's grid")
+	mode := fs.String("mode", "count", "`mode`: count (UInt32 observers per cell), any (255 where at least one observer may see the cell, else 0) or all (255 where every observer may)")
+	asJSON := cli.JSONFlag(fs, "the counts")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		if *obs == "" || *out == "" {
+			return cli.Usagef("cumulative needs --observers FILE and -o OUT.tif")
+		}
+		if *mode != "count" && *mode != "any" && *mode != "all" {
+			return cli.Usagef("--mode %q: want count, any or all", *mode)
+		}
+		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}, {Flag: "--observers", Path: *obs}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
+			return err
+		}
+		s, _, err := openGrower(pos[0])
+		if err != nil {
+			return err
+		}
+		cells, err := readObservers(*obs, s)
+		if err != nil {
+			return err
+		}
+		counts, err := cumulativeCounts(s, cells)
+		if err != nil {
+			return err
+		}
+		seen, most := 0, uint32(0)
+		for _, v := range counts {
+			if v > 0 {
+				seen++
+			}
+			most = max(most, v)
+		}
+		ref := storeRef(s)
+		if *mode == "count" {
+			err = heightmap.WriteCounts(*out, ref, s.Width, s.Height, counts)
+		} else {
+			mask := make([]byte, len(counts))
+			for i, v := range counts {
+				if *mode == "any" && v > 0 || *mode == "all" && v == uint32(len(cells)) {
+					mask[i] = pvsVisible
+				}
+			}
+			err = heightmap.WriteMask(*out, ref, s.Width, s.Height, mask, pvsStyle)
+		}
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return cli.WriteJSON(stdout, map[string]any{"wrote": *out, "mode": *mode, "observers": len(cells),
+				"cells": len(counts), "seen_by_any": seen, "most_observers": most})
+		}
+		fmt.Fprintf(stdout, "wrote %s (%s): %d observers; %d of %d cells may be seen by at least one, by %d at most\n",
+			*out, *mode, len(cells), seen, len(counts), most)
+		return nil
+	}
+	return c
+}
+
+// cumulativeCounts adds the stored PVS of every observer cell, on every
+// core, and returns the counts row-major.
+func cumulativeCounts(s *compress.Store, cells [][2]int) ([]uint32, error) {
+	h := s.Hierarchy
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(cells)/64))
+	parts := make([]*viewshed.Cumulative, workers)
+	var eg errgroup.Group
+	var mu sync.Mutex
+	next := 0
+	for w := range workers {
+		parts[w] = viewshed.NewCumulative(h.G)
+		eg.Go(func() error {
+			for {
+				mu.Lock()
+				lo := next
+				next = min(next+256, len(cells))
+				mu.Unlock()
+				if lo >= len(cells) {
+					return nil
+				}
+				for _, c := range cells[lo:min(lo+256, len(cells))] {
+					t := h.PVS(h.QuadIndex(0, c[0], c[1]))
+					parts[w].Add(&t)
+				}
+			}
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	for _, p := range parts[1:] {
+		if err := parts[0].Merge(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.Err(); err != nil {
+		return nil, err
+	}
+	return parts[0].Counts(nil), nil
+}
+
+// readObservers reads an observers file into cells of store s: a CSV file
+// by its header, anything else through GDAL as a layer of points. Errors
+// name the file and the line (CSV) or feature (from 0) at fault.
+func readObservers(path string, s *compress.Store) ([][2]int, error) {
+	ref := storeRef(s)
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		cells, err := readObserversCSV(f, ref, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", path, err)
+		}
+		return cells, nil
+	}
+	pts, err := heightmap.ReadPoints(path, maxObservers)
+	if err != nil {
+		return nil, err
+	}
+	lonlat := pts.Geographic
+	if pts.CRS != "" && !lonlat && ref.CRS != "" && !heightmap.SameCRS(pts.CRS, ref.CRS) {
+		return nil, fmt.Errorf("%s: its points are in another CRS than the store's: reproject them (ogr2ogr -t_srs EPSG:4326) or give map coordinates of the store", path)
+	}
+	cells := make([][2]int, 0, len(pts.X))
+	for i := range pts.X {
+		c, err := observerCell(ref, s, pts.X[i], pts.Y[i], lonlat)
+		if err != nil {
+			return nil, fmt.Errorf("%s feature %d: %w", path, i, err)
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("%s: no observers", path)
+	}
+	return cells, nil
+}
+
+// readObserversCSV reads observers from CSV text whose header names the
+// columns col,row or x,y or lon,lat (any case, other columns ignored).
+// Errors start with "line N:" (the file's name is the caller's).
+func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][2]int, error) {
+	cr := csv.NewReader(bufio.NewReader(r))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, errors.New("is empty: give a header (col,row or x,y or lon,lat) and one observer a line")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("line 1: %w", err)
+	}
+	idx := map[string]int{}
+	for i, h := range head {
+		idx[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	var kind string
+	var ia, ib int
+	for _, k := range [][3]string{{"col", "row", "cell"}, {"x", "y", "map"}, {"lon", "lat", "lonlat"}, {"longitude", "latitude", "lonlat"}} {
+		a, okA := idx[k[0]]
+		b, okB := idx[k[1]]
+		if okA && okB {
+			kind, ia, ib = k[2], a, b
+			break
+		}
+	}
+	if kind == "" {
+		return nil, fmt.Errorf("line 1: header %q names no columns col,row or x,y or lon,lat", strings.Join(head, ","))
+	}
+	var cells [][2]int
+	for {
+		rec, err := cr.Read()
+		line, _ := cr.FieldPos(0)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if max(ia, ib) >= len(rec) {
+			return nil, fmt.Errorf("line %d: %d fields, the header has %d", line, len(rec), len(head))
+		}
+		a, errA := strconv.ParseFloat(strings.TrimSpace(rec[ia]), 64)
+		b, errB := strconv.ParseFloat(strings.TrimSpace(rec[ib]), 64)
+		if errA != nil || errB != nil || math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return nil, fmt.Errorf("line %d: %q,%q are not two numbers", line, clip(rec[ia]), clip(rec[ib]))
+		}
+		if len(cells) == maxObservers {
+			return nil, fmt.Errorf("line %d: more than %d observers", line, maxObservers)
+		}
+		var c [2]int
+		if kind == "cell" {
+			if a != math.Trunc(a) || b != math.Trunc(b) || a < 0 || b < 0 || a >= float64(s.Width) || b >= float64(s.Height) {
+				return nil, fmt.Errorf("line %d: cell %s,%s is not a cell of the %d×%d grid", line, clip(rec[ia]), clip(rec[ib]), s.Width, s.Height)
+			}
+			c = [2]int{int(a), int(b)}
+		} else if c, err = observerCell(ref, s, a, b, kind == "lonlat"); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return nil, errors.New("holds no observers: give one a line under the header")
+	}
+	return cells, nil
+}
+
+// observerCell places a point given in map coordinates of the store's CRS,
+// or in lon/lat degrees, on the store's grid.
+func observerCell(ref heightmap.Georef, s *compress.Store, a, b float64, lonlat bool) ([2]int, error) {
+	if lonlat {
+		if !ref.HasGeoTransform {
+			return [2]int{}, heightmap.ErrNoGeoref
+		}
+		x, y, err := ref.LonLatToMap(a, b)
+		if err != nil {
+			return [2]int{}, err
+		}
+		a, b = x, y
+	}
+	col, row, err := ref.MapToCell(a, b, s.Width, s.Height)
+	return [2]int{col, row}, err
+}
+
+// clip shortens a CSV field for an error message to at most 24 characters.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 24 {
+		return string(r[:24]) + "…"
+	}
+	return s
+}
