@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
+.PHONY: lib test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -33,6 +33,14 @@ browser:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -short ./...
+
+# make lib: the C library, build/libfrontiersets.so, and its header,
+# build/frontiersets.h (cmd/libfrontiersets; examples in examples/c and
+# examples/csharp).
+lib: deps
+	$(GO) build -buildmode=c-shared -o build/libfrontiersets.so ./cmd/libfrontiersets
+	rm -f build/libfrontiersets.h
+	cp cmd/libfrontiersets/frontiersets.h build/frontiersets.h
 
 # make docs: rewrite docs/commands, the commands' reference pages, from their
 # definitions (a test fails while a page differs from them).

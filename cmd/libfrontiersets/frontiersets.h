@@ -1,0 +1,138 @@
+/*
+ * frontiersets.h — the C interface of libfrontiersets: read a PVS store
+ * baked by `pvsbake bake`, ask it for frontier sets and PVSs, and convert
+ * between cells, map coordinates and longitude/latitude.
+ *
+ * Build: `make lib` writes build/libfrontiersets.so and this header as
+ * build/frontiersets.h. Link with -Lbuild -lfrontiersets (the library links
+ * libgdal for longitude/latitude).
+ *
+ * Conventions
+ *  - Cells are (col, row) on the store's grid, 0-based from its top-left
+ *    corner; every mask is width*height bytes, row-major: mask[row*width+col].
+ *  - Map coordinates are in the store's CRS units (x easting, y northing);
+ *    longitude and latitude are degrees on WGS 84.
+ *  - Every function returns FS_OK (0) or an error code, and when err is not
+ *    NULL writes a one-line message into err->message (NUL-terminated,
+ *    truncated to fit). Nothing is written to outputs on error unless said.
+ *  - Ownership: the library never keeps a caller's pointer after a call
+ *    returns and never hands out memory of its own: every output goes into
+ *    a buffer the caller owns. A store is an integer handle, not a pointer.
+ *  - Threads: every function is safe to call from many threads at once, on
+ *    the same store or on different ones. fs_close waits for the calls in
+ *    progress on that store; calls after it return FS_EHANDLE.
+ */
+#ifndef FRONTIERSETS_H
+#define FRONTIERSETS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes. */
+#define FS_OK 0
+#define FS_EINVAL 1    /* a NULL pointer where one is needed, or a bad option */
+#define FS_EHANDLE 2   /* an unknown or closed store handle */
+#define FS_ERANGE 3    /* a cell or point outside the grid, or on nodata */
+#define FS_EIO 4       /* the file cannot be opened or read */
+#define FS_EFORMAT 5   /* not a store, or a corrupt one (the message gives the byte offset) */
+#define FS_ESPACE 6    /* an output buffer too small: the result says the size needed */
+#define FS_ENOGEO 7    /* the store has no georeferencing or no CRS for that conversion */
+#define FS_EINTERNAL 8 /* a failure of the library itself: please report it */
+
+/* A store handle: > 0 when open. */
+typedef int64_t fs_store;
+
+/* An error's message, filled when a function fails. */
+typedef struct {
+	char message[256];
+} fs_error;
+
+/* What fs_info tells of a store. */
+typedef struct {
+	int32_t width, height;    /* grid size in cells */
+	double cell_x_m, cell_y_m; /* cell spacing in metres */
+	int32_t georeferenced;    /* 1 when map coordinates are known */
+	int32_t has_crs;          /* 1 when longitude/latitude can be converted */
+	int64_t stored_bytes;     /* the PVSs' bytes in the file */
+	double hidden_kept;       /* fraction of the uncapped PVSs' hidden cells the store keeps */
+} fs_info;
+
+/* Options of a frontier query; NULL means all zero. */
+typedef struct {
+	int32_t lossy;     /* 0: lossless merges (thesis §3.3), 1: lossy (faster, smaller regions) */
+	int32_t simple;    /* 0: hierarchical growing (§3.5), 1: point by point */
+	int32_t max_steps; /* quads considered at most (0: no bound); 125 bounds the worst cases */
+} fs_options;
+
+/* One quad of a frontier: cells [col, col+size) x [row, row+size), clipped
+ * to the grid. */
+typedef struct {
+	int32_t col, row, size;
+} fs_quad;
+
+/* Caller-owned outputs of fs_frontier; any pointer may be NULL. */
+typedef struct {
+	fs_quad *quads_a; /* A's quads, a_quads of them, sorted by Morton order */
+	int32_t quads_a_cap;
+	fs_quad *quads_b;
+	int32_t quads_b_cap;
+	uint8_t *mask_a; /* width*height bytes: 1 in A's region, 0 elsewhere */
+	uint8_t *mask_b;
+	int64_t mask_len; /* bytes in each mask: width*height */
+} fs_frontier_out;
+
+/* The result of fs_frontier. */
+typedef struct {
+	int32_t mutually_visible; /* 1: the players see each other; no frontier set */
+	int64_t a_points, b_points; /* terrain cells in each region */
+	int32_t a_quads, b_quads;   /* quads in each region (the buffers' needed size) */
+	int32_t steps;              /* quads considered */
+	int32_t truncated;          /* 1 when max_steps stopped the growth */
+	double elapsed_ms;
+} fs_frontier_result;
+
+/* Cell values of fs_pvs's mask. */
+#define FS_HIDDEN 0
+#define FS_UNKNOWN 128 /* a cap's "maybe": possibly visible */
+#define FS_VISIBLE 255
+
+#ifndef FS_NO_PROTOTYPES /* the library's own build declares them itself */
+
+/* Opens the store file at path; *store receives its handle. */
+int fs_open(const char *path, fs_store *store, fs_error *err);
+
+/* Closes a store, after the calls in progress on it return. */
+int fs_close(fs_store store, fs_error *err);
+
+/* Describes a store. */
+int fs_info_get(fs_store store, fs_info *info, fs_error *err);
+
+/* Grows the frontier set of players at cells A and B into *res and the
+ * buffers of out (may be NULL). When a quad buffer is too small it returns
+ * FS_ESPACE with *res filled (a_quads, b_quads give the sizes needed) and
+ * no quads written. */
+int fs_frontier(fs_store store, int32_t col_a, int32_t row_a, int32_t col_b, int32_t row_b,
+                const fs_options *opt, fs_frontier_result *res, const fs_frontier_out *out, fs_error *err);
+
+/* Writes the stored PVS of cell (col, row) into mask (mask_len must be
+ * width*height bytes): FS_VISIBLE, FS_UNKNOWN or FS_HIDDEN per cell. */
+int fs_pvs(fs_store store, int32_t col, int32_t row, uint8_t *mask, int64_t mask_len, fs_error *err);
+
+/* Cell centre <-> map coordinates (CRS units). */
+int fs_cell_to_map(fs_store store, int32_t col, int32_t row, double *x, double *y, fs_error *err);
+int fs_map_to_cell(fs_store store, double x, double y, int32_t *col, int32_t *row, fs_error *err);
+
+/* Cell centre <-> longitude/latitude (degrees, WGS 84). */
+int fs_cell_to_lonlat(fs_store store, int32_t col, int32_t row, double *lon, double *lat, fs_error *err);
+int fs_lonlat_to_cell(fs_store store, double lon, double lat, int32_t *col, int32_t *row, fs_error *err);
+
+#endif /* FS_NO_PROTOTYPES */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FRONTIERSETS_H */

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frontiersets/frontiersets"
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// buildLib builds the shared library and its header into dir, bakes the
+// demo window into dir/t.pvs and returns the store's path. A C compiler
+// and the module's dependencies are needed; -short skips the tests.
+func buildLib(t *testing.T, dir string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the C library")
+	}
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libfrontiersets.so"), "./cmd/libfrontiersets")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildmode=c-shared: %v\n%s", err, out)
+	}
+	h, err := os.ReadFile("frontiersets.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "frontiersets.h"), h, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dem, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 256
+	store := filepath.Join(dir, "t.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// compileC compiles C sources against the library in dir.
+func compileC(t *testing.T, dir, out string, src ...string) string {
+	t.Helper()
+	bin := filepath.Join(dir, out)
+	args := append([]string{"-Wall", "-Wextra", "-Werror", "-I", dir}, src...)
+	args = append(args, "-L", dir, "-lfrontiersets", "-lpthread", "-o", bin)
+	if b, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return bin
+}
+
+func runC(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// TestCExample: examples/c/frontier.c, compiled against the library,
+// prints the frontier set and the PVS the Go package gives.
+func TestCExample(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	bin := compileC(t, dir, "frontier", "../../examples/c/frontier.c")
+	s, err := frontiersets.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, p := range [][4]int{{2, 2, 45, 37}, {20, 20, 21, 20}, {0, 39, 47, 0}} {
+		out, code := runC(t, dir, bin, store, fmt.Sprint(p[0]), fmt.Sprint(p[1]), fmt.Sprint(p[2]), fmt.Sprint(p[3]))
+		res, err := s.Frontier([2]int{p[0], p[1]}, [2]int{p[2], p[3]}, grow.Options{MaxSteps: 125})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "mutually visible\n"
+		if !res.MutuallyVisible {
+			want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads))
+		}
+		tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, p[0], p[1]))
+		n := map[quadpvs.Status]int{}
+		for r := range s.Height {
+			for c := range s.Width {
+				n[tr.CellStatus(s.Hierarchy.G, c, r)]++
+			}
+		}
+		want += fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])
+		if code != 0 || out != want {
+			t.Errorf("frontier %v: exit %d\n%s\nwant\n%s", p, code, out, want)
+		}
+	}
+	if out, code := runC(t, dir, bin, store, "x", "1", "2", "3"); code != 2 || !strings.HasPrefix(out, "usage:") {
+		t.Errorf("bad cell: exit %d, %q", code, out)
+	}
+	if out, code := runC(t, dir, bin, filepath.Join(dir, "none.pvs"), "1", "1", "2", "3"); code != 1 || strings.Count(out, "\n") != 1 {
+		t.Errorf("missing store: exit %d, %q", code, out)
+	}
+}
+
+// TestCHostile: NULL pointers, closed or unknown handles, cells off the
+// grid, small buffers and a truncated store give error codes with a
+// message, never a crash.
+func TestCHostile(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	b, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := filepath.Join(dir, "hostile.pvs")
+	if err := os.WriteFile(hostile, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := compileC(t, dir, "hostile", "testdata/hostile.c")
+	out, code := runC(t, dir, bin, store, hostile)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	want := map[string]int{
+		"open-null": 1, "open-null-store": 1, "open-missing": 4, "open-hostile": 5, "open": 0,
+		"info-null": 1, "info-handle": 2, "frontier-outside": 3, "frontier-far": 3, "frontier-same": 3,
+		"frontier-options": 1, "frontier-null-res": 1, "frontier-small-buffer": 6, "pvs-small-mask": 6, "pvs-null": 1,
+		"map-far": 3, "lonlat-bad": 3, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if f[0] == "needed" {
+			if f[1] == "0" && f[2] == "0" {
+				t.Errorf("FS_ESPACE without the sizes needed: %s", line)
+			}
+			continue
+		}
+		var rc int
+		fmt.Sscan(f[1], &rc)
+		w, ok := want[f[0]]
+		if !ok || rc != w {
+			t.Errorf("%s: code %d, want %d (%s)", f[0], rc, w, line)
+		}
+		if rc != 0 && f[0] != "null-err" && len(f) < 3 {
+			t.Errorf("%s: code %d without a message", f[0], rc)
+		}
+		seen++
+	}
+	if seen != len(want) {
+		t.Errorf("%d calls reported, want %d:\n%s", seen, len(want), out)
+	}
+}
+
+// TestCThreads: eight threads query one store while it is closed under
+// them.
+func TestCThreads(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	bin := compileC(t, dir, "threads", "testdata/threads.c")
+	if out, code := runC(t, dir, bin, store); code != 0 || !strings.HasPrefix(out, "ok ") {
+		t.Errorf("exit %d: %s", code, out)
+	}
+}

@@ -1,0 +1,53 @@
+/* hostile: calls every function of libfrontiersets with bad arguments and
+ * prints one line per call: its name and the code returned (and, for the
+ * first of each kind, the message). Run by lib_test.go. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontiersets.h"
+
+#define SHOW(name, call)                                                  \
+	do {                                                                  \
+		memset(&err, 0, sizeof err);                                      \
+		int rc = (call);                                                  \
+		printf("%s %d %s\n", name, rc, rc ? err.message : "");            \
+	} while (0)
+
+int main(int argc, char **argv) {
+	if (argc != 3) return 2;
+	fs_error err;
+	fs_store s = 0, bad = 0;
+	fs_info info;
+	fs_frontier_result res;
+	fs_quad quads[1];
+	fs_frontier_out out = {quads, 1, NULL, 0, NULL, NULL, 0};
+	fs_options opt = {7, 0, 0};
+	uint8_t mask[4];
+	double x, y;
+	int32_t c, r;
+	SHOW("open-null", fs_open(NULL, &s, &err));
+	SHOW("open-null-store", fs_open(argv[1], NULL, &err));
+	SHOW("open-missing", fs_open("/nonexistent/x.pvs", &s, &err));
+	SHOW("open-hostile", fs_open(argv[2], &bad, &err));
+	SHOW("open", fs_open(argv[1], &s, &err));
+	SHOW("info-null", fs_info_get(s, NULL, &err));
+	SHOW("info-handle", fs_info_get(12345, &info, &err));
+	SHOW("frontier-outside", fs_frontier(s, -1, 0, 5, 5, NULL, &res, NULL, &err));
+	SHOW("frontier-far", fs_frontier(s, 0, 0, 100000, 5, NULL, &res, NULL, &err));
+	SHOW("frontier-same", fs_frontier(s, 3, 3, 3, 3, NULL, &res, NULL, &err));
+	SHOW("frontier-options", fs_frontier(s, 2, 2, 45, 37, &opt, &res, NULL, &err));
+	SHOW("frontier-null-res", fs_frontier(s, 2, 2, 45, 37, NULL, NULL, NULL, &err));
+	SHOW("frontier-small-buffer", fs_frontier(s, 2, 2, 45, 37, NULL, &res, &out, &err));
+	printf("needed %d %d\n", res.a_quads, res.b_quads);
+	SHOW("pvs-small-mask", fs_pvs(s, 2, 2, mask, 4, &err));
+	SHOW("pvs-null", fs_pvs(s, 2, 2, NULL, 4, &err));
+	SHOW("map-far", fs_map_to_cell(s, 1e12, 1e12, &c, &r, &err));
+	SHOW("lonlat-bad", fs_lonlat_to_cell(s, 500, 100, &c, &r, &err));
+	SHOW("cell-null", fs_cell_to_map(s, 1, 1, NULL, &y, &err));
+	SHOW("null-err", fs_cell_to_map(s, -5, 1, &x, &y, NULL));
+	SHOW("close", fs_close(s, &err));
+	SHOW("close-again", fs_close(s, &err));
+	SHOW("after-close", fs_pvs(s, 2, 2, mask, 4, &err));
+	return 0;
+}
