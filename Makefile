@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: lib test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
+.PHONY: lib bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -51,11 +51,19 @@ docs:
 # headless Chromium, the portable kernels (no SIMD experiment), the golden
 # hashes of other CPUs (GOAMD64=v3, arm64 under qemu) and the real Slurm
 # cluster. CI runs make test, then make check.
-check: deps browser
+check: deps browser bindings
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	$(MAKE) --no-print-directory portable
 	$(MAKE) --no-print-directory test-slurm
+
+# The C library's other callers: Python (python/, a venv over Debian's numpy,
+# setuptools and pytest; GDAL's bindings for the example) and C# (mono).
+bindings:
+	@{ /usr/bin/python3 -c 'import numpy, setuptools, pytest, venv; from osgeo import gdal' && command -v mcs && command -v mono; } >/dev/null 2>&1 || { \
+		echo "installing python3-numpy, python3-setuptools, python3-pytest, python3-venv, python3-gdal, mono-mcs"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-setuptools python3-pytest python3-venv python3-pip python3-gdal mono-mcs mono-runtime >/dev/null; }
 
 # The Slurm recipe on a real one-node cluster (munged, slurmctld, slurmd
 # started by the test under a temporary folder): a 4-shard array and the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -91,25 +92,9 @@ func TestCExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, p := range [][4]int{{2, 2, 45, 37}, {20, 20, 21, 20}, {0, 39, 47, 0}} {
+	for _, p := range examplePairs {
 		out, code := runC(t, dir, bin, store, fmt.Sprint(p[0]), fmt.Sprint(p[1]), fmt.Sprint(p[2]), fmt.Sprint(p[3]))
-		res, err := s.Frontier([2]int{p[0], p[1]}, [2]int{p[2], p[3]}, grow.Options{MaxSteps: 125})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := "mutually visible\n"
-		if !res.MutuallyVisible {
-			want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads))
-		}
-		tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, p[0], p[1]))
-		n := map[quadpvs.Status]int{}
-		for r := range s.Height {
-			for c := range s.Width {
-				n[tr.CellStatus(s.Hierarchy.G, c, r)]++
-			}
-		}
-		want += fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])
-		if code != 0 || out != want {
+		if want := exampleOutput(t, s, p); code != 0 || out != want {
 			t.Errorf("frontier %v: exit %d\n%s\nwant\n%s", p, code, out, want)
 		}
 	}
@@ -117,6 +102,59 @@ func TestCExample(t *testing.T) {
 		t.Errorf("bad cell: exit %d, %q", code, out)
 	}
 	if out, code := runC(t, dir, bin, filepath.Join(dir, "none.pvs"), "1", "1", "2", "3"); code != 1 || strings.Count(out, "\n") != 1 {
+		t.Errorf("missing store: exit %d, %q", code, out)
+	}
+}
+
+// examplePairs are the players the examples are run with on the demo store.
+var examplePairs = [][4]int{{2, 2, 45, 37}, {20, 20, 21, 20}, {0, 39, 47, 0}}
+
+// exampleOutput is what examples/c/frontier.c and examples/csharp print for
+// players p on store s, from the Go package.
+func exampleOutput(t *testing.T, s *frontiersets.Store, p [4]int) string {
+	t.Helper()
+	res, err := s.Frontier([2]int{p[0], p[1]}, [2]int{p[2], p[3]}, grow.Options{MaxSteps: 125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "mutually visible\n"
+	if !res.MutuallyVisible {
+		want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads))
+	}
+	tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, p[0], p[1]))
+	n := map[quadpvs.Status]int{}
+	for r := range s.Height {
+		for c := range s.Width {
+			n[tr.CellStatus(s.Hierarchy.G, c, r)]++
+		}
+	}
+	return want + fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])
+}
+
+// TestCSharp: examples/csharp/Frontier.cs, compiled with mono's mcs and
+// run with mono over the library, prints what the C example prints.
+func TestCSharp(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	if _, err := exec.LookPath("mcs"); err != nil {
+		t.Skip("no mcs (make check installs mono-mcs and mono-runtime)")
+	}
+	exe := filepath.Join(dir, "Frontier.exe")
+	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", "-out:"+exe).CombinedOutput(); err != nil {
+		t.Fatalf("mcs: %v\n%s", err, out)
+	}
+	s, err := frontiersets.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, p := range examplePairs {
+		out, code := runC(t, dir, "mono", exe, store, fmt.Sprint(p[0]), fmt.Sprint(p[1]), fmt.Sprint(p[2]), fmt.Sprint(p[3]))
+		if want := exampleOutput(t, s, p); code != 0 || out != want {
+			t.Errorf("Frontier.exe %v: exit %d\n%s\nwant\n%s", p, code, out, want)
+		}
+	}
+	if out, code := runC(t, dir, "mono", exe, filepath.Join(dir, "none.pvs"), "1", "1", "2", "3"); code != 1 || !strings.Contains(out, "no such file") {
 		t.Errorf("missing store: exit %d, %q", code, out)
 	}
 }
@@ -179,5 +217,85 @@ func TestCThreads(t *testing.T) {
 	bin := compileC(t, dir, "threads", "testdata/threads.c")
 	if out, code := runC(t, dir, bin, store); code != 0 || !strings.HasPrefix(out, "ok ") {
 		t.Errorf("exit %d: %s", code, out)
+	}
+}
+
+// TestPython installs the Python package (python/) into a new venv made
+// with --system-site-packages (Debian's numpy, setuptools, pytest), the way
+// its docs say, runs its pytest tests against the Go package's answers on
+// the demo store, and runs examples/python/pvs_geotiff.py.
+func TestPython(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import numpy, setuptools, pytest, venv").Run(); err != nil {
+		t.Skipf("%s lacks numpy, setuptools, pytest or venv (make check installs python3-numpy, python3-setuptools, python3-pytest, python3-venv): %v", py, err)
+	}
+	root, _ := filepath.Abs("../..")
+	venv := filepath.Join(dir, "venv")
+	run := func(env []string, name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run(nil, py, "-m", "venv", "--system-site-packages", venv)
+	run([]string{"PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1"}, filepath.Join(venv, "bin", "pip"), "install", "-q", "--no-build-isolation", "./python")
+
+	b, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := filepath.Join(dir, "hostile.pvs")
+	if err := os.WriteFile(hostile, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := frontiersets.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, bb := [2]int{2, 2}, [2]int{45, 37}
+	res, err := s.Frontier(a, bb, grow.Options{MaxSteps: 125})
+	if err != nil || res.MutuallyVisible {
+		t.Fatalf("the demo pair: %v %v", res.MutuallyVisible, err)
+	}
+	quads := [][3]int{}
+	for _, q := range res.A.Quads {
+		quads = append(quads, [3]int{q.Col(), q.Row(), q.Size()})
+	}
+	tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, a[0], a[1]))
+	n := map[quadpvs.Status]int{}
+	for r := range s.Height {
+		for c := range s.Width {
+			n[tr.CellStatus(s.Hierarchy.G, c, r)]++
+		}
+	}
+	want, _ := json.Marshal(map[string]any{"width": s.Width, "height": s.Height, "a": a, "b": bb,
+		"a_points": res.A.Points, "b_points": res.B.Points, "a_quads": quads,
+		"pvs": []int{n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden]}})
+	env := []string{"FRONTIERSETS_TEST_STORE=" + store, "FRONTIERSETS_TEST_HOSTILE=" + hostile, "FRONTIERSETS_TEST_WANT=" + string(want)}
+	out := run(env, filepath.Join(venv, "bin", "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "python/tests")
+	t.Log(strings.TrimSpace(out))
+
+	if err := exec.Command(py, "-c", "from osgeo import gdal").Run(); err != nil {
+		t.Logf("no example run: python3-gdal is not installed")
+		return
+	}
+	dem := filepath.Join(dir, "dem.tif")
+	run(nil, "gdal_translate", "-q", "-srcwin", "40", "150", "48", "40", "data/demo-hills.tif", dem)
+	tif := filepath.Join(dir, "pvs.tif")
+	got := run(nil, filepath.Join(venv, "bin", "python"), "examples/python/pvs_geotiff.py", store, dem, "2", "2", tif)
+	if !strings.Contains(got, fmt.Sprintf("%d visible cells", n[quadpvs.Visible])) {
+		t.Errorf("the example printed %q, want %d visible cells", got, n[quadpvs.Visible])
+	}
+	g, err := heightmap.Load(tif, heightmap.Options{})
+	if err != nil || !g.HasGeoTransform {
+		t.Fatalf("the example's GeoTIFF: %v", err)
 	}
 }

@@ -1,0 +1,220 @@
+"""ctypes binding of libfrontiersets.so (frontiersets.h)."""
+
+import ctypes
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_lib = ctypes.CDLL(os.environ.get("FRONTIERSETS_LIB", os.path.join(_here, "libfrontiersets.so")))
+
+FS_OK, FS_EINVAL, FS_EHANDLE, FS_ERANGE, FS_EIO, FS_EFORMAT, FS_ESPACE, FS_ENOGEO, FS_EINTERNAL = range(9)
+HIDDEN, UNKNOWN, VISIBLE = 0, 128, 255
+
+_i32, _i64, _f64 = ctypes.c_int32, ctypes.c_int64, ctypes.c_double
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("message", ctypes.c_char * 256)]
+
+
+class _Info(ctypes.Structure):
+    _fields_ = [("width", _i32), ("height", _i32), ("cell_x_m", _f64), ("cell_y_m", _f64),
+                ("georeferenced", _i32), ("has_crs", _i32), ("stored_bytes", _i64), ("hidden_kept", _f64)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("lossy", _i32), ("simple", _i32), ("max_steps", _i32)]
+
+
+class _Quad(ctypes.Structure):
+    _fields_ = [("col", _i32), ("row", _i32), ("size", _i32)]
+
+
+class _Out(ctypes.Structure):
+    _fields_ = [("quads_a", ctypes.POINTER(_Quad)), ("quads_a_cap", _i32),
+                ("quads_b", ctypes.POINTER(_Quad)), ("quads_b_cap", _i32),
+                ("mask_a", ctypes.c_void_p), ("mask_b", ctypes.c_void_p), ("mask_len", _i64)]
+
+
+class _Result(ctypes.Structure):
+    _fields_ = [("mutually_visible", _i32), ("a_points", _i64), ("b_points", _i64),
+                ("a_quads", _i32), ("b_quads", _i32), ("steps", _i32), ("truncated", _i32),
+                ("elapsed_ms", _f64)]
+
+
+_P = ctypes.POINTER
+_sigs = {
+    "fs_open": [ctypes.c_char_p, _P(_i64), _P(_Error)],
+    "fs_close": [_i64, _P(_Error)],
+    "fs_info_get": [_i64, _P(_Info), _P(_Error)],
+    "fs_frontier": [_i64, _i32, _i32, _i32, _i32, _P(_Options), _P(_Result), _P(_Out), _P(_Error)],
+    "fs_pvs": [_i64, _i32, _i32, ctypes.c_void_p, _i64, _P(_Error)],
+    "fs_cell_to_map": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
+    "fs_map_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
+    "fs_cell_to_lonlat": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
+    "fs_lonlat_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
+}
+for _name, _args in _sigs.items():
+    _f = getattr(_lib, _name)
+    _f.argtypes, _f.restype = _args, ctypes.c_int
+
+
+def _check(rc, err):
+    if rc == FS_OK:
+        return
+    msg = err.message.decode("utf-8", "replace")
+    if rc == FS_EIO:
+        raise OSError(msg)
+    if rc == FS_EINTERNAL:
+        raise RuntimeError(msg)
+    raise ValueError(msg)
+
+
+def _cell(c, what):
+    try:
+        col, row = c
+        col, row = int(col), int(row)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} {c!r}: want a (col, row) pair of integers") from None
+    if not (-(2**31) <= col < 2**31 and -(2**31) <= row < 2**31):
+        raise ValueError(f"{what} {c!r} is outside the grid")
+    return col, row
+
+
+@dataclass
+class Frontier:
+    """A frontier set: two regions, one around each player, such that no
+    cell of one sees any cell of the other (thesis §3.5). When the players
+    see each other, mutually_visible is True and the regions are empty.
+
+    a_quads and b_quads are int32 arrays of shape (n, 3): col, row, size
+    (cells) of each quad; a_mask and b_mask are uint8 arrays of shape
+    (height, width), 1 inside the region."""
+
+    mutually_visible: bool
+    a_points: int
+    b_points: int
+    a_quads: np.ndarray
+    b_quads: np.ndarray
+    a_mask: np.ndarray
+    b_mask: np.ndarray
+    steps: int
+    truncated: bool
+    elapsed_ms: float
+
+
+class Store:
+    """An open PVS store. Use frontiersets.open(path); close it (or use it
+    in a with block) to release the file."""
+
+    def __init__(self, path):
+        err = _Error()
+        h = _i64()
+        _check(_lib.fs_open(os.fsencode(path), ctypes.byref(h), ctypes.byref(err)), err)
+        self._h = h.value
+        info = _Info()
+        _check(_lib.fs_info_get(self._h, ctypes.byref(info), ctypes.byref(err)), err)
+        self.width, self.height = info.width, info.height
+        self.cell_size_m = (info.cell_x_m, info.cell_y_m)
+        self.georeferenced = bool(info.georeferenced)
+        self.has_crs = bool(info.has_crs)
+        self.hidden_kept = info.hidden_kept
+
+    def close(self):
+        """Closes the store; later calls raise ValueError."""
+        if self._h:
+            err = _Error()
+            h, self._h = self._h, 0
+            _check(_lib.fs_close(h, ctypes.byref(err)), err)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def frontier(self, a, b, lossy=False, max_steps=0, simple=False):
+        """The frontier set of players at cells a and b ((col, row) each).
+        lossy: lossy merges (faster, smaller regions); max_steps: bound the
+        quads considered (0: none); simple: grow point by point instead of
+        over the quad hierarchy."""
+        (ca, ra), (cb, rb) = _cell(a, "cell a"), _cell(b, "cell b")
+        if max_steps < 0:
+            raise ValueError(f"max_steps {max_steps}: want ≥ 0")
+        opt = _Options(1 if lossy else 0, 1 if simple else 0, int(max_steps))
+        res, err = _Result(), _Error()
+        _check(_lib.fs_frontier(self._h, ca, ra, cb, rb, ctypes.byref(opt), ctypes.byref(res), None, ctypes.byref(err)), err)
+        qa = np.zeros((max(res.a_quads, 1), 3), dtype=np.int32)
+        qb = np.zeros((max(res.b_quads, 1), 3), dtype=np.int32)
+        ma = np.zeros((self.height, self.width), dtype=np.uint8)
+        mb = np.zeros((self.height, self.width), dtype=np.uint8)
+        out = _Out(qa.ctypes.data_as(_P(_Quad)), qa.shape[0], qb.ctypes.data_as(_P(_Quad)), qb.shape[0],
+                   ma.ctypes.data, mb.ctypes.data, ma.size)
+        _check(_lib.fs_frontier(self._h, ca, ra, cb, rb, ctypes.byref(opt), ctypes.byref(res), ctypes.byref(out), ctypes.byref(err)), err)
+        return Frontier(bool(res.mutually_visible), res.a_points, res.b_points,
+                        qa[:res.a_quads], qb[:res.b_quads], ma, mb, res.steps, bool(res.truncated), res.elapsed_ms)
+
+    def pvs(self, cell):
+        """The stored PVS of a cell as a uint8 array of shape (height,
+        width): 255 visible, 128 unknown (possibly visible), 0 hidden."""
+        col, row = _cell(cell, "cell")
+        m = np.empty((self.height, self.width), dtype=np.uint8)
+        err = _Error()
+        _check(_lib.fs_pvs(self._h, col, row, m.ctypes.data, m.size, ctypes.byref(err)), err)
+        return m
+
+    def cumulative(self, observers, mode="count"):
+        """How many of the observers (an iterable of (col, row)) may see
+        each cell, as a uint32 array of shape (height, width); mode "any"
+        or "all" gives a bool array instead."""
+        if mode not in ("count", "any", "all"):
+            raise ValueError(f"mode {mode!r}: want count, any or all")
+        counts = np.zeros((self.height, self.width), dtype=np.uint32)
+        n = 0
+        for o in observers:
+            counts += self.pvs(o) != HIDDEN
+            n += 1
+        if mode == "any":
+            return counts > 0
+        if mode == "all":
+            return counts == n
+        return counts
+
+    def cell_to_map(self, cell):
+        """Map coordinates (CRS units) of a cell's centre."""
+        col, row = _cell(cell, "cell")
+        x, y, err = _f64(), _f64(), _Error()
+        _check(_lib.fs_cell_to_map(self._h, col, row, ctypes.byref(x), ctypes.byref(y), ctypes.byref(err)), err)
+        return x.value, y.value
+
+    def map_to_cell(self, x, y):
+        """The cell holding map point (x, y)."""
+        c, r, err = _i32(), _i32(), _Error()
+        _check(_lib.fs_map_to_cell(self._h, float(x), float(y), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
+        return c.value, r.value
+
+    def cell_to_lonlat(self, cell):
+        """Longitude and latitude (degrees, WGS 84) of a cell's centre."""
+        col, row = _cell(cell, "cell")
+        lon, lat, err = _f64(), _f64(), _Error()
+        _check(_lib.fs_cell_to_lonlat(self._h, col, row, ctypes.byref(lon), ctypes.byref(lat), ctypes.byref(err)), err)
+        return lon.value, lat.value
+
+    def lonlat_to_cell(self, lon, lat):
+        """The cell holding the point at longitude lon, latitude lat."""
+        c, r, err = _i32(), _i32(), _Error()
+        _check(_lib.fs_lonlat_to_cell(self._h, float(lon), float(lat), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
+        return c.value, r.value
+
+
+def open(path):  # noqa: A001 - the package's entry point, as in the docs
+    """Opens the store at path. Raises OSError or ValueError."""
+    return Store(path)

@@ -1,0 +1,89 @@
+"""Tests of the Python package on a store baked by the Go test that runs
+them (cmd/libfrontiersets TestPython): FRONTIERSETS_TEST_STORE names the
+store, FRONTIERSETS_TEST_HOSTILE a truncated copy, FRONTIERSETS_TEST_WANT
+the Go package's answers as JSON."""
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import frontiersets
+
+STORE = os.environ["FRONTIERSETS_TEST_STORE"]
+HOSTILE = os.environ["FRONTIERSETS_TEST_HOSTILE"]
+WANT = json.loads(os.environ["FRONTIERSETS_TEST_WANT"])
+
+
+@pytest.fixture
+def store():
+    with frontiersets.open(STORE) as s:
+        yield s
+
+
+def test_frontier_matches_go(store):
+    assert (store.width, store.height) == (WANT["width"], WANT["height"])
+    res = store.frontier(WANT["a"], WANT["b"], max_steps=125)
+    assert not res.mutually_visible
+    assert (res.a_points, res.b_points) == (WANT["a_points"], WANT["b_points"])
+    assert res.a_quads.tolist() == WANT["a_quads"]
+    assert int(res.a_mask.sum()) == res.a_points and int(res.b_mask.sum()) == res.b_points
+    assert not np.any(res.a_mask & res.b_mask)
+    for col, row, size in res.a_quads:
+        assert res.a_mask[row:row + size, col:col + size].all()
+
+
+def test_pvs_matches_go(store):
+    m = store.pvs(WANT["a"])
+    assert m.shape == (store.height, store.width) and m.dtype == np.uint8
+    counts = [int((m == v).sum()) for v in (255, 128, 0)]
+    assert counts == WANT["pvs"]
+
+
+def test_cumulative(store):
+    obs = [WANT["a"], WANT["b"], WANT["a"]]
+    c = store.cumulative(obs)
+    assert c.dtype == np.uint32 and int(c.max()) <= 3
+    assert np.array_equal(store.cumulative(obs, mode="any"), c > 0)
+    assert np.array_equal(store.cumulative(obs, mode="all"), c == 3)
+
+
+def test_coordinates(store):
+    x, y = store.cell_to_map((5, 7))
+    assert store.map_to_cell(x, y) == (5, 7)
+    lon, lat = store.cell_to_lonlat((5, 7))
+    assert -180 <= lon <= 180 and -90 <= lat <= 90
+    assert store.lonlat_to_cell(lon, lat) == (5, 7)
+
+
+def test_errors(store):
+    with pytest.raises(OSError, match="no such file"):
+        frontiersets.open("/nonexistent/x.pvs")
+    with pytest.raises(ValueError):
+        frontiersets.open(HOSTILE)
+    with pytest.raises(ValueError, match="outside the 48×40 grid"):
+        store.pvs((48, 0))
+    with pytest.raises(ValueError, match="outside"):
+        store.frontier((0, 0), (1 << 40, 0))
+    with pytest.raises(ValueError, match="col, row"):
+        store.pvs("nonsense")
+    with pytest.raises(ValueError, match="longitude"):
+        store.lonlat_to_cell(500, 100)
+    with pytest.raises(ValueError, match="mode"):
+        store.cumulative([], mode="some")
+    s = frontiersets.open(STORE)
+    s.close()
+    with pytest.raises(ValueError, match="not open"):
+        s.pvs((1, 1))
+
+
+def test_threads(store):
+    def one(i):
+        r = store.frontier(WANT["a"], WANT["b"], lossy=i % 2 == 1)
+        return i % 2, r.a_points, r.b_points
+
+    with ThreadPoolExecutor(8) as ex:
+        got = set(ex.map(one, range(64)))
+    assert len(got) == 2
