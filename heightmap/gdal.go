@@ -93,13 +93,14 @@ static char *pvs_epsg_wkt(int code) {
 	return wkt;
 }
 
-static GDALDatasetH pvs_create_gtiff(const char *path, int w, int h, GDALDataType t) {
+static GDALDatasetH pvs_create_gtiff(const char *path, int w, int h, int bands, GDALDataType t) {
 	GDALDriverH drv = GDALGetDriverByName("GTiff");
 	if (drv == NULL) return NULL;
 	char **opts = NULL;
 	opts = CSLSetNameValue(opts, "COMPRESS", "DEFLATE");
 	opts = CSLSetNameValue(opts, "TILED", "YES");
-	GDALDatasetH ds = GDALCreate(drv, path, w, h, 1, t, opts);
+	if (bands > 1) opts = CSLSetNameValue(opts, "INTERLEAVE", "BAND");
+	GDALDatasetH ds = GDALCreate(drv, path, w, h, bands, t, opts);
 	CSLDestroy(opts);
 	return ds;
 }
@@ -494,7 +495,7 @@ func describeBands(ds C.GDALDatasetH, n int) string {
 // DEFLATE-compressed tiled GeoTIFF on the georeferencing ref. It writes to a
 // temporary file beside path and renames it, so an interrupted write never
 // leaves a partial file under path.
-func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels unsafe.Pointer, nodata *float64, style *MaskStyle) (err error) {
+func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels []unsafe.Pointer, names []string, nodata *float64, style *MaskStyle) (err error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -515,7 +516,7 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 	cpath := C.CString(tmpName)
 	defer C.free(unsafe.Pointer(cpath))
 	C.CPLErrorReset()
-	ds := C.pvs_create_gtiff(cpath, C.int(w), C.int(h), t)
+	ds := C.pvs_create_gtiff(cpath, C.int(w), C.int(h), C.int(len(pixels)), t)
 	if ds == nil {
 		return lastError("GDAL cannot create a GeoTIFF there")
 	}
@@ -541,25 +542,32 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels un
 			return lastError("cannot set the coordinate reference system")
 		}
 	}
-	band := C.GDALGetRasterBand(ds, 1)
-	if nodata != nil {
-		C.GDALSetRasterNoDataValue(band, C.double(*nodata))
-	}
-	if style != nil && len(style.Colors) > 0 {
-		ct := C.GDALCreateColorTable(C.GPI_RGB)
-		for v := range 256 {
-			c := style.Colors[uint8(v)]
-			e := C.GDALColorEntry{c1: C.short(c.R), c2: C.short(c.G), c3: C.short(c.B), c4: C.short(c.A)}
-			C.GDALSetColorEntry(ct, C.int(v), &e)
+	for b, px := range pixels {
+		band := C.GDALGetRasterBand(ds, C.int(b+1))
+		if b < len(names) {
+			cn := C.CString(names[b])
+			C.GDALSetDescription(C.GDALMajorObjectH(band), cn)
+			C.free(unsafe.Pointer(cn))
 		}
-		ok := C.GDALSetRasterColorTable(band, ct) == C.CE_None
-		C.GDALDestroyColorTable(ct)
-		if !ok {
-			return lastError("cannot set the colour table")
+		if nodata != nil {
+			C.GDALSetRasterNoDataValue(band, C.double(*nodata))
 		}
-	}
-	if C.GDALRasterIO(band, C.GF_Write, 0, 0, C.int(w), C.int(h), pixels, C.int(w), C.int(h), t, 0, 0) != C.CE_None {
-		return lastError("writing the raster failed")
+		if style != nil && len(style.Colors) > 0 {
+			ct := C.GDALCreateColorTable(C.GPI_RGB)
+			for v := range 256 {
+				c := style.Colors[uint8(v)]
+				e := C.GDALColorEntry{c1: C.short(c.R), c2: C.short(c.G), c3: C.short(c.B), c4: C.short(c.A)}
+				C.GDALSetColorEntry(ct, C.int(v), &e)
+			}
+			ok := C.GDALSetRasterColorTable(band, ct) == C.CE_None
+			C.GDALDestroyColorTable(ct)
+			if !ok {
+				return lastError("cannot set the colour table")
+			}
+		}
+		if C.GDALRasterIO(band, C.GF_Write, 0, 0, C.int(w), C.int(h), px, C.int(w), C.int(h), t, 0, 0) != C.CE_None {
+			return lastError("writing the raster failed")
+		}
 	}
 	closed = true
 	C.CPLErrorReset()
@@ -587,7 +595,7 @@ func WriteMask(path string, ref Georef, width, height int, data []byte, style *M
 		v := float64(style.Nodata)
 		nodata = &v
 	}
-	if err := writeGeoTIFF(path, ref, width, height, C.GDT_Byte, unsafe.Pointer(&data[0]), nodata, style); err != nil {
+	if err := writeGeoTIFF(path, ref, width, height, C.GDT_Byte, []unsafe.Pointer{unsafe.Pointer(&data[0])}, nil, nodata, style); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -601,7 +609,28 @@ func WriteCounts(path string, ref Georef, width, height int, data []uint32) erro
 	if len(data) != width*height || width <= 0 || height <= 0 {
 		return fmt.Errorf("heightmap: %d counts for a %d×%d grid", len(data), width, height)
 	}
-	if err := writeGeoTIFF(path, ref, width, height, C.GDT_UInt32, unsafe.Pointer(&data[0]), nil, nil); err != nil {
+	if err := writeGeoTIFF(path, ref, width, height, C.GDT_UInt32, []unsafe.Pointer{unsafe.Pointer(&data[0])}, nil, nil, nil); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteBands writes bands of width×height float64 values (each row-major,
+// band[row*width+col]) as one Float64 GeoTIFF on the georeferencing ref,
+// band i+1 described by names[i], atomically (temporary file, then
+// rename): total viewsheds. Errors wrap GDAL's message and name path.
+func WriteBands(path string, ref Georef, width, height int, bands [][]float64, names []string) error {
+	if width <= 0 || height <= 0 || len(bands) == 0 {
+		return fmt.Errorf("heightmap: %d bands for a %d×%d grid", len(bands), width, height)
+	}
+	px := make([]unsafe.Pointer, len(bands))
+	for i, b := range bands {
+		if len(b) != width*height {
+			return fmt.Errorf("heightmap: band %d of %d values for a %d×%d grid", i+1, len(b), width, height)
+		}
+		px[i] = unsafe.Pointer(&b[0])
+	}
+	if err := writeGeoTIFF(path, ref, width, height, C.GDT_Float64, px, names, nil, nil); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -624,7 +653,7 @@ func WriteElevation(path string, g *Grid) error {
 		v := nan()
 		nd = &v
 	}
-	if err := writeGeoTIFF(path, g.Georef, g.Width, g.Height, C.GDT_Float32, unsafe.Pointer(&data[0]), nd, nil); err != nil {
+	if err := writeGeoTIFF(path, g.Georef, g.Width, g.Height, C.GDT_Float32, []unsafe.Pointer{unsafe.Pointer(&data[0])}, nil, nd, nil); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -62,3 +62,7 @@ func sameCRS(a, b string) bool { return a == b }
 func WriteCounts(path string, _ Georef, _, _ int, _ []uint32) error {
 	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
 }
+
+func WriteBands(path string, _ Georef, _, _ int, _ [][]float64, _ []string) error {
+	return fmt.Errorf("write %s: %w", path, ErrNoGDAL)
+}

@@ -98,6 +98,18 @@ func (w *Walker) HiddenCells(g Geometry, t *Tree) int {
 	return n
 }
 
+// VisibleCells returns the number of terrain cells t marks visible (an
+// Unknown code where t stops above the cells counts as visible).
+func (w *Walker) VisibleCells(g Geometry, t *Tree) int {
+	n := 0
+	w.walk(g, t, func(s Status, p quadPos) {
+		if s == Visible || s == Unknown && p.depth == g.K {
+			n += g.cellsIn(p)
+		}
+	})
+	return n
+}
+
 // Bitmap expands t into a bitmap of g's size (set bit = visible), reusing
 // dst's words when it has that size.
 func (w *Walker) Bitmap(g Geometry, t *Tree, dst horizon.Bitmap) horizon.Bitmap {

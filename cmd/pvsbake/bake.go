@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -50,6 +51,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
 	asJSON := cli.JSONFlag(fs, "what was written")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
+	totalVS := fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
 	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {
@@ -73,6 +75,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if *resume != "" && *shardFlag != "" {
 			return cli.Usagef("--resume bakes in its own tiles: drop --shard")
+		}
+		if *totalVS != "" && (*resume != "" || *shardFlag != "") {
+			return cli.Usagef("--total-viewshed needs a whole bake in one run: drop --resume and --shard")
 		}
 		if *budgets != "" { // checked again with the grid's quads; here before the DEM is read
 			if _, err := compress.ParseBytesList(*budgets); err != nil {
@@ -99,6 +104,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				outs = append(outs, cli.File{Flag: "-o", Path: outPath(*out, strings.TrimSpace(l), len(labels))})
 			}
+		}
+		if *totalVS != "" {
+			outs = append(outs, cli.File{Flag: "--total-viewshed", Path: *totalVS})
 		}
 		if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: pos[0]}}, outs); err != nil {
 			return err
@@ -136,6 +144,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		defer stop()
 		total := g.Width * g.Height
 		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+		if *totalVS != "" {
+			cfg.TotalViewshed = make([]uint32, g.Width*g.Height)
+		}
 		if shard.Count > 0 {
 			shard.Path = *out
 			cfg.Shard = shard
@@ -193,8 +204,13 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		el := time.Since(start)
+		if *totalVS != "" {
+			if err := writeTotalViewshed(*totalVS, g, cfg.TotalViewshed); err != nil {
+				return err
+			}
+		}
 		if *asJSON {
-			rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw}
+			rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw, TotalViewshed: *totalVS}
 			if shard.Count > 0 {
 				i := shard.Index
 				rep.Partial = &partialJSON{Path: *out, Shard: i, Shards: shard.Count, PointsWithData: plan.Points[i], FirstQuad: plan.First[i], EndQuad: plan.First[i+1], Level: plan.Level}
@@ -217,20 +233,36 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
 				o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
 		}
+		if *totalVS != "" {
+			fmt.Fprintf(stdout, "wrote %s: the total viewshed of %d points (band 1 visible area in m², band 2 visible cells)\n", *totalVS, total)
+		}
 		fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
 		return nil
 	}
 	return c
 }
 
+// writeTotalViewshed writes counts (visible cells per point, row-major) as
+// bake --total-viewshed's GeoTIFF: band 1 the area in m² (cells × the
+// grid's cell area), band 2 the cells.
+func writeTotalViewshed(path string, g *heightmap.Grid, counts []uint32) error {
+	area, cells := make([]float64, len(counts)), make([]float64, len(counts))
+	for i, c := range counts {
+		cells[i] = float64(c)
+		area[i] = float64(c) * g.Dx * g.Dy
+	}
+	return heightmap.WriteBands(path, g.Georef, g.Width, g.Height, [][]float64{area, cells}, []string{"visible area (m²)", "visible cells"})
+}
+
 // bakeJSON is bake --json's report: the stores written (or the shard's
 // partial file), the points baked, the wall time.
 type bakeJSON struct {
-	Stores  []storeJSON  `json:"stores,omitempty"`
-	Partial *partialJSON `json:"partial,omitempty"`
-	Points  int          `json:"points"`
-	Seconds float64      `json:"seconds"`
-	Workers int          `json:"workers"`
+	Stores        []storeJSON  `json:"stores,omitempty"`
+	Partial       *partialJSON `json:"partial,omitempty"`
+	TotalViewshed string       `json:"total_viewshed,omitempty"`
+	Points        int          `json:"points"`
+	Seconds       float64      `json:"seconds"`
+	Workers       int          `json:"workers"`
 }
 
 // storeJSON is one written store and its statistics.

@@ -84,6 +84,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"mistyped flag", []string{"bake", "d.tif", "-o", "x", "--budgte", "1MB"}, 2, "did you mean --budget?"},
 		{"bad integer", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "-j", "many"}, 2, `--workers "many": want an integer`},
 		{"bad duration", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--progress", "often"}, 2, "want a duration"},
+		{"total viewshed of a resumed bake", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--total-viewshed", "tv.tif", "--resume", "dir"}, 2, "--total-viewshed needs a whole bake"},
 		{"budget and nodes", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--nodes", "9"}, 2, "either --budget or --nodes"},
 		{"two DEMs", []string{"bake", "a.tif", "b.tif", "-o", "x", "--budget", "1MB"}, 2, `bake takes one DEM, got 2: "a.tif" "b.tif"`},
 		{"join without parts", []string{"join", "-o", "x"}, 2, "join takes one or more PART"},

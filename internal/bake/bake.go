@@ -55,6 +55,11 @@ type Config struct {
 	// into the partial file Path instead of the Outputs' stores, which
 	// Join writes from all the shards' partials.
 	Shard Shard
+	// TotalViewshed, when it holds Width·Height counts, receives each
+	// point's visible cells (row-major, index row·Width+col) from its
+	// uncapped PVS, before any cap: a total viewshed (Tabik et al.) for no
+	// extra pass. Points on nodata count 0. Not with Shard or Resume.
+	TotalViewshed []uint32
 
 	model *horizon.Model // built once for all of Resume's tiles; nil: built from DEM and Params
 	ckpt  *checkpointer  // a resumable coded bake's checkpoints (checkpoint.go); nil: none
@@ -150,6 +155,9 @@ func blockJobs(order [][2]int) []blockJob {
 // hierarchy builder, in order) and the writer (caps above level 2, the
 // sink), and the commit.
 func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
+	if tv := cfg.TotalViewshed; tv != nil && (cfg.DEM == nil || len(tv) != cfg.DEM.Width*cfg.DEM.Height || cfg.Shard.Count > 0) {
+		return nil, errors.New("bake: a total viewshed needs Width·Height counts and a whole bake (not a shard)")
+	}
 	pl, err := newPipeline(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -455,6 +463,7 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 	enc := quadpvs.NewEncoder(pl.g)
 	cp := newCapper(pl.g, pl.caps, pl.prices, pl.sample)
 	var blk horizon.Block
+	var walker quadpvs.Walker
 	for i := range jobc {
 		jb := pl.jobs[i]
 		bt := pl.pool.Get().(*blockTrees)
@@ -474,6 +483,12 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 		}
 		enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
 		bt.col, bt.row = jb.col, jb.row
+		if tv := pl.cfg.TotalViewshed; tv != nil {
+			for _, c := range pl.order[jb.first:jb.last] {
+				lane := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
+				tv[c[1]*pl.dem.Width+c[0]] = uint32(walker.VisibleCells(pl.g, &bt.trees[lane]))
+			}
+		}
 		if bt.whole {
 			if err := pl.capBlock(cp, enc, &blk, lanes, us, bt); err != nil {
 				return err

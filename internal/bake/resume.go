@@ -44,6 +44,9 @@ func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, erro
 	if cfg.Shard.Count > 0 {
 		return nil, errors.New("bake: a resumable bake makes its own shards")
 	}
+	if cfg.TotalViewshed != nil {
+		return nil, errors.New("bake: a resumed bake has no total viewshed (its earlier tiles' counts are gone): bake without --resume")
+	}
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 	if err != nil {
