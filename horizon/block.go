@@ -141,7 +141,6 @@ type BlockWorker struct {
 	bj       boundJob
 	cj       cellJob
 	// scratch of the vector kernels
-	t0, t1 [Lanes]float32
 	i0, i1 [Lanes]int32
 	ml     Levels // the mask's pyramid, or nil
 	blk    *Block

@@ -5,6 +5,7 @@ package horizon
 import (
 	"math"
 	"simd/archsimd"
+	"unsafe"
 )
 
 // The block engine's kernels in AVX-512 (512-bit vectors of the 16 lanes)
@@ -13,7 +14,29 @@ import (
 // no fused multiply-add, comparisons and selects in place of max — so that
 // both give the same bits (TestKernelTwins).
 
-var avx512Kernels = kernelSet{name: "avx512", walk: walkLanes16, bound: boundLanes16, cells: cellLanes16, cons: consLanes16}
+var avx512Kernels = kernelSet{name: "avx512",
+	walk: func(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32, a0, maj, mw int, mf int64, inv, dk float32) int {
+		archsimd.ClearAVXUpperBits()
+		n := walkLanes16(prof, rec, elev, lane, ext, eye, z, sb, a0, maj, mw, mf, inv, dk)
+		archsimd.ClearAVXUpperBits()
+		return n
+	},
+	bound: func(bw *BlockWorker, j *boundJob) {
+		archsimd.ClearAVXUpperBits()
+		boundLanes16(bw, j)
+		archsimd.ClearAVXUpperBits()
+	},
+	cells: func(bw *BlockWorker, j *cellJob) {
+		archsimd.ClearAVXUpperBits()
+		cellLanes16(bw, j)
+		archsimd.ClearAVXUpperBits()
+	},
+	cons: func(bw *BlockWorker, j *consJob) {
+		archsimd.ClearAVXUpperBits()
+		consLanes16(bw, j)
+		archsimd.ClearAVXUpperBits()
+	},
+}
 
 func init() {
 	if simdCPU() {
@@ -23,6 +46,34 @@ func init() {
 
 // simdCPU reports whether the CPU runs the AVX-512 kernels.
 func simdCPU() bool { return archsimd.X86.AVX512() }
+
+// bcast broadcasts x to the 16 lanes through an integer register: Go loads
+// a float32 from memory with a legacy SSE MOVSS, which after 512-bit
+// instructions costs a state transition on some CPUs (on the 2-core test
+// machine the block engine ran 6.5× slower than the portable kernels
+// until its loops lost every legacy SSE instruction); its bits load as an
+// integer instead.
+func bcast(x float32) archsimd.Float32x16 {
+	return archsimd.BroadcastUint32x16(math.Float32bits(x)).AsFloat32x16()
+}
+
+// bcastp broadcasts *p, loaded as an integer (see bcast).
+func bcastp(p *float32) archsimd.Float32x16 {
+	// SAFETY: p points to a live float32; its 4 bytes read as a uint32 are
+	// the same bits, loaded without an SSE register.
+	return archsimd.BroadcastUint32x16(*(*uint32)(unsafe.Pointer(p))).AsFloat32x16()
+}
+
+// floatBits views a float32 slice as its bit patterns, for loads that must not
+// go through SSE registers (bcast).
+func floatBits(f []float32) []uint32 {
+	if len(f) == 0 {
+		return nil
+	}
+	// SAFETY: float32 and uint32 have the same size and alignment; the view
+	// covers exactly f's elements and is only read while f is live.
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), len(f))
+}
 
 // rows4 loads the 4×4 lanes' cells at elev[a + r·pw + c], r, c = 0…3, lane
 // 4r+c.
@@ -48,12 +99,13 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	extV := archsimd.LoadInt32x16(ext)
 	n := len(rec)
 	// slopeBounds in vectors.
+	invV := bcast(inv)
 	zero := archsimd.BroadcastFloat32x16(0)
 	next := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
 	for c := len(z) - 1; c >= 0; c-- {
-		tn := archsimd.BroadcastFloat32x16(inv * rec[c<<stepShift])
-		tf := archsimd.BroadcastFloat32x16(inv * rec[min((c+1)<<stepShift, n)-1])
-		h := archsimd.BroadcastFloat32x16(z[c]).Sub(eyeV)
+		tn := invV.Mul(bcastp(&rec[c<<stepShift]))
+		tf := invV.Mul(bcastp(&rec[min((c+1)<<stepShift, n)-1]))
+		h := bcastp(&z[c]).Sub(eyeV)
 		s := h.Mul(tn).Merge(h.Mul(tf), h.GreaterEqual(zero))
 		next = s.Merge(next, s.Greater(next))
 		next.Store((*[Lanes]float32)(sb[c*Lanes : (c+1)*Lanes]))
@@ -68,7 +120,29 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	pick0 := archsimd.LoadUint32x16(&rowPick[0])
 	pick1 := archsimd.LoadUint32x16(&rowPick[1])
 	down := archsimd.LoadUint32x16(&rowDown)
+	// The step's scalars in vectors, so that the loop runs no legacy SSE
+	// instruction (a scalar float op after a 512-bit one costs a state
+	// transition on some CPUs: 6.5× slower walks were measured): y's
+	// fraction from its low 32 bits, i+1 counted in floats (exact below
+	// 2^24), rec[i] from 16 loaded at a time and spread by a permutation.
+	dkV := bcast(dk)
+	oneF, scale := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(0x1p-32)
+	oneU, mfLo := archsimd.BroadcastUint32x16(1), archsimd.BroadcastUint32x16(uint32(mf))
+	yLo := archsimd.BroadcastUint32x16(uint32(y))
+	fiV := oneF
+	var recV archsimd.Float32x16
+	var idx archsimd.Uint32x16
 	for i := 0; i < n; i++ {
+		if i&(Lanes-1) == 0 {
+			if i+Lanes <= n {
+				recV = archsimd.LoadFloat32x16((*[Lanes]float32)(rec[i : i+Lanes]))
+			} else {
+				var tail [Lanes]float32
+				copy(tail[:], rec[i:])
+				recV = archsimd.LoadFloat32x16(&tail)
+			}
+			idx = archsimd.Uint32x16{}
+		}
 		a := a0 + int(y>>32)*mw
 		var z0, z1 archsimd.Float32x16
 		if mw == 1 {
@@ -80,11 +154,10 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 			z0 = rows4(elev, a, pw)
 			z1 = z0.ConcatPermute(archsimd.LoadFloat32x16((*[Lanes]float32)(elev[a+4*pw:a+4*pw+Lanes])), down)
 		}
-		w := float32(uint32(y)) * 0x1p-32
-		fi := float32(i + 1)
-		t := inv * rec[i]
-		zz := z0.Add(archsimd.BroadcastFloat32x16(w).Mul(z1.Sub(z0)))
-		s := zz.Sub(archsimd.BroadcastFloat32x16(float32(dk * fi * fi))).Sub(eyeV).Mul(archsimd.BroadcastFloat32x16(t))
+		w := yLo.ConvertToFloat32().Mul(scale)
+		t := invV.Mul(recV.Permute(idx))
+		zz := z0.Add(w.Mul(z1.Sub(z0)))
+		s := zz.Sub(dkV.Mul(fiV).Mul(fiV)).Sub(eyeV).Mul(t)
 		live := archsimd.BroadcastInt32x16(int32(i)).Less(extV)
 		cur = s.Merge(cur, s.Greater(cur).And(live))
 		cur.Store((*[Lanes]float32)(prof[i*Lanes : (i+1)*Lanes]))
@@ -97,6 +170,9 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 			}
 		}
 		y += mf
+		yLo = yLo.Add(mfLo)
+		fiV = fiV.Add(oneF)
+		idx = idx.Add(oneU)
 		a0 += maj
 	}
 	return n
@@ -117,21 +193,34 @@ var rowDown = [Lanes]uint32{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
 func boundLanes16(bw *BlockWorker, j *boundJob) {
 	tau := archsimd.LoadFloat32x16(&bw.tau)
 	zero := archsimd.BroadcastFloat32x16(0)
-	invNear, invFar := archsimd.BroadcastFloat32x16(j.invNear), archsimd.BroadcastFloat32x16(j.invFar)
-	zHi := archsimd.BroadcastFloat32x16(j.zmax).Add(tau).Sub(archsimd.BroadcastFloat32x16(j.drpNear))
-	zLo := archsimd.BroadcastFloat32x16(j.zmin).Add(tau).Sub(archsimd.BroadcastFloat32x16(j.drpFar))
+	invNear, invFar := bcastp(&j.invNear), bcastp(&j.invFar)
+	zHi := bcastp(&j.zmax).Add(tau).Sub(bcastp(&j.drpNear))
+	zLo := bcastp(&j.zmin).Add(tau).Sub(bcastp(&j.drpFar))
 	sHi := zHi.Mul(invNear).Merge(zHi.Mul(invFar), zHi.GreaterEqual(zero))
 	sLo := zLo.Mul(invFar).Merge(zLo.Mul(invNear), zLo.GreaterEqual(zero))
+	dNear, dFar, margin := bcastp(&j.dNear), bcastp(&j.dFar), archsimd.BroadcastFloat32x16(marginSteps)
 	secInv, prof := bw.m.secInvX, bw.dec
 	hid, vis := j.hid, j.vis
-	for k := j.kLo; k <= j.kHi && hid|vis != 0; k++ {
-		inv, n, st := secInv[k], int(bw.n[k]), int(bw.decStart[k])
-		jn := max(min(int(float32(j.dNear*inv)-marginSteps), n), 0) >> decShift
-		jf := (max(min(int(float32(j.dFar*inv)-marginSteps), n), 0) + 1<<decShift - 1) >> decShift
-		near := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jn)*Lanes : (st+jn+1)*Lanes]))
-		far := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jf)*Lanes : (st+jf+1)*Lanes]))
-		hid &= near.Greater(sHi).ToBits()
-		vis &= far.LessEqual(sLo).ToBits()
+	// The sectors' near and far steps, 16 sectors at a time in vectors
+	// (boundLanes's float32(d·inv) − marginSteps, truncated).
+	var invs [Lanes]float32
+	var jns, jfs [Lanes]int32
+	for k0 := j.kLo; k0 <= j.kHi && hid|vis != 0; k0 += Lanes {
+		m := min(Lanes, j.kHi+1-k0)
+		copy(invs[:m], secInv[k0:k0+m])
+		iv := archsimd.LoadFloat32x16(&invs)
+		dNear.Mul(iv).Sub(margin).ConvertToInt32().Store(&jns)
+		dFar.Mul(iv).Sub(margin).ConvertToInt32().Store(&jfs)
+		for i := 0; i < m && hid|vis != 0; i++ {
+			k := k0 + i
+			n, st := int(bw.n[k]), int(bw.decStart[k])
+			jn := max(min(int(jns[i]), n), 0) >> decShift
+			jf := (max(min(int(jfs[i]), n), 0) + 1<<decShift - 1) >> decShift
+			near := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jn)*Lanes : (st+jn+1)*Lanes]))
+			far := archsimd.LoadFloat32x16((*[Lanes]float32)(prof[(st+jf)*Lanes : (st+jf+1)*Lanes]))
+			hid &= near.Greater(sHi).ToBits()
+			vis &= far.LessEqual(sLo).ToBits()
+		}
 	}
 	j.hid, j.vis = hid, vis
 }
@@ -179,7 +268,8 @@ func cellLanes16(bw *BlockWorker, j *cellJob) {
 // vectors spill.)
 func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	m := bw.m
-	S := float32(m.p.Sectors)
+	S := archsimd.BroadcastInt32x16(int32(m.p.Sectors)).ConvertToFloat32()
+	halfS := S.Mul(archsimd.BroadcastFloat32x16(0.5))
 	stride := m.rc + 1
 	perm := archsimd.LoadUint32x16(&flipPerm[j.flip])
 	q := window(m.offU, j.win[k], stride, perm)
@@ -190,20 +280,20 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	case 0:
 		u = q
 	case 1:
-		u = archsimd.BroadcastFloat32x16(S / 2).Sub(q)
+		u = halfS.Sub(q)
 	case 2:
-		u = archsimd.BroadcastFloat32x16(S / 2).Add(q)
+		u = halfS.Add(q)
 	default:
-		u = archsimd.BroadcastFloat32x16(S).Sub(q)
+		u = S.Sub(q)
 	}
-	zz := archsimd.BroadcastFloat32x16(j.z[k]).Add(archsimd.LoadFloat32x16(&bw.tau))
+	zz := bcastp(&j.z[k]).Add(archsimd.LoadFloat32x16(&bw.tau))
 	if m.offDrp != nil {
 		zz = zz.Sub(window(m.offDrp, j.win[k], stride, perm))
 	}
 	lhs := zz.Mul(inv)
-	k0 := u.Add(archsimd.BroadcastFloat32x16(S)).Sub(archsimd.BroadcastFloat32x16(0.5)).ConvertToInt32()
-	t0, t1 := &bw.t0, &bw.t1
-	prof := bw.prof
+	k0 := u.Add(S).Sub(archsimd.BroadcastFloat32x16(0.5)).ConvertToInt32()
+	var t0, t1 [Lanes]uint32 // the brackets' profile values, as bits
+	prof := floatBits(bw.prof)
 	// The sector tables, for sectors base … base+31: the lanes' two
 	// brackets lie there unless the cell is near the block.
 	base := max(int(k0.GetLo().GetLo().GetElem(0))-15, 0)
@@ -227,6 +317,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 		// No gather in archsimd; an AVX-512 gather through assembly was
 		// slower than these loads (BenchmarkCells: 345 against 280 ns per
 		// quad).
+		// The loads as integers, not through legacy SSE registers (bcast).
 		for b := range Lanes {
 			t0[b], t1[b] = prof[i0[b]], prof[i1[b]]
 		}
@@ -245,8 +336,8 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	}
 	// Profile values are never NaN, and ±0 compare equal: the vector min
 	// decides as Go's min does.
-	thr := archsimd.LoadFloat32x16(t0).Min(archsimd.LoadFloat32x16(t1))
-	vis := lhs.GreaterEqual(thr).And(d.LessEqual(archsimd.BroadcastFloat32x16(m.lim)))
+	thr := archsimd.LoadUint32x16(&t0).AsFloat32x16().Min(archsimd.LoadUint32x16(&t1).AsFloat32x16())
+	vis := lhs.GreaterEqual(thr).And(d.LessEqual(bcastp(&m.lim)))
 	return vis.ToBits()
 }
 
@@ -270,11 +361,11 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 	g2, gw := m.consG2, m.consGW
 	pick0 := archsimd.LoadUint32x16(&rowPick[0])
 	pick1 := archsimd.LoadUint32x16(&rowPick[1])
-	bulge := archsimd.BroadcastFloat32x16(j.bulge)
-	pad := archsimd.BroadcastFloat32x16(m.consPad)
+	bulge := bcastp(&j.bulge)
+	pad := bcastp(&m.consPad)
 	zero := archsimd.BroadcastFloat32x16(0)
 	minus1 := archsimd.BroadcastFloat32x16(-1)
-	drop, inv := archsimd.BroadcastFloat32x16(j.drop), archsimd.BroadcastFloat32x16(j.inv)
+	drop, inv := bcastp(&j.drop), bcastp(&j.inv)
 	eye, cur := archsimd.LoadFloat32x16(&bw.eye), archsimd.LoadFloat32x16(&j.cur)
 	// The screen: lanes for which some patch's highest corner gives a
 	// slope of at most cur cannot rise (chordLow).
@@ -320,14 +411,14 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 		f := func(u, v archsimd.Float32x16) archsimd.Float32x16 {
 			return z00.Add(bu.Mul(u)).Add(bv.Mul(v)).Add(cuv.Mul(u).Mul(v))
 		}
-		ua, va := archsimd.BroadcastFloat32x16(s.ua), archsimd.BroadcastFloat32x16(s.va)
-		du, dv := archsimd.BroadcastFloat32x16(s.du), archsimd.BroadcastFloat32x16(s.dv)
+		ua, va := bcastp(&s.ua), bcastp(&s.va)
+		du, dv := bcastp(&s.du), bcastp(&s.dv)
 		lo := f(ua, va)
-		fb := f(archsimd.BroadcastFloat32x16(s.ub), archsimd.BroadcastFloat32x16(s.vb))
+		fb := f(bcastp(&s.ub), bcastp(&s.vb))
 		lo = fb.Merge(lo, fb.Less(lo))
-		c := cuv.Mul(archsimd.BroadcastFloat32x16(s.dd))
+		c := cuv.Mul(bcastp(&s.dd))
 		if up := c.Greater(zero); up.ToBits() != 0 {
-			b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(archsimd.BroadcastFloat32x16(s.w)))
+			b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(bcastp(&s.w)))
 			sm := b.Div(c.Add(c))
 			fm := f(ua.Sub(sm.Mul(du)), va.Sub(sm.Mul(dv)))
 			lo = fm.Merge(lo, fm.Less(lo).And(up).And(sm.Greater(minus1)).And(sm.Less(zero)))
