@@ -83,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "scale" {
 		return runScaleBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "viewsheds" {
+		return runViewshedBench(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "los" {
 		return runLOSBench(args[1:], stdout, stderr)
 	}
