@@ -143,6 +143,61 @@ func (e *Encoder) EncodeBlockTrees(blk *horizon.Block, lanes uint16, unions uint
 	encodeBlock(blk, lanes, unions, dst, false)
 }
 
+// BlockVisibleCells sets dst[b], for every lane b in lanes, to the terrain
+// cells visible from lane b's observer in blk: the visible cells of the
+// tree EncodeBlockTrees writes for the lane, counted from the block's
+// groups without building trees (a total viewshed for a few operations
+// per group). The other entries of dst are set to 0. It uses the
+// Encoder's scratch: not safe for concurrent use.
+func (e *Encoder) BlockVisibleCells(blk *horizon.Block, lanes uint16, dst *[horizon.Lanes]int) {
+	g := e.g
+	*dst = [horizon.Lanes]int{}
+	open := uint16(0) // lanes whose root is Unknown
+	for m := lanes; m != 0; m &= m - 1 {
+		b := bits.TrailingZeros16(m)
+		switch laneStatus(blk.Root.Hid, blk.Root.Vis, 1<<b) {
+		case Visible:
+			dst[b] = g.Width * g.Height
+		case Unknown:
+			open |= 1 << b
+		}
+	}
+	if open == 0 {
+		return
+	}
+	// The groups of a depth follow the Morton order of their parents, the
+	// quads Unknown at the depth above for some lane or union: cur holds
+	// those parents' positions, next collects the children that will be.
+	cur, next := append(e.cur[:0], quadPos{}), e.next[:0]
+	for _, gs := range blk.Groups {
+		if len(gs) != len(cur) {
+			panic(fmt.Sprintf("quadpvs: a block's depth of %d groups under %d mixed quads", len(gs), len(cur)))
+		}
+		for i := range gs {
+			grp := &gs[i]
+			p := cur[i]
+			for k := range 4 {
+				c := p.child(k)
+				if g.outside(c) {
+					continue
+				}
+				cl, ul := grp.Child[k], grp.UChild[k]
+				if m := cl.Vis &^ cl.Hid & grp.Lanes & open; m != 0 {
+					n := g.cellsIn(c)
+					for ; m != 0; m &= m - 1 {
+						dst[bits.TrailingZeros16(m)] += n
+					}
+				}
+				if ^(cl.Hid|cl.Vis)&grp.Lanes != 0 || ^(ul.Hid|ul.Vis)&grp.Unions != 0 {
+					next = append(next, c)
+				}
+			}
+		}
+		cur, next = next, cur[:0]
+	}
+	e.cur, e.next = cur[:0], next[:0]
+}
+
 // EncodeBlockTruncated is EncodeBlockTrees for the trees truncated at level
 // 1 (horizon.BlockGroup): every mixed level-1 quad visible, then every quad
 // whose children are all visible, up. The §3.4 cap reaches that tree after

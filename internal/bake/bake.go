@@ -463,7 +463,7 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 	enc := quadpvs.NewEncoder(pl.g)
 	cp := newCapper(pl.g, pl.caps, pl.prices, pl.sample)
 	var blk horizon.Block
-	var walker quadpvs.Walker
+	var visible [horizon.Lanes]int
 	for i := range jobc {
 		jb := pl.jobs[i]
 		bt := pl.pool.Get().(*blockTrees)
@@ -484,9 +484,9 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 		enc.EncodeBlockTrees(&blk, lanes, us, &bt.trees)
 		bt.col, bt.row = jb.col, jb.row
 		if tv := pl.cfg.TotalViewshed; tv != nil {
+			enc.BlockVisibleCells(&blk, lanes, &visible)
 			for _, c := range pl.order[jb.first:jb.last] {
-				lane := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
-				tv[c[1]*pl.dem.Width+c[0]] = uint32(walker.VisibleCells(pl.g, &bt.trees[lane]))
+				tv[c[1]*pl.dem.Width+c[0]] = uint32(visible[(c[1]-jb.row)*horizon.BlockSide+c[0]-jb.col])
 			}
 		}
 		if bt.whole {
