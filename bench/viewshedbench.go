@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -60,22 +59,9 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 		var counts []uint32
 		for range 3 {
 			start := time.Now()
-			parts := make([]*viewshed.Cumulative, workers)
-			var wg sync.WaitGroup
-			for w := range workers {
-				parts[w] = viewshed.NewCumulative(g)
-				wg.Go(func() {
-					for i := w; i < len(obs); i += workers {
-						t := h.PVS(h.QuadIndex(0, obs[i][0], obs[i][1]))
-						parts[w].Add(&t)
-					}
-				})
-			}
-			wg.Wait()
-			for _, p := range parts[1:] {
-				parts[0].Merge(p)
-			}
-			counts = parts[0].Counts(counts)
+			c := viewshed.NewCumulative(g)
+			c.AddCells(h, obs, workers)
+			counts = c.Counts(counts)
 			best = min(best, time.Since(start))
 		}
 		return counts, best

@@ -13,6 +13,7 @@ package viewshed
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -101,4 +102,31 @@ func (c *Cumulative) Counts(dst []uint32) []uint32 {
 		cur = next
 	}
 	return dst
+}
+
+// AddCells adds the stored PVS of every cell ([col, row]) of h, on workers
+// goroutines (at least 1), each with its own counts merged at the end; h
+// must be of c's geometry and safe for concurrent readers (a store's
+// hierarchy is). It returns h.Err(): a tree that failed its checks reads
+// as hiding nothing.
+func (c *Cumulative) AddCells(h *quadpvs.Hierarchy, cells [][2]int, workers int) error {
+	workers = max(1, min(workers, len(cells)))
+	parts := make([]*Cumulative, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		parts[w] = NewCumulative(c.g)
+		wg.Go(func() {
+			for i := w; i < len(cells); i += workers {
+				t := h.PVS(h.QuadIndex(0, cells[i][0], cells[i][1]))
+				parts[w].Add(&t)
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range parts {
+		if err := c.Merge(p); err != nil {
+			return err
+		}
+	}
+	return h.Err()
 }

@@ -12,10 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -105,42 +103,11 @@ store's CRS or in longitude and latitude.`,
 // cumulativeCounts adds the stored PVS of every observer cell, on every
 // core, and returns the counts row-major.
 func cumulativeCounts(s *compress.Store, cells [][2]int) ([]uint32, error) {
-	h := s.Hierarchy
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(cells)/64))
-	parts := make([]*viewshed.Cumulative, workers)
-	var eg errgroup.Group
-	var mu sync.Mutex
-	next := 0
-	for w := range workers {
-		parts[w] = viewshed.NewCumulative(h.G)
-		eg.Go(func() error {
-			for {
-				mu.Lock()
-				lo := next
-				next = min(next+256, len(cells))
-				mu.Unlock()
-				if lo >= len(cells) {
-					return nil
-				}
-				for _, c := range cells[lo:min(lo+256, len(cells))] {
-					t := h.PVS(h.QuadIndex(0, c[0], c[1]))
-					parts[w].Add(&t)
-				}
-			}
-		})
-	}
-	if err := eg.Wait(); err != nil {
+	c := viewshed.NewCumulative(s.Hierarchy.G)
+	if err := c.AddCells(s.Hierarchy, cells, runtime.GOMAXPROCS(0)); err != nil {
 		return nil, err
 	}
-	for _, p := range parts[1:] {
-		if err := parts[0].Merge(p); err != nil {
-			return nil, err
-		}
-	}
-	if err := h.Err(); err != nil {
-		return nil, err
-	}
-	return parts[0].Counts(nil), nil
+	return c.Counts(nil), nil
 }
 
 // readObservers reads an observers file into cells of store s: a CSV file
