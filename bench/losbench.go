@@ -152,8 +152,10 @@ func hasNodata(g *heightmap.Grid, w heightmap.Window) bool {
 
 // losMeasure bakes g uncapped in one mode and measures it.
 func losMeasure(g *heightmap.Grid, crop string, win heightmap.Window, cons bool, observers, pairs int, seed uint64, tmp string) (losRow, error) {
-	p := horizon.DefaultParams()
-	p.Conservative = cons
+	p := horizon.ThesisParams()
+	if cons {
+		p.LOS = horizon.LOSConservative
+	}
 	row := losRow{Crop: crop, Mode: "sector", Window: win, CellM: g.Dx}
 	if cons {
 		row.Mode = "conservative"

@@ -68,6 +68,13 @@ type config struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	// FRONTIERSETS_KERNELS forces the block engine's kernels of the
+	// in-process bakes (and pvsbake's, which reads it too).
+	if k := os.Getenv("FRONTIERSETS_KERNELS"); k != "" {
+		if err := horizon.SetKernels(k); err != nil {
+			return cli.Usagef("FRONTIERSETS_KERNELS=%s", strings.TrimPrefix(err.Error(), horizon.ErrKernels.Error()+": "))
+		}
+	}
 	if len(args) > 0 && args[0] == "bake" {
 		return runBakeBench(args[1:], stdout, stderr)
 	}
@@ -386,7 +393,7 @@ func bakeTerrain(c *config, t terrain, log io.Writer) (*terrainRun, error) {
 			})
 		}
 	}
-	params := horizon.DefaultParams()
+	params := horizon.ThesisParams() // §4's protocol: the thesis's sector model
 	rec := bakeRecord{Source: t.Path, Window: t.Window, LimitsGiB: c.limitsGiB, Params: params}
 	recPath := filepath.Join(c.stores, t.Name+"-bake.json")
 	if !c.reuse || !rec.load(recPath, outs) {

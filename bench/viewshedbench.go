@@ -139,7 +139,7 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	csv := fmt.Sprintf("store,width,height,model,observers,cumulative_1core_s,cumulative_all_s,cores,cells_seen,gdal_observers,gdal_ms_per_observer,gdal_projected_s,gdal_visible,gdal_visible_pvs_hidden,exact_observers,exact_visible,exact_visible_pvs_hidden\n%s,%d,%d,%s,%d,%.4f,%.4f,%d,%d,%d,%.2f,%.1f,%d,%d,%d,%d,%d\n",
-		filepath.Base(*store), s.Width, s.Height, modelName(s.Params.Conservative), len(obs), one.Seconds(), all.Seconds(), runtime.GOMAXPROCS(0), seen,
+		filepath.Base(*store), s.Width, s.Height, s.Params.ModelName(), len(obs), one.Seconds(), all.Seconds(), runtime.GOMAXPROCS(0), seen,
 		*nGDAL, 1e3*perGDAL, perGDAL*float64(len(obs)), gdalVisible, gdalMissed, *nExact, exactVisible, exactMissed)
 	if err := os.WriteFile(filepath.Join(dir, "viewsheds.csv"), []byte(csv), 0o644); err != nil {
 		return err
@@ -147,7 +147,7 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cumulative viewsheds from a store\n\n`go run ./bench viewsheds %s`, %s.\n\n", strings.Join(args, " "), time.Now().Format("2006-01-02"))
 	fmt.Fprintf(&b, "Store `%s`: %d×%d cells of %.3g × %.3g m, visibility model %s, observer %.3g m, target %.3g m. %d random observers (cells with data, seed %d).\n\n",
-		filepath.Base(*store), s.Width, s.Height, s.DxM, s.DyM, modelName(s.Params.Conservative), p.ObserverHeight, p.TargetHeight, len(obs), *seed)
+		filepath.Base(*store), s.Width, s.Height, s.DxM, s.DyM, s.Params.ModelName(), p.ObserverHeight, p.TargetHeight, len(obs), *seed)
 	fmt.Fprintf(&b, "| what | figure |\n|---|---|\n")
 	fmt.Fprintf(&b, "| cumulative viewshed from the store, one core (best of 3) | %.3f s |\n", one.Seconds())
 	fmt.Fprintf(&b, "| the same on %d cores | %.3f s |\n", runtime.GOMAXPROCS(0), all.Seconds())
@@ -162,12 +162,4 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
 	return nil
-}
-
-// modelName names a store's visibility model as --los does.
-func modelName(conservative bool) string {
-	if conservative {
-		return "conservative"
-	}
-	return "sector"
 }

@@ -117,7 +117,7 @@ func testStoreVersion(t testing.TB, w, h int, nodata bool, version uint32) ([]by
 	for i := range elev {
 		elev[i] = float32(rng.IntN(1000)) / 10
 	}
-	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()), BudgetBytes: 12345, Cap: Cap{Codes: 9999}}
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams()), BudgetBytes: 12345, Cap: Cap{Codes: 9999}}
 	var f memFile
 	wr, err := newWriter(&f, hd, hier.Quads(), elev, nd, version)
 	if err != nil {
@@ -247,7 +247,7 @@ func sharedStore(t testing.TB, w, h int) ([]byte, *quadpvs.Hierarchy) {
 	if err != nil || st.Subtrees == 0 {
 		t.Fatalf("share: %+v, %v", st, err)
 	}
-	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams()),
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams()),
 		BudgetBytes: st.BytesShare, Shared: sh.Shared, RefBits: sh.RefBits}
 	var f memFile
 	wr, err := NewWriter(&f, hd, sh.Quads(), make([]float32, w*h), nil)

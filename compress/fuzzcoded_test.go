@@ -115,7 +115,7 @@ func TestCodedStripMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hd := Header{Width: 2048, Height: 1, DxM: 10, DyM: 10, Params: FromHorizon(horizon.DefaultParams())}
+	hd := Header{Width: 2048, Height: 1, DxM: 10, DyM: 10, Params: FromHorizon(horizon.ThesisParams())}
 	var f memFile
 	if err := WriteCoded(&f, hd, ch, make([]float32, 2048), nil, Stats{Quads: h.Quads()}); err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func goldenStore(t *testing.T, cp Cap, blocks bool) []byte {
 		}
 	}
 	const dx, dy = 66.52383144887773, 92.59808488374033 // testdata/crops.json
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	m, err := horizon.New(horizon.Terrain{Width: w, Height: h, Elev: elev, Dx: dx, Dy: dy}, p)
 	if err != nil {

@@ -3,6 +3,7 @@ package compress
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 
@@ -90,23 +91,89 @@ type VisParams struct {
 	EarthCurvature  bool    `json:"earth_curvature"`
 	Refraction      float64 `json:"refraction"`
 	MarginM         float64 `json:"margin_m,omitempty"`
-	// Conservative: baked with horizon.Params.Conservative (hidden only
-	// when the exact line of sight is blocked); absent: the sector model.
+	// LOS names the visibility model (horizon.LOS: "sector" or
+	// "conservative") and LOSVersion its version, which changes whenever
+	// the model bakes other bytes. Stores written before models were named
+	// have neither: their model is Conservative's, version 0 (unknown).
+	LOS        string `json:"los,omitempty"`
+	LOSVersion int    `json:"los_version,omitempty"`
+	// Conservative: baked with the conservative model (hidden only when
+	// the exact line of sight is blocked); absent: the sector model. Still
+	// written, for readers from before LOS.
 	Conservative bool `json:"conservative,omitempty"`
 }
 
-// Horizon returns the parameters as horizon.Params.
-func (v VisParams) Horizon() horizon.Params {
-	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
-		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
-		Conservative: v.Conservative}
+// Model returns the visibility model the parameters name and its version
+// (0 when the store predates versions). Errors wrap horizon.ErrParams and
+// name the model and version when this build does not know them: a name
+// it does not implement, or a version newer than its own.
+func (v VisParams) Model() (horizon.LOS, int, error) {
+	if v.LOS == "" {
+		if v.LOSVersion != 0 {
+			return 0, 0, fmt.Errorf("%w: visibility model version %d without a name", horizon.ErrParams, v.LOSVersion)
+		}
+		if v.Conservative {
+			return horizon.LOSConservative, 0, nil
+		}
+		return horizon.LOSSector, 0, nil
+	}
+	l, err := horizon.ParseLOS(v.LOS)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: visibility model %q version %d is not one this build knows (%s); read it with the build that wrote it",
+			horizon.ErrParams, v.LOS, v.LOSVersion, knownModels())
+	}
+	if v.LOSVersion < 0 || v.LOSVersion > l.Version() || (v.Conservative != (l == horizon.LOSConservative)) {
+		return 0, 0, fmt.Errorf("%w: visibility model %q version %d is not one this build knows (%s); read it with the build that wrote it",
+			horizon.ErrParams, v.LOS, v.LOSVersion, knownModels())
+	}
+	return l, v.LOSVersion, nil
 }
 
-// FromHorizon converts horizon.Params.
+// knownModels lists this build's models with their versions, "sector
+// version 1, conservative version 1".
+func knownModels() string {
+	var b strings.Builder
+	for l := horizon.LOSSector; l.Valid(); l++ {
+		if l > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s version %d", l, l.Version())
+	}
+	return b.String()
+}
+
+// ModelName returns "conservative v1", or "sector (unversioned)" for a
+// store from before versions, for messages and reports.
+func (v VisParams) ModelName() string {
+	l, ver, err := v.Model()
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q v%d", v.LOS, v.LOSVersion)
+	case ver == 0:
+		return l.String() + " (unversioned)"
+	}
+	return fmt.Sprintf("%s v%d", l, ver)
+}
+
+// Horizon returns the parameters as horizon.Params; a model this build
+// does not know (see Model) gives an invalid horizon.LOS, which
+// horizon.Params.Validate refuses.
+func (v VisParams) Horizon() horizon.Params {
+	l, _, err := v.Model()
+	if err != nil {
+		l = horizon.LOS(255)
+	}
+	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
+		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
+		LOS: l}
+}
+
+// FromHorizon converts horizon.Params, naming the model with this build's
+// version.
 func FromHorizon(p horizon.Params) VisParams {
 	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
 		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin,
-		Conservative: p.Conservative}
+		LOS: p.LOS.String(), LOSVersion: p.LOS.Version(), Conservative: p.LOS == horizon.LOSConservative}
 }
 
 // Stats are measured while baking: the STAT section, as JSON.
@@ -212,6 +279,9 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	}
 	if h.DxM > maxSpacingM || h.DyM > maxSpacingM {
 		return 0, 0, fmt.Errorf("cell spacing %g × %g m, want at most %g m", h.DxM, h.DyM, float64(maxSpacingM))
+	}
+	if _, _, err := h.Params.Model(); err != nil {
+		return 0, 0, err
 	}
 	if err := h.Params.Horizon().Validate(); err != nil {
 		return 0, 0, err

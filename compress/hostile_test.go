@@ -9,12 +9,15 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/frontiersets/frontiersets/horizon"
 )
 
 // craftSection is one section of a store or partial file, for crafting
@@ -473,5 +476,61 @@ func testHostileMetadata(t *testing.T, version uint32) {
 	c[i].payload = p
 	if _, err := Decode(bytes.NewReader(assemble(m, v, c))); err == nil || !strings.Contains(err.Error(), "cell (5,0) is NaN") {
 		t.Errorf("NaN elevation: %v", err)
+	}
+}
+
+// TestVisibilityModels: a store names its visibility model and version
+// (VisParams.LOS, LOSVersion); every reader refuses a model or a version
+// this build does not know, in one line naming both, and still reads the
+// stores from before models were named (the model from "conservative",
+// version 0).
+func TestVisibilityModels(t *testing.T) {
+	good, _ := testStoreVersion(t, 13, 9, true, VersionAligned)
+	m, v, secs := parseFile(t, good)
+	for _, tc := range []struct {
+		name string
+		edit func(h *Header)
+		want string // "" when the store is read
+		los  horizon.LOS
+		ver  int
+	}{
+		{"this build's sector", func(h *Header) {}, "", horizon.LOSSector, 1},
+		{"this build's conservative", func(h *Header) { h.Params = FromHorizon(horizon.DefaultParams()) }, "", horizon.LOSConservative, 1},
+		{"unnamed sector", func(h *Header) { h.Params.LOS, h.Params.LOSVersion = "", 0 }, "", horizon.LOSSector, 0},
+		{"unnamed conservative", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "", 0, true }, "", horizon.LOSConservative, 0},
+		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1)`, 0, 0},
+		{"newer version", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "conservative", 2, true },
+			`visibility model "conservative" version 2 is not one this build knows`, 0, 0},
+		{"name and flag disagree", func(h *Header) { h.Params.Conservative = true }, `visibility model "sector" version 1 is not one`, 0, 0},
+		{"version without a name", func(h *Header) { h.Params.LOS = "" }, "visibility model version 1 without a name", 0, 0},
+	} {
+		c := slices.Clone(secs)
+		editHeader(c, tc.edit)
+		b := assemble(m, v, c)
+		path := filepath.Join(t.TempDir(), "s.pvs")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for reader, open := range map[string]func() (*Store, error){
+			"Decode": func() (*Store, error) { return Decode(bytes.NewReader(b)) },
+			"Open":   func() (*Store, error) { return Open(path) },
+		} {
+			s, err := open()
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("%s, %s: %v", tc.name, reader, err)
+					continue
+				}
+				if l, ver, err := s.Params.Model(); err != nil || l != tc.los || ver != tc.ver {
+					t.Errorf("%s, %s: model %v version %d (%v), want %v version %d", tc.name, reader, l, ver, err, tc.los, tc.ver)
+				}
+				s.Close()
+				continue
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s, %s: got %v, want a one-line *FormatError with %q", tc.name, reader, err, tc.want)
+			}
+		}
 	}
 }

@@ -27,7 +27,7 @@ func testPart(t testing.TB, w, h int, withGrid bool) ([]byte, []quadpvs.Tree) {
 	}
 	nd := make([]bool, w*h)
 	nd[1] = true
-	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams())}
+	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams())}
 	ph := PartHeader{Shard: 0, Shards: 2, Level: 1, First: 0, Last: 3, Points: w*h - 1, HiddenSample: 16,
 		DEM: DEMHash(w, h, elev, nd), Outputs: []PartOutput{{Label: "1MB", Store: hd}, {Label: "n9", Store: hd}}}
 	var f memFile
@@ -178,7 +178,7 @@ func FuzzPartReader(f *testing.F) {
 // output labels that would name files outside the join's folder or twice,
 // are refused when read, quickly and in one line (issue 31 §4, §5).
 func TestPartHostileHeaders(t *testing.T) {
-	hd := Header{Width: 4, Height: 4, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.DefaultParams())}
+	hd := Header{Width: 4, Height: 4, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams())}
 	for _, tc := range []struct {
 		name   string
 		shards int

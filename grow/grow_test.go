@@ -33,7 +33,7 @@ func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *f
 	if err != nil {
 		t.Fatal(err)
 	}
-	par := horizon.DefaultParams()
+	par := horizon.ThesisParams()
 	par.Sectors = 512
 	m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, par)
 	wk := m.NewWorker()

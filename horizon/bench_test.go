@@ -23,7 +23,7 @@ func BenchmarkViewshed(b *testing.B) {
 }
 
 // BenchmarkViewshedConservative is BenchmarkViewshed with
-// Params.Conservative: a chord across a few patches a step.
+// the conservative model: a chord across a few patches a step.
 func BenchmarkViewshedConservative(b *testing.B) {
 	benchViewshed(b, true)
 }
@@ -32,8 +32,10 @@ func benchViewshed(b *testing.B, conservative bool) {
 	for _, bt := range benchTerrains {
 		b.Run(bt.name, func(b *testing.B) {
 			ter := loadWindow(b, bt.name, bt.win)
-			p := DefaultParams()
-			p.Conservative = conservative
+			p := ThesisParams()
+			if conservative {
+				p.LOS = LOSConservative
+			}
 			m, err := New(ter, p)
 			if err != nil {
 				b.Fatal(err)
@@ -71,7 +73,7 @@ func BenchmarkNew(b *testing.B) {
 	ter := loadWindow(b, "N44W072.hgt", benchTerrains[0].win)
 	b.ReportAllocs()
 	for b.Loop() {
-		New(ter, DefaultParams())
+		New(ter, ThesisParams())
 	}
 }
 
@@ -93,12 +95,12 @@ func BenchmarkClassifyLarge(b *testing.B) {
 // BenchmarkClassifyViewDistance is BenchmarkClassify on the whole HGT tile
 // with a 2,400 m view distance (the bake benchmark's hgt-1201-2400m case).
 func BenchmarkClassifyViewDistance(b *testing.B) {
-	p := DefaultParams()
+	p := ThesisParams()
 	p.MaxDistance = 2400
 	benchClassifyParams(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Width: 1201, Height: 1201}), p)
 }
 
-func benchClassify(b *testing.B, ter Terrain) { benchClassifyParams(b, ter, DefaultParams()) }
+func benchClassify(b *testing.B, ter Terrain) { benchClassifyParams(b, ter, ThesisParams()) }
 
 func benchClassifyParams(b *testing.B, ter Terrain, p Params) {
 	m, err := New(ter, p)
@@ -152,13 +154,13 @@ func bakeOrder(i, width, height int) (col, row int) {
 // order within a tile); it reports observers/s and ns per observer–cell pair.
 func BenchmarkBlock(b *testing.B) {
 	for _, bt := range benchTerrains {
-		b.Run(bt.name, func(b *testing.B) { benchBlock(b, loadWindow(b, bt.name, bt.win), DefaultParams()) })
+		b.Run(bt.name, func(b *testing.B) { benchBlock(b, loadWindow(b, bt.name, bt.win), ThesisParams()) })
 	}
 }
 
 // BenchmarkBlockLarge is BenchmarkBlock on the 1025² window of the HGT tile.
 func BenchmarkBlockLarge(b *testing.B) {
-	benchBlock(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025}), DefaultParams())
+	benchBlock(b, loadWindow(b, "N44W072.hgt", heightmap.Window{Col: 88, Row: 88, Width: 1025, Height: 1025}), ThesisParams())
 }
 
 func benchBlock(b *testing.B, ter Terrain, p Params) {
@@ -210,13 +212,13 @@ func blockOrder(i, width, height int) (col, row int) {
 }
 
 // BenchmarkBlockConservative is BenchmarkBlock in the conservative mode
-// (Params.Conservative), whose profiles take a lower bound of the surface
+// (LOSConservative), whose profiles take a lower bound of the surface
 // over each sector's arc: the bake's cost of that mode.
 func BenchmarkBlockConservative(b *testing.B) {
 	for _, bt := range benchTerrains {
 		b.Run(bt.name, func(b *testing.B) {
-			p := DefaultParams()
-			p.Conservative = true
+			p := ThesisParams()
+			p.LOS = LOSConservative
 			benchBlock(b, loadWindow(b, bt.name, bt.win), p)
 		})
 	}

@@ -310,7 +310,7 @@ func TestBlockMatchesClassify(t *testing.T) {
 		}
 		return ter
 	}
-	def := DefaultParams()
+	def := ThesisParams()
 	withS := func(s int) Params { p := def; p.Sectors = s; return p }
 	curved := def
 	curved.EarthCurvature, curved.Refraction = true, 0.13
@@ -321,9 +321,9 @@ func TestBlockMatchesClassify(t *testing.T) {
 	tall := def
 	tall.ObserverHeight, tall.TargetHeight = 0, 0 // ties: targets at the eye's level
 	cons := withS(256)                            // conservative steps cost several reads: fewer sectors keep the test quick
-	cons.Conservative = true
+	cons.LOS = LOSConservative
 	consCurved := curved
-	consCurved.Sectors, consCurved.Conservative = 256, true
+	consCurved.Sectors, consCurved.LOS = 256, LOSConservative
 	cases := []struct {
 		name   string
 		ter    Terrain
@@ -377,7 +377,7 @@ func TestBlockWholeCrops(t *testing.T) {
 		t.Skip("short")
 	}
 	for _, name := range []string{"hgt-130x110", "dsm-120x136"} {
-		t.Run(name, func(t *testing.T) { checkBlocks(t, readCrop(t, name), DefaultParams(), nil) })
+		t.Run(name, func(t *testing.T) { checkBlocks(t, readCrop(t, name), ThesisParams(), nil) })
 	}
 }
 

@@ -60,7 +60,7 @@ func (bw *BlockWorker) walk() {
 		for b := range row {
 			row[b] = negInf
 		}
-		conservative := m.p.Conservative
+		conservative := m.p.LOS == LOSConservative
 		// The band's highest elevation per chunk of 2^stepShift steps:
 		// over the tiles that any lane's steps of the chunk cross.
 		colMaj := m.secColMaj[k]

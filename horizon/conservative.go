@@ -2,7 +2,7 @@ package horizon
 
 import "math"
 
-// Conservative visibility (Params.Conservative): a target is hidden only
+// Conservative visibility (Params.LOS = LOSConservative): a target is hidden only
 // when the exact line of sight to it — the segment from the observer's eye
 // to the target's top over the bilinear surface through the cell centres —
 // is blocked.
@@ -233,7 +233,7 @@ func (m *Model) buildSegTable() {
 }
 
 // ConservativeBytes bounds the memory, in bytes, that the conservative
-// mode (Params.Conservative) adds to a Model of a width×height terrain:
+// mode (Params.LOS = LOSConservative) adds to a Model of a width×height terrain:
 // the padded patch tables, their build's scratch and the chord-segment
 // table with its offsets.
 func ConservativeBytes(width, height, sectors int) int64 {

@@ -40,7 +40,7 @@ func TestConservative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Conservative = true
+		p.LOS = LOSConservative
 		cons, err := New(ter, p)
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestConservativeWarped(t *testing.T) {
 			}
 			ter := Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
 			p := DefaultParams()
-			p.Conservative = true
+			p.LOS = LOSConservative
 			m, err := New(ter, p)
 			if err != nil {
 				t.Fatal(err)
@@ -183,7 +183,7 @@ func TestConservativeBytes(t *testing.T) {
 		cropWindow(t, "hgt-130x110", 0, 0, 40, 30),
 	} {
 		p := DefaultParams()
-		p.Conservative = true
+		p.LOS = LOSConservative
 		m, err := New(ter, p)
 		if err != nil {
 			t.Fatal(err)
@@ -233,7 +233,7 @@ func TestExitMax(t *testing.T) {
 	for _, dxdy := range [][2]float64{{30, 30}, {0.61, 0.61}, {66.1, 92.6}} {
 		for _, S := range []int{8, 256, 1024} {
 			ter := Terrain{Width: 9, Height: 9, Dx: dxdy[0], Dy: dxdy[1], Elev: make([]float32, 81)}
-			m, err := New(ter, Params{Sectors: S, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true})
+			m, err := New(ter, Params{Sectors: S, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative})
 			if err != nil {
 				t.Fatal(err)
 			}

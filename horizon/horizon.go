@@ -73,20 +73,30 @@ type Params struct {
 	// i.e. every target is judged Margin metres taller. A conservative
 	// margin for grazing lines of sight; it does not remove the sector
 	// model's angular misses (a ridge on the midline beside the true ray,
-	// clearing the terrain by up to metres): Conservative does. 0 is the
-	// thesis's test.
+	// clearing the terrain by up to metres): LOSConservative does. 0 is
+	// the thesis's test.
 	Margin float64
-	// Conservative hides a target only when the exact line of sight to it
-	// is blocked (conservative.go: profiles from lower bounds of the
-	// surface over the arc between two midlines); false is the thesis's
-	// sector model (§3.1). Worker and BlockWorker both honour it.
-	Conservative bool
+	// LOS is the visibility model (los.go): LOSSector, the zero value, is
+	// the thesis's (§3.1); LOSConservative hides a target only when the
+	// exact line of sight to it is blocked. Worker and BlockWorker both
+	// honour it.
+	LOS LOS
 }
 
 // DefaultParams returns S = 1024 sectors, observer and target 1.8 m tall, no
-// distance limit, no Earth curvature.
+// distance limit, no Earth curvature, and the conservative model (exact:
+// no visible target is hidden).
 func DefaultParams() Params {
-	return Params{Sectors: 1024, ObserverHeight: 1.8, TargetHeight: 1.8}
+	return Params{Sectors: 1024, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}
+}
+
+// ThesisParams returns the thesis's parameters (§4): DefaultParams with
+// the sector model, for comparisons with its tables and with peers that
+// use sector horizons.
+func ThesisParams() Params {
+	p := DefaultParams()
+	p.LOS = LOSSector
+	return p
 }
 
 // earthRadius is the mean Earth radius in metres.
@@ -186,8 +196,8 @@ type Model struct {
 
 // Validate reports parameters New would refuse (errors wrap ErrParams): S
 // from 8 to 65,534 sectors, heights ≥ 0 metres, a max distance ≥ 0 metres,
-// a margin ≥ 0 metres, and with Earth curvature a refraction coefficient in
-// [0, 1).
+// a margin ≥ 0 metres, with Earth curvature a refraction coefficient in
+// [0, 1), and a visibility model this build implements.
 // Bounds of Params's lengths: heights and the margin at most 100 km, the
 // view distance at most the Earth's circumference.
 const (
@@ -207,6 +217,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: margin %.4g m, want 0 to %g m", ErrParams, p.Margin, MaxHeight)
 	case p.EarthCurvature && !(p.Refraction >= 0 && p.Refraction < 1):
 		return fmt.Errorf("%w: refraction coefficient %.4g, want 0 ≤ k < 1", ErrParams, p.Refraction)
+	case !p.LOS.Valid():
+		return fmt.Errorf("%w: visibility model %v, want %s", ErrParams, p.LOS, LOSNames())
 	}
 	return nil
 }
@@ -245,7 +257,7 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.buildOffsets()
 	m.buildPyramid()
 	m.k1 = 1
-	if p.Conservative {
+	if p.LOS == LOSConservative {
 		m.k1 = 0 // a cell's wedge is bounded by its first bracketing profile alone
 		m.consShift = make([]int, p.Sectors)
 		m.consPull = make([]float32, p.Sectors)

@@ -36,7 +36,7 @@ func viewshed(t *testing.T, ter Terrain, p Params, col, row int) Bitmap {
 
 func TestFlatPlaneAllVisible(t *testing.T) {
 	for _, tc := range []struct{ w, h, c, r int }{{50, 50, 25, 25}, {37, 61, 0, 0}, {64, 20, 63, 19}, {1, 1, 0, 0}, {1, 9, 0, 4}} {
-		b := viewshed(t, plane(tc.w, tc.h, 5), DefaultParams(), tc.c, tc.r)
+		b := viewshed(t, plane(tc.w, tc.h, 5), ThesisParams(), tc.c, tc.r)
 		if n := b.CountVisible(); n != tc.w*tc.h {
 			t.Errorf("%d×%d from (%d,%d): %d of %d visible", tc.w, tc.h, tc.c, tc.r, n, tc.w*tc.h)
 		}
@@ -50,7 +50,7 @@ func TestWall(t *testing.T) {
 	for r := range 41 {
 		ter.Elev[r*60+20] = 3
 	}
-	p := DefaultParams()
+	p := ThesisParams()
 	b := viewshed(t, ter, p, 5, 20)
 	for c := 21; c < 60; c++ {
 		if b.Visible(c, 20) {
@@ -83,7 +83,7 @@ func TestPits(t *testing.T) {
 				ter.Elev[r*60+c] = -tc.depth
 			}
 		}
-		b := viewshed(t, ter, DefaultParams(), 0, 30)
+		b := viewshed(t, ter, ThesisParams(), 0, 30)
 		for c := 21; c < 30; c++ {
 			if b.Visible(c, 30) == tc.hidden {
 				t.Errorf("pit %g m deep: cell (%d,30) visible = %v", tc.depth, c, !tc.hidden)
@@ -106,17 +106,17 @@ func TestParamsAndErrors(t *testing.T) {
 	}
 	bad := ter
 	bad.Dx = 0
-	if _, err := New(bad, DefaultParams()); !errors.Is(err, ErrTerrain) {
+	if _, err := New(bad, ThesisParams()); !errors.Is(err, ErrTerrain) {
 		t.Errorf("zero spacing: %v", err)
 	}
-	m, _ := New(ter, DefaultParams())
+	m, _ := New(ter, ThesisParams())
 	if _, err := m.NewWorker().Viewshed(10, 0, Bitmap{}); !errors.Is(err, ErrOutside) {
 		t.Errorf("outside observer: %v", err)
 	}
 }
 
 func TestMaxDistance(t *testing.T) {
-	p := DefaultParams()
+	p := ThesisParams()
 	p.MaxDistance = 20
 	b := viewshed(t, plane(50, 50, 2), p, 10, 10)
 	for r := range 50 {
@@ -132,13 +132,13 @@ func TestMaxDistance(t *testing.T) {
 // TestEarthCurvature: on a 20 km flat sea, curvature hides 1.8 m targets
 // beyond the mutual horizon 2·√(2R·1.8) ≈ 9.6 km.
 func TestEarthCurvature(t *testing.T) {
-	p := DefaultParams()
+	p := ThesisParams()
 	p.EarthCurvature = true
 	b := viewshed(t, plane(201, 3, 100), p, 0, 1)
 	if !b.Visible(90, 1) || b.Visible(100, 1) || b.Visible(200, 1) {
 		t.Errorf("curvature: 9 km %v, 10 km %v, 20 km %v", b.Visible(90, 1), b.Visible(100, 1), b.Visible(200, 1))
 	}
-	if b := viewshed(t, plane(201, 3, 100), DefaultParams(), 0, 1); b.CountVisible() != 603 {
+	if b := viewshed(t, plane(201, 3, 100), ThesisParams(), 0, 1); b.CountVisible() != 603 {
 		t.Errorf("flat without curvature: %d visible", b.CountVisible())
 	}
 }
@@ -148,7 +148,7 @@ func TestHorizonExport(t *testing.T) {
 	for r := range 41 { // a 10 m wall 10 cells east of the observer
 		ter.Elev[r*41+30] = 10
 	}
-	m, _ := New(ter, DefaultParams())
+	m, _ := New(ter, ThesisParams())
 	w := m.NewWorker()
 	if _, err := w.Viewshed(20, 20, Bitmap{}); err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestProperties(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ter := loadWindow(t, tc.name, tc.win)
-			p := DefaultParams()
+			p := ThesisParams()
 			tall := p
 			tall.TargetHeight = 5
 			fine := p
@@ -265,7 +265,7 @@ func TestFidelity(t *testing.T) {
 			ref = append(ref, losref.Viewshed(lg, o.c, o.r, 1.8, 1.8))
 		}
 		for _, s := range sectors {
-			p := DefaultParams()
+			p := ThesisParams()
 			p.Sectors = s
 			m, err := New(ter, p)
 			if err != nil {
@@ -314,7 +314,7 @@ func TestMargin(t *testing.T) {
 	for r := range 41 {
 		ter.Elev[r*60+20] = 3
 	}
-	p := DefaultParams()
+	p := ThesisParams()
 	if b := viewshed(t, ter, p, 5, 20); b.Visible(30, 20) {
 		t.Fatal("cell (30,20) behind the wall is visible without a margin")
 	}

@@ -1,6 +1,10 @@
 package horizon
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // The block engine's kernels, one lane per observer of a block. These are
 // the portable versions; lanes_simd.go has vector versions that compute the
@@ -15,8 +19,14 @@ const stepShift = 4
 // 2^decShift-th slot (BlockWorker.dec).
 const decShift = 3
 
-// kernels are the block engine's kernels in use.
-var kernels = scalarKernels
+// kernels are the block engine's kernels in use; vectorKernels the vector
+// set of this build (nil without GOEXPERIMENT=simd) and vectorCPU whether
+// the CPU runs it.
+var (
+	kernels       = scalarKernels
+	vectorKernels *kernelSet
+	vectorCPU     bool
+)
 
 // kernelSet is one implementation of the kernels.
 type kernelSet struct {
@@ -33,6 +43,38 @@ var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes
 // or the vector extension (e.g. "avx512") of a GOEXPERIMENT=simd build on a
 // CPU that has it.
 func SIMD() string { return kernels.name }
+
+// ErrKernels is returned by SetKernels for kernels this build or CPU cannot
+// run.
+var ErrKernels = errors.New("horizon: kernels unavailable")
+
+// SetKernels selects the block engine's kernels by name: "auto" (the
+// fastest this build and CPU run, the default), "avx512" or "scalar". Every
+// set computes the same bits; forcing one lets tests and benchmarks cover
+// each path on one machine. It must not be called while BlockWorkers
+// classify. Errors wrap ErrKernels, in one line naming what is missing, so
+// that a forced vector path fails with a message, not an illegal
+// instruction.
+func SetKernels(name string) error {
+	switch {
+	case name == "auto" || name == "":
+		kernels = scalarKernels
+		if vectorKernels != nil && vectorCPU {
+			kernels = *vectorKernels
+		}
+	case name == scalarKernels.name || name == "portable":
+		kernels = scalarKernels
+	case name == "avx512" && vectorKernels == nil:
+		return fmt.Errorf("%w: avx512: this build has no vector kernels (build with GOEXPERIMENT=simd on amd64); use auto or scalar", ErrKernels)
+	case name == "avx512" && !vectorCPU:
+		return fmt.Errorf("%w: avx512: this CPU lacks AVX-512 (F, CD, BW, DQ, VL); use auto or scalar", ErrKernels)
+	case name == "avx512":
+		kernels = *vectorKernels
+	default:
+		return fmt.Errorf("%w: %q: want auto, avx512 or scalar", ErrKernels, name)
+	}
+	return nil
+}
 
 // walkLanes fills prof[Lanes·(i−1) + b] with lane b's running maximum slope
 // after step i = 1 … of one sector's midline, seen from eye[b], and returns

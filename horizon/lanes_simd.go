@@ -39,7 +39,8 @@ var avx512Kernels = kernelSet{name: "avx512",
 }
 
 func init() {
-	if simdCPU() {
+	vectorKernels, vectorCPU = &avx512Kernels, simdCPU()
+	if vectorCPU {
 		kernels = avx512Kernels
 	}
 }

@@ -93,18 +93,18 @@ func TestBlockKernelTwins(t *testing.T) {
 		t.Skip("no AVX-512 on this CPU")
 	}
 	defer func(k kernelSet) { kernels = k }(kernels)
-	far := DefaultParams()
+	far := ThesisParams()
 	far.MaxDistance, far.EarthCurvature, far.Refraction = 1500, true, 0.13
-	cons := Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true}
+	cons := Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}
 	consFar := far
-	consFar.Sectors, consFar.Conservative = 256, true
+	consFar.Sectors, consFar.LOS = 256, LOSConservative
 	for _, tc := range []struct {
 		name string
 		ter  Terrain
 		p    Params
 	}{
-		{"hgt", cropWindow(t, "hgt-130x110", 20, 10, 90, 70), DefaultParams()},
-		{"dsm", cropWindow(t, "dsm-120x136", 30, 40, 70, 66), DefaultParams()},
+		{"hgt", cropWindow(t, "hgt-130x110", 20, 10, 90, 70), ThesisParams()},
+		{"dsm", cropWindow(t, "dsm-120x136", 30, 40, 70, 66), ThesisParams()},
 		{"hgt far curved", cropWindow(t, "hgt-130x110", 0, 30, 61, 57), far},
 		{"hgt conservative", cropWindow(t, "hgt-130x110", 20, 10, 50, 46), cons},
 		{"dsm conservative curved", cropWindow(t, "dsm-120x136", 30, 40, 45, 42), consFar},
@@ -167,7 +167,7 @@ func TestConsKernelTwins(t *testing.T) {
 		}
 	}
 	for _, curved := range []bool{false, true} {
-		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, Conservative: true, EarthCurvature: curved}
+		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative, EarthCurvature: curved}
 		m, err := New(Terrain{Width: w, Height: h, Dx: 30, Dy: 30, Elev: elev}, p)
 		if err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ func TestEarlyStopKeepsProfiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ter := loadWindow(t, tc.name, tc.win)
-			p := DefaultParams()
+			p := ThesisParams()
 			p.EarthCurvature, p.Refraction = tc.curved, 0.13
 			m, err := New(ter, p)
 			if err != nil {

@@ -80,7 +80,7 @@ const chunkShift = 5
 // full walk's.
 func (w *Worker) walk(col, row int) {
 	m := w.m
-	if m.p.Conservative {
+	if m.p.LOS == LOSConservative {
 		w.walkConservative(col, row)
 		return
 	}
@@ -251,7 +251,7 @@ func (w *Worker) threshold(u, d float32) float32 {
 		return float32(math.Inf(1))
 	}
 	k0, k1 := brackets(u, m.p.Sectors)
-	if m.p.Conservative {
+	if m.p.LOS == LOSConservative {
 		k1 = k0 // the wedge from midline k0 to k0+1 holds u (conservative.go)
 	}
 	return min(w.prof[w.slot(k0, d)], w.prof[w.slot(k1, d)])

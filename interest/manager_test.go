@@ -37,7 +37,7 @@ func newWorld(t testing.TB, name string, win heightmap.Window, nodes int) *world
 	if err != nil {
 		t.Fatal(err)
 	}
-	par := horizon.DefaultParams()
+	par := horizon.ThesisParams()
 	par.Sectors = 256
 	out := filepath.Join(t.TempDir(), "w.pvs")
 	cp := compress.Cap{Codes: 1 << 30}

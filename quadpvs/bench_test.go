@@ -164,7 +164,7 @@ func BenchmarkHierarchy(b *testing.B) {
 	if err != nil {
 		b.Skipf("real DEM absent: %v", err)
 	}
-	m, _ := horizon.New(horizon.Terrain{Width: 128, Height: 128, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+	m, _ := horizon.New(horizon.Terrain{Width: 128, Height: 128, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 	wk := m.NewWorker()
 	for i := range bms {
 		bms[i], _ = wk.Viewshed(i%128, i/128, horizon.Bitmap{})

@@ -39,7 +39,7 @@ func TestEncodeBlock(t *testing.T) {
 					nodata[i] = i%53 == 7
 				}
 			}
-			m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+			m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 			if err != nil {
 				t.Fatal(err)
 			}

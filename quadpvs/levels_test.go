@@ -40,7 +40,7 @@ func TestEncodeLevelsMatchesBitmap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := horizon.DefaultParams()
+			p := horizon.ThesisParams()
 			if c.params != nil {
 				c.params(&p)
 			}

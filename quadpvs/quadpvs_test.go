@@ -265,7 +265,7 @@ func realWorker(t testing.TB, name string, win heightmap.Window) (Geometry, *hor
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+	m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestHierarchy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.DefaultParams())
+			m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 			wk := m.NewWorker()
 			g, _ := NewGeometry(dem.Width, dem.Height)
 			cells := make([]horizon.Bitmap, dem.Width*dem.Height)

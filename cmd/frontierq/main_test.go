@@ -51,7 +51,7 @@ func testStore(t *testing.T) string {
 			storeErr = err
 			return
 		}
-		p := horizon.DefaultParams()
+		p := horizon.ThesisParams()
 		p.Sectors = 256
 		storePath = filepath.Join(dir, "t.pvs")
 		_, storeErr = bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: storePath, Cap: compress.Cap{Nodes: 40}}}})
@@ -219,7 +219,7 @@ func TestVerifyExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors, p.Margin = 256, 2
 	store := filepath.Join(t.TempDir(), "margin.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
@@ -307,7 +307,7 @@ func TestVerifyBadInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dem.Window = heightmap.Window{Col: -3, Row: 150, Width: 16, Height: 12}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	store := filepath.Join(t.TempDir(), "badwindow.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
@@ -477,7 +477,7 @@ func TestNoGeoreferencing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	store := filepath.Join(dir, "raw.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
@@ -540,7 +540,7 @@ func TestVerifyNodataAndWrongDEM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 128
 	store := filepath.Join(dir, "half.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: loaded, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 60}}}}); err != nil {

@@ -37,7 +37,7 @@ func demoStore(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := horizon.DefaultParams()
+	params := horizon.ThesisParams()
 	params.Sectors = 128
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: params, Outputs: []bake.Output{{Path: p, Cap: compress.Cap{Nodes: 60}}}}); err != nil {
 		t.Fatal(err)

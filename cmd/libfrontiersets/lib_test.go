@@ -46,7 +46,7 @@ func buildLib(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	store := filepath.Join(dir, "t.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {

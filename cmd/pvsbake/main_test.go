@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
@@ -92,6 +93,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 		{"unknown model", []string{"viewshed", "d.tif", "--at", "1,1", "-o", "x.tif", "--los", "exact"}, 2, `--los "exact": want sector or conservative`},
+		{"unknown kernels", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--kernels", "sse9"}, 2, `--kernels "sse9": want auto, avx512 or scalar`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,22 +227,33 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	}
 }
 
-// TestConservativeBake: --los conservative is recorded in the store's
-// parameters, and the shards of a conservative and a sector bake do not
-// join.
+// TestConservativeBake: the conservative model is the default, recorded in
+// the store's parameters with its version, --los sector bakes the thesis's,
+// and the shards of a conservative and a sector bake do not join.
 func TestConservativeBake(t *testing.T) {
 	dir := t.TempDir()
 	dem := filepath.Join(dir, "h.tif")
 	if _, errOut, code := runCmd("synth", "--size", "24", "-o", dem); code != 0 {
 		t.Fatal(errOut)
 	}
-	store := filepath.Join(dir, "c.pvs")
-	if _, errOut, code := runCmd("bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "--los", "conservative", "-q"); code != 0 {
-		t.Fatal(errOut)
-	}
-	out, _, _ := runCmd("stat", store)
-	if !strings.Contains(out, `"conservative": true`) {
-		t.Errorf("stat: %s", out)
+	for _, tc := range []struct{ flags, want []string }{
+		{nil, []string{`"los": "conservative"`, `"los_version": 1`, `"conservative": true`}},
+		{[]string{"--los", "conservative"}, []string{`"los": "conservative"`, `"los_version": 1`}},
+		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
+	} {
+		store := filepath.Join(dir, "c.pvs")
+		if _, errOut, code := runCmd(append([]string{"bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q"}, tc.flags...)...); code != 0 {
+			t.Fatal(errOut)
+		}
+		out, _, _ := runCmd("stat", store)
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: stat has no %s: %s", tc.flags, w, out)
+			}
+		}
+		if len(tc.flags) > 0 && tc.flags[1] == "sector" && strings.Contains(out, `"conservative"`) {
+			t.Errorf("--los sector: stat: %s", out)
+		}
 	}
 	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
 	for i, los := range []string{"conservative", "sector"} {
@@ -248,7 +261,41 @@ func TestConservativeBake(t *testing.T) {
 			t.Fatal(errOut)
 		}
 	}
-	if _, errOut, code := runCmd("join", "-o", filepath.Join(dir, "j.pvs"), p0, p1); code != 1 || !strings.Contains(errOut, "visibility parameters") {
+	if _, errOut, code := runCmd("join", "-o", filepath.Join(dir, "j.pvs"), p0, p1); code != 1 || !strings.Contains(errOut, "visibility model (conservative v1 vs sector v1)") {
 		t.Errorf("join of a conservative and a sector shard: exit %d: %s", code, errOut)
+	}
+}
+
+// TestForcedKernels: --kernels (or FRONTIERSETS_KERNELS) forces the block
+// engine's kernels; each set this build and CPU run bakes the same store,
+// and forcing avx512 where it cannot run is a one-line usage error.
+func TestForcedKernels(t *testing.T) {
+	t.Cleanup(func() { horizon.SetKernels("auto") })
+	dir := t.TempDir()
+	dem := filepath.Join(dir, "h.tif")
+	if _, errOut, code := runCmd("synth", "--size", "24", "-o", dem); code != 0 {
+		t.Fatal(errOut)
+	}
+	var stores [][]byte
+	for _, k := range []string{"scalar", "avx512"} {
+		out := filepath.Join(dir, k+".pvs")
+		_, errOut, code := runCmd("bake", dem, "-o", out, "--nodes", "30", "--sectors", "64", "-q", "--kernels", k)
+		if k == "avx512" && horizon.SetKernels("avx512") != nil {
+			if code != 2 || !strings.Contains(errOut, "--kernels avx512: this") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("--kernels avx512 where it cannot run: exit %d: %q", code, errOut)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("--kernels %s: %s", k, errOut)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, b)
+	}
+	if len(stores) == 2 && !bytes.Equal(stores[0], stores[1]) {
+		t.Error("the avx512 and scalar kernels baked other stores")
 	}
 }

@@ -39,7 +39,7 @@ type AdversarialReport struct {
 // per cell.
 func Adversarial(s *compress.Store, gr *grow.Grower, g *heightmap.Grid, sector *horizon.Model, opt grow.Options, n int, seed uint64) (*AdversarialReport, error) {
 	p := sector.Params()
-	p.Conservative = true
+	p.LOS = horizon.LOSConservative
 	cons, err := horizon.New(sector.Terrain(), p)
 	if err != nil {
 		return nil, err

@@ -30,8 +30,10 @@ func TestConservativeStoreAudits(t *testing.T) {
 	}
 	hidden := map[bool]int{}
 	for _, cons := range []bool{false, true} {
-		p := horizon.DefaultParams()
-		p.Conservative = cons
+		p := horizon.ThesisParams()
+		if cons {
+			p.LOS = horizon.LOSConservative
+		}
 		path := filepath.Join(t.TempDir(), "s.pvs")
 		if _, err := bake.Run(context.Background(), bake.Config{DEM: g, Params: p, Outputs: []bake.Output{{Path: path}}}); err != nil {
 			t.Fatal(err)

@@ -88,7 +88,7 @@ func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outp
 	w, h := int64(width), int64(height)
 	cells := w * h
 	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
-	if p.Conservative {
+	if p.LOS == horizon.LOSConservative {
 		tables += horizon.ConservativeBytes(width, height, p.Sectors)
 	}
 	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1)))  // a worst-case tree

@@ -35,7 +35,7 @@ func TestBakeRealWindow(t *testing.T) {
 	dem := loadWindow(t, "N44W072.hgt", heightmap.Window{Col: 830, Row: 860, Width: 24, Height: 19})
 	dir := t.TempDir()
 	exact, capped := filepath.Join(dir, "exact.pvs"), filepath.Join(dir, "capped.pvs")
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	stats, err := Run(context.Background(), Config{DEM: dem, Params: p, Workers: 3, HiddenSample: 1, Outputs: []Output{
 		{Path: exact, Budget: 1 << 30, Cap: compress.Cap{Codes: 1 << 30}},
@@ -103,7 +103,7 @@ func TestBakeNodata(t *testing.T) {
 	dem.Nodata = make([]bool, len(dem.Elev))
 	dem.Nodata[dem.Index(4, 5)], dem.NodataCount = true, 1
 	out := filepath.Join(t.TempDir(), "s.pvs")
-	if _, err := Run(context.Background(), Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: out, Cap: compress.Cap{Codes: 1 << 20}}}}); err != nil {
+	if _, err := Run(context.Background(), Config{DEM: dem, Params: horizon.ThesisParams(), Outputs: []Output{{Path: out, Cap: compress.Cap{Codes: 1 << 20}}}}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStore(out)
@@ -130,7 +130,7 @@ func TestBakeCancelAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err := Run(ctx, Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: filepath.Join(dir, "a.pvs"), Cap: compress.Cap{Nodes: 50}}},
+	_, err := Run(ctx, Config{DEM: dem, Params: horizon.ThesisParams(), Outputs: []Output{{Path: filepath.Join(dir, "a.pvs"), Cap: compress.Cap{Nodes: 50}}},
 		Progress: func(done, total int) {
 			if n++; done >= total/3 {
 				cancel() // progress comes a block (16 points) at a time
@@ -142,7 +142,7 @@ func TestBakeCancelAndErrors(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("cancelled bake left %v", left)
 	}
-	_, err = Run(context.Background(), Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: []Output{{Path: filepath.Join(dir, "missing", "a.pvs")}}})
+	_, err = Run(context.Background(), Config{DEM: dem, Params: horizon.ThesisParams(), Outputs: []Output{{Path: filepath.Join(dir, "missing", "a.pvs")}}})
 	if err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("unwritable output: %v", err)
 	}
@@ -153,7 +153,7 @@ func TestBakeCancelAndErrors(t *testing.T) {
 // 1201² tile with a 2,400 m view distance (481 MB); not below 90% of it,
 // and not so far above that a bake that fits would be refused.
 func TestEstimate(t *testing.T) {
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	far := p
 	far.MaxDistance = 2400
 	for _, c := range []struct {
@@ -177,7 +177,7 @@ func TestEstimate(t *testing.T) {
 func TestMinLossBake(t *testing.T) {
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 40, Height: 36})
 	dir := t.TempDir()
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	path := func(n string) string { return filepath.Join(dir, n+".pvs") }
 	stats, err := Run(context.Background(), Config{DEM: dem, Params: p, Workers: 2, HiddenSample: 1, Outputs: []Output{
@@ -247,7 +247,7 @@ func BenchmarkRun(b *testing.B) {
 				}
 				outs = append(outs, Output{Path: filepath.Join(dir, fmt.Sprintf("%d.pvs", i)), Budget: budget, Cap: cp})
 			}
-			params := horizon.DefaultParams()
+			params := horizon.ThesisParams()
 			params.MaxDistance = bc.maxDist
 			b.ReportAllocs()
 			for b.Loop() {

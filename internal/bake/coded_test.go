@@ -22,7 +22,7 @@ func TestCodedBake(t *testing.T) {
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 96, Height: 80})
 	dir := t.TempDir()
 	exact, flat, coded := filepath.Join(dir, "exact.pvs"), filepath.Join(dir, "flat.pvs"), filepath.Join(dir, "coded.pvs")
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	const budget = 2_000_000 // the coder's 1.3 MB of tables take much of a small store's budget
 	quads := func() int { g, _ := quadpvs.NewGeometry(dem.Width, dem.Height); return g.QuadCount() }()
@@ -88,7 +88,7 @@ func TestCodedBakeSameBytes(t *testing.T) {
 		t.Skip("two bakes of 19,500 points (make check)")
 	}
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 150, Height: 130})
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	quads := func() int { g, _ := quadpvs.NewGeometry(dem.Width, dem.Height); return g.QuadCount() }()
 	var files [2][]byte

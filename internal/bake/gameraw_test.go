@@ -49,7 +49,7 @@ func TestGameRAW(t *testing.T) {
 			t.Fatalf("cell %d: %g m from the RAW, %g from the GeoTIFF", i, raw.Elev[i], tif.Elev[i])
 		}
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 128
 	var hier [2]*quadpvs.Hierarchy
 	for k, dem := range []*heightmap.Grid{tif, raw} {

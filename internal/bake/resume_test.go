@@ -22,7 +22,7 @@ func TestResume(t *testing.T) {
 	defer func(n int) { pointsPerTile = n }(pointsPerTile)
 	pointsPerTile = 1000
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 96, Height: 80})
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "ckpt")
@@ -109,7 +109,7 @@ func TestResumeCoded(t *testing.T) {
 		pointsPerTile, win.Width, win.Height = 1000, 96, 80
 	}
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", win)
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	quads := mustGeometry(t, dem).QuadCount()
 	dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,7 +135,7 @@ func TestShardJoinIdentical(t *testing.T) {
 					dem.Nodata[i] = i%dem.Width < 12 && i/dem.Width < 20
 				}
 			}
-			p := horizon.DefaultParams()
+			p := horizon.ThesisParams()
 			p.Sectors = 128
 			dir := t.TempDir()
 			whole := shardOutputs(dir, "whole")
@@ -186,7 +187,7 @@ func TestShardJoinIdentical(t *testing.T) {
 // is left behind.
 func TestJoinRefuses(t *testing.T) {
 	dem := loadWindow(t, "N44W072.hgt", heightmap.Window{Col: 830, Row: 860, Width: 20, Height: 17})
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 64
 	dir := t.TempDir()
 	three := bakeShards(t, dem, p, dir, 3)
@@ -198,6 +199,11 @@ func TestJoinRefuses(t *testing.T) {
 	fdir := filepath.Join(dir, "n4")
 	os.Mkdir(fdir, 0o755)
 	four := bakeShards(t, dem, p, fdir, 4)
+	cdir := filepath.Join(dir, "cons")
+	os.Mkdir(cdir, 0o755)
+	c := p
+	c.LOS = horizon.LOSConservative
+	cons := bakeShards(t, dem, c, cdir, 3)
 	damage := func(name string, edit func(b []byte) []byte) string {
 		b, _ := os.ReadFile(three[1])
 		path := filepath.Join(dir, name)
@@ -215,6 +221,7 @@ func TestJoinRefuses(t *testing.T) {
 		{"twice", []string{three[0], three[1], three[1], three[2]}, "shard 1/3 given twice"},
 		{"other params", []string{three[0], other[1], three[2]}, "differ in visibility parameters"},
 		{"other count", []string{three[0], three[1], four[2]}, "differ in shard count"},
+		{"other model", []string{three[0], cons[1], three[2]}, "differ in visibility model (sector v1 vs conservative v1)"},
 		{"flipped byte", []string{three[0], flipped, three[2]}, "flipped"},
 		{"truncated", []string{three[0], truncated, three[2]}, "truncated"},
 	} {
@@ -251,5 +258,38 @@ func TestJoinRefuses(t *testing.T) {
 				t.Errorf("temporary files left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestJoinRefusesOtherVersions: partials of one model baked by builds
+// whose model versions differ (here shard 1 as a build from before versions
+// wrote it) are refused, naming both versions; so is a resume (differ).
+func TestJoinRefusesOtherVersions(t *testing.T) {
+	dem := loadWindow(t, "N44W072.hgt", heightmap.Window{Col: 830, Row: 860, Width: 20, Height: 17})
+	p := horizon.DefaultParams()
+	p.Sectors = 32
+	paths := bakeShards(t, dem, p, t.TempDir(), 2)
+	var parts []*Partial
+	for _, path := range paths {
+		pt, err := OpenPartial(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pt.Close()
+		parts = append(parts, pt)
+	}
+	if _, err := CheckPartials(parts); err != nil {
+		t.Fatalf("this build's partials: %v", err)
+	}
+	pr := *parts[1].PartReader
+	old := Partial{Path: parts[1].Path, PartReader: &pr}
+	old.Header.Outputs = slices.Clone(old.Header.Outputs)
+	for i := range old.Header.Outputs {
+		old.Header.Outputs[i].Store.Params.LOS, old.Header.Outputs[i].Store.Params.LOSVersion = "", 0
+	}
+	_, err := CheckPartials([]*Partial{parts[0], &old})
+	want := "differ in visibility model version (conservative v1 vs conservative (unversioned)"
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrMismatch) {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }

@@ -18,7 +18,7 @@ func TestTotalViewshed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	tv := make([]uint32, dem.Width*dem.Height)
 	dir := t.TempDir()
@@ -67,7 +67,7 @@ func TestBlockVisibleCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dist := range []float64{0, 150} {
-		p := horizon.DefaultParams()
+		p := horizon.ThesisParams()
 		p.Sectors, p.MaxDistance = 128, dist
 		m, err := horizon.New(Terrain(dem), p)
 		if err != nil {

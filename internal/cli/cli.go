@@ -341,7 +341,7 @@ func (v *VisFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
 	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
 	fs.Float64Var(&v.p.Margin, "margin", d.Margin, "count a target hidden only when it lies this many `metres` below the line of sight (conservative for grazing lines)")
-	fs.StringVar(&v.los, "los", "sector", "visibility `model`: sector (the thesis's midline profiles) or conservative (hidden only when the exact line of sight is blocked)")
+	fs.StringVar(&v.los, "los", d.LOS.String(), "visibility `model`: conservative (hidden only when the exact line of sight is blocked) or sector (the thesis's midline profiles: faster, can hide targets whose line of sight passes beside a ridge)")
 }
 
 // Params returns the parameters; their validation is horizon.New's.
@@ -350,14 +350,11 @@ func (v *VisFlags) Params() horizon.Params { return v.p }
 // Checked returns the parameters, or a *UsageError when horizon would
 // refuse them (horizon.Params.Validate).
 func (v *VisFlags) Checked() (horizon.Params, error) {
-	switch v.los {
-	case "sector", "":
-		v.p.Conservative = false
-	case "conservative":
-		v.p.Conservative = true
-	default:
-		return v.p, Usagef("--los %q: want sector or conservative", v.los)
+	l, err := horizon.ParseLOS(v.los)
+	if err != nil {
+		return v.p, Usagef("--los %q: want %s", v.los, horizon.LOSNames())
 	}
+	v.p.LOS = l
 	if err := v.p.Validate(); err != nil {
 		return v.p, Usagef("%v", err)
 	}

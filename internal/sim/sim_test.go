@@ -26,7 +26,7 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.DefaultParams()
+	p := horizon.ThesisParams()
 	p.Sectors = 256
 	out := filepath.Join(t.TempDir(), "s.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: out, Cap: cp, Budget: 1 << 30}}}); err != nil {
