@@ -101,8 +101,8 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	n := len(rec)
 	// slopeBounds in vectors.
 	invV := bcast(inv)
-	zero := archsimd.BroadcastFloat32x16(0)
-	next := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
+	zero := bcast(0)
+	next := bcast(float32(math.Inf(-1)))
 	for c := len(z) - 1; c >= 0; c-- {
 		tn := invV.Mul(bcastp(&rec[c<<stepShift]))
 		tf := invV.Mul(bcastp(&rec[min((c+1)<<stepShift, n)-1]))
@@ -111,7 +111,7 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 		next = s.Merge(next, s.Greater(next))
 		next.Store((*[Lanes]float32)(sb[c*Lanes : (c+1)*Lanes]))
 	}
-	cur := archsimd.BroadcastFloat32x16(float32(math.Inf(-1)))
+	cur := bcast(float32(math.Inf(-1)))
 	pw := int(lane[BlockSide])
 	y := mf
 	prof = prof[:n*Lanes]
@@ -127,7 +127,7 @@ func walkLanes16(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes
 	// fraction from its low 32 bits, i+1 counted in floats (exact below
 	// 2^24), rec[i] from 16 loaded at a time and spread by a permutation.
 	dkV := bcast(dk)
-	oneF, scale := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(0x1p-32)
+	oneF, scale := bcast(1), bcast(0x1p-32)
 	oneU, mfLo := archsimd.BroadcastUint32x16(1), archsimd.BroadcastUint32x16(uint32(mf))
 	yLo := archsimd.BroadcastUint32x16(uint32(y))
 	fiV := oneF
@@ -193,13 +193,13 @@ var rowDown = [Lanes]uint32{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
 // boundLanes16 is boundLanes in AVX-512.
 func boundLanes16(bw *BlockWorker, j *boundJob) {
 	tau := archsimd.LoadFloat32x16(&bw.tau)
-	zero := archsimd.BroadcastFloat32x16(0)
+	zero := bcast(0)
 	invNear, invFar := bcastp(&j.invNear), bcastp(&j.invFar)
 	zHi := bcastp(&j.zmax).Add(tau).Sub(bcastp(&j.drpNear))
 	zLo := bcastp(&j.zmin).Add(tau).Sub(bcastp(&j.drpFar))
 	sHi := zHi.Mul(invNear).Merge(zHi.Mul(invFar), zHi.GreaterEqual(zero))
 	sLo := zLo.Mul(invFar).Merge(zLo.Mul(invNear), zLo.GreaterEqual(zero))
-	dNear, dFar, margin := bcastp(&j.dNear), bcastp(&j.dFar), archsimd.BroadcastFloat32x16(marginSteps)
+	dNear, dFar, margin := bcastp(&j.dNear), bcastp(&j.dFar), bcast(marginSteps)
 	secInv, prof := bw.m.secInvX, bw.dec
 	hid, vis := j.hid, j.vis
 	// The sectors' near and far steps, 16 sectors at a time in vectors
@@ -270,7 +270,7 @@ func cellLanes16(bw *BlockWorker, j *cellJob) {
 func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	m := bw.m
 	S := archsimd.BroadcastInt32x16(int32(m.p.Sectors)).ConvertToFloat32()
-	halfS := S.Mul(archsimd.BroadcastFloat32x16(0.5))
+	halfS := S.Mul(bcast(0.5))
 	stride := m.rc + 1
 	perm := archsimd.LoadUint32x16(&flipPerm[j.flip])
 	q := window(m.offU, j.win[k], stride, perm)
@@ -292,7 +292,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 		zz = zz.Sub(window(m.offDrp, j.win[k], stride, perm))
 	}
 	lhs := zz.Mul(inv)
-	k0 := u.Add(S).Sub(archsimd.BroadcastFloat32x16(0.5)).ConvertToInt32()
+	k0 := u.Add(S).Sub(bcast(0.5)).ConvertToInt32()
 	var t0, t1 [Lanes]uint32 // the brackets' profile values, as bits
 	prof := floatBits(bw.prof)
 	// The sector tables, for sectors base … base+31: the lanes' two
@@ -307,7 +307,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 		nHi := archsimd.LoadInt32x16((*[Lanes]int32)(bw.n[base+Lanes : base+2*Lanes]))
 		sLo := archsimd.LoadInt32x16((*[Lanes]int32)(bw.start[base : base+Lanes]))
 		sHi := archsimd.LoadInt32x16((*[Lanes]int32)(bw.start[base+Lanes : base+2*Lanes]))
-		half := archsimd.BroadcastFloat32x16(marginSteps)
+		half := bcast(marginSteps)
 		zero := archsimd.BroadcastInt32x16(0)
 		lane := archsimd.LoadInt32x16(&laneIndex)
 		j0 := d.Mul(invLo.ConcatPermute(invHi, k0i)).Sub(half).ConvertToInt32().Min(nLo.ConcatPermute(nHi, k0i)).Max(zero)
@@ -364,8 +364,8 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 	pick1 := archsimd.LoadUint32x16(&rowPick[1])
 	bulge := bcastp(&j.bulge)
 	pad := bcastp(&m.consPad)
-	zero := archsimd.BroadcastFloat32x16(0)
-	minus1 := archsimd.BroadcastFloat32x16(-1)
+	zero := bcast(0)
+	minus1 := bcast(-1)
 	drop, inv := bcastp(&j.drop), bcastp(&j.inv)
 	eye, cur := archsimd.LoadFloat32x16(&bw.eye), archsimd.LoadFloat32x16(&j.cur)
 	// The screen: lanes for which some patch's highest corner gives a
@@ -386,7 +386,7 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 		}
 	}
 	need := j.live &^ pass // the lanes the screen left
-	z := archsimd.BroadcastFloat32x16(float32(math.Inf(1)))
+	z := bcast(float32(math.Inf(1)))
 	in := uint16(0)
 	for i := range j.segs {
 		s := &j.segs[i]

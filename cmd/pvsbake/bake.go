@@ -158,8 +158,8 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
 		}
 		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*quiet {
-			fmt.Fprintf(stderr, "pvsbake: %d points, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
-				total, pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
+			fmt.Fprintf(stderr, "pvsbake: %d points, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
+				total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
 		} else if err != nil && ctx.Err() == nil {
 			return err
 		}
