@@ -187,8 +187,14 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 			if b, err := os.ReadFile(rec); *reuse && err == nil && json.Unmarshal(b, &bk) == nil {
 				fmt.Fprintf(stdout, "%d² %s: reusing the stores of %s\n", n, enc, rec)
 			} else {
+				// One budget writes -o itself: name it as several would, so
+				// that a later --reuse finds every store by its budget.
+				out := prefix
+				if len(labels) == 1 {
+					out = scaleStore(prefix, labels[0])
+				}
 				bargs := []string{"bake", dem, "--window", win, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
-					"--budget", strings.Join(labels, ","), "--encoding", enc, "-o", prefix, "--progress", "1m"}
+					"--budget", strings.Join(labels, ","), "--encoding", enc, "-o", out, "--progress", "1m"}
 				fmt.Fprintf(stdout, "%d² %s: pvsbake %s\n", n, enc, strings.Join(bargs, " "))
 				var so string
 				if bk, so, err = timed(bin, bargs, stderr); err != nil {
@@ -200,9 +206,11 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 			for _, l := range labels {
-				path := prefix + "-" + l + ".pvs"
-				if len(labels) == 1 {
-					path = prefix
+				path := scaleStore(prefix, l)
+				if _, err := os.Stat(path); err != nil && len(labels) == 1 {
+					if _, e := os.Stat(prefix); e == nil {
+						path = prefix // a single-budget store of an earlier run
+					}
 				}
 				gib, _ := strconv.ParseFloat(strings.TrimSuffix(l, "GiB"), 64)
 				row := scaleRow{Size: n, BudgetGiB: gib, Encoding: enc, BakeS: bk.Wall.Seconds(), BakeCPUS: bk.CPU.Seconds(), PeakRSSMB: float64(bk.PeakRSS) / 1e6}
@@ -219,6 +227,10 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
 	return nil
 }
+
+// scaleStore returns the path of the store of budget label (e.g. "1GiB")
+// a bake with output prefix writes: PREFIX-<label>.pvs.
+func scaleStore(prefix, label string) string { return prefix + "-" + label + ".pvs" }
 
 // scaleQueries opens the store at path, times hierarchical growing with
 // lossless and lossy merges on mutually invisible random pairs, one
