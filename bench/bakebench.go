@@ -51,6 +51,7 @@ var bakeCases = []bakeCase{
 // bakeRow is one measured case.
 type bakeRow struct {
 	bakeCase
+	LOS       string // the visibility model
 	Points    int
 	Wall      time.Duration
 	Projected time.Duration
@@ -77,6 +78,7 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	tmp := fs.String("tmp", filepath.Join(os.TempDir(), "pvs-bakebench"), "`folder` for the stores (deleted after each case)")
 	budgets := fs.String("budget", "0.1GiB,0.25GiB,0.5GiB,1GiB", "the `budgets` of every bake, in one pass")
 	peers2 := fs.String("peers", "../shared/peers", "`folder` of the peers' source (Total_Viewshed is built from it; \"\" to skip)")
+	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case (conservative, sector or both)")
 	peerObs := fs.Int("peer-observers", 200, "`observers` timed with GDAL's viewshed and ours on each real window (0: skip)")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
@@ -93,6 +95,13 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 			return cli.Usagef("--cases: %q is not one of %s", n, strings.Join(names, ", "))
 		}
 		run = append(run, bakeCases[i])
+	}
+	var los []string
+	for _, m := range strings.Split(*models, ",") {
+		if _, err := horizon.ParseLOS(m); err != nil {
+			return cli.Usagef("--los %q: want %s, or both", m, horizon.LOSNames())
+		}
+		los = append(los, m)
 	}
 	if err := os.MkdirAll(*tmp, 0o755); err != nil {
 		return err
@@ -126,8 +135,8 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			fmt.Fprintf(stdout, "Total_Viewshed peer skipped: %v\n", err)
 		} else {
-			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s (CPU %.1f s); our bake at --sectors %d: %.1f s (CPU %.1f s, 1 worker), %.1f s (2 workers)\n",
-				r.Size, r.TV.Seconds(), r.TVCPU.Seconds(), r.Sectors, r.Ours1.Seconds(), r.Ours1CPU.Seconds(), r.Ours2.Seconds())
+			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s (CPU %.1f s); our default bake at --sectors %d: %.1f s (CPU %.1f s, 1 worker), %.1f s (2 workers); --los sector %.1f s (CPU %.1f s, 1 worker)\n",
+				r.Size, r.TV.Seconds(), r.TVCPU.Seconds(), r.Sectors, r.Ours1.Seconds(), r.Ours1CPU.Seconds(), r.Ours2.Seconds(), r.Sector1.Seconds(), r.Sector1CPU.Seconds())
 			tv = &r
 		}
 	}
@@ -142,16 +151,18 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, c := range run {
-		row, err := bakeOne(c, bin, *data, *tmp, *budgets, stderr)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.Name, err)
-		}
-		fmt.Fprintf(stdout, "%s: %d points in %s (projected %s), peak RSS %s (estimate %s), %.3g pairs/s per core\n",
-			c.Name, row.Points, row.Wall.Round(100*time.Millisecond), row.Projected.Round(time.Second),
-			compress.FormatBytes(row.PeakRSS), compress.FormatBytes(row.Estimate), row.pairsPerCoreSecond())
-		rows = append(rows, row)
-		if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
-			return err
+		for _, m := range los {
+			row, err := bakeOne(c, m, bin, *data, *tmp, *budgets, stderr)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.Name, err)
+			}
+			fmt.Fprintf(stdout, "%s, %s model: %d points in %s (projected %s), peak RSS %s (estimate %s), %.3g pairs/s per core\n",
+				c.Name, m, row.Points, row.Wall.Round(100*time.Millisecond), row.Projected.Round(time.Second),
+				compress.FormatBytes(row.PeakRSS), compress.FormatBytes(row.Estimate), row.pairsPerCoreSecond())
+			rows = append(rows, row)
+			if err := writeBakeResults(dir, rows, peers, tv, *budgets); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
@@ -164,8 +175,9 @@ var (
 	progressRE  = regexp.MustCompile(`after ([0-9hms.]+), about ([0-9hms.]+) left`)
 )
 
-// bakeOne runs pvsbake bake for c as a child process and measures it.
-func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
+// bakeOne runs pvsbake bake for c with visibility model los as a child
+// process and measures it.
+func bakeOne(c bakeCase, los, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
 	dem, err := caseDEM(c, bin, data, tmp, log)
 	if err != nil {
 		return bakeRow{}, err
@@ -184,14 +196,15 @@ func bakeOne(c bakeCase, bin, data, tmp, budgets string, log io.Writer) (bakeRow
 	}
 	p := horizon.DefaultParams()
 	p.MaxDistance = c.MaxDistance
+	p.LOS, _ = horizon.ParseLOS(los)
 	if c.Budgets != "" {
 		budgets = c.Budgets
 	}
 	outputs := len(strings.Split(budgets, ","))
 	workers := runtime.GOMAXPROCS(0)
-	row := bakeRow{bakeCase: c, Points: g.Width * g.Height, Workers: workers,
+	row := bakeRow{bakeCase: c, LOS: los, Points: g.Width * g.Height, Workers: workers,
 		Estimate: bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, workers, outputs)}
-	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress", "20s"}
+	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress", "20s", "--los", los}
 	if c.Window != "" {
 		args = append(args, "--window", c.Window)
 	}
@@ -241,9 +254,9 @@ func removeStores(tmp, name string) {
 func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, budgets string) error {
 	err := atomicfile.Write(filepath.Join(dir, "bake.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"case", "dem", "window", "max_distance_m", "points", "wall_s", "projected_s", "eta_at_1min_s", "peak_rss_bytes", "estimate_bytes", "workers", "pairs_per_core_s", "before"})
+		cw.Write([]string{"case", "los", "dem", "window", "max_distance_m", "points", "wall_s", "projected_s", "eta_at_1min_s", "peak_rss_bytes", "estimate_bytes", "workers", "pairs_per_core_s", "before"})
 		for _, r := range rows {
-			cw.Write([]string{r.Name, r.DEM, r.Window, fmt.Sprint(r.MaxDistance), fmt.Sprint(r.Points),
+			cw.Write([]string{r.Name, r.LOS, r.DEM, r.Window, fmt.Sprint(r.MaxDistance), fmt.Sprint(r.Points),
 				fmt.Sprintf("%.1f", r.Wall.Seconds()), fmt.Sprintf("%.0f", r.Projected.Seconds()), fmt.Sprintf("%.0f", r.ETA.Seconds()), fmt.Sprint(r.PeakRSS),
 				fmt.Sprint(r.Estimate), fmt.Sprint(r.Workers), fmt.Sprintf("%.4g", r.pairsPerCoreSecond()), r.Before})
 		}
@@ -257,8 +270,8 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 		fmt.Fprintf(w, "# Bake benchmark, %s\n\n", time.Now().UTC().Format("2006-01-02"))
 		fmt.Fprintf(w, "`go run ./bench bake` on this machine (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration; ETA is elapsed + time left on its first progress line at or after one minute (— for bakes shorter than that). Pairs are points² (every observer against every cell) per second per worker.\n\n",
 			runtime.NumCPU(), strings.TrimPrefix(runtime.Version(), "go"), budgets)
-		fmt.Fprintln(w, "| case | window | max distance | points | wall | projected | ETA at 1 min | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| case | model | window | max distance | points | wall | projected | ETA at 1 min | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
 			win, md := r.Window, "—"
 			if win == "" {
@@ -272,9 +285,22 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 			if r.ETA > 0 {
 				eta = fmt.Sprintf("%s (%+.0f%%)", r.ETA.Round(time.Second), 100*(r.ETA.Seconds()/r.Wall.Seconds()-1))
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %.3g | %.2f | %s |\n", r.Name, win, md, r.Points,
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %.3g | %.2f | %s |\n", r.Name, r.LOS, win, md, r.Points,
 				r.Wall.Round(100*time.Millisecond), r.Projected.Round(time.Second), eta, compress.FormatBytes(r.PeakRSS),
 				compress.FormatBytes(r.Estimate), pps, 1e9/pps, r.Before)
+		}
+		// The models' ratio per case, from the bakes run one after the other.
+		first := true
+		for i, r := range rows {
+			for _, q := range rows[:i] {
+				if q.Name == r.Name && q.LOS == "conservative" && r.LOS == "sector" {
+					if first {
+						fmt.Fprint(w, "\nConservative ÷ sector, wall time of the two bakes of each case (run one after the other):\n\n")
+						first = false
+					}
+					fmt.Fprintf(w, "- %s: %.2f×\n", r.Name, q.Wall.Seconds()/r.Wall.Seconds())
+				}
+			}
 		}
 		if len(peers) > 0 {
 			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`heightmap.GDALViewshed`, no curvature, output read back), against the bake's per-point work — the block engine (`horizon.BlockWorker.Classify` + `quadpvs.Encoder.EncodeBlockTrees` on the observer's block, divided by its points; kernels: %s) and the per-observer engine it replaced (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) — and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n", horizon.SIMD())
@@ -285,11 +311,12 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 			}
 		}
 		if tv != nil {
-			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches); its 180 axes are swept both ways, 360 one-degree sectors; observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors %d` (equal angular resolution), one 1 GiB budget, block engine kernels %s. CPU is user + system time of the whole process (our bake merges and writes on a second goroutine beside its one worker).\n\n", tv.Size, tv.Sectors, horizon.SIMD())
-			fmt.Fprintln(w, "| Total_Viewshed wall | its CPU | ours, 1 worker, wall | its CPU | ours, 2 workers, wall | 2nd core's speed-up | ours ÷ Total_Viewshed (wall, CPU) |")
-			fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f× | %.2f×, %.2f× |\n", tv.TV.Seconds(), tv.TVCPU.Seconds(), tv.Ours1.Seconds(),
-				tv.Ours1CPU.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds(), tv.Ours1CPU.Seconds()/tv.TVCPU.Seconds())
+			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches); its 180 axes are swept both ways, 360 one-degree sectors; observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors %d` (equal angular resolution), one 1 GiB budget, block engine kernels %s, the default (conservative) model and `--los sector`, run one after the other after Total_Viewshed. CPU is user + system time of the whole process (our bake merges and writes on a second goroutine beside its one worker).\n\n", tv.Size, tv.Sectors, horizon.SIMD())
+			fmt.Fprintln(w, "| Total_Viewshed wall | its CPU | ours, 1 worker, wall | its CPU | ours, 2 workers, wall | 2nd core's speed-up | ours ÷ Total_Viewshed (wall, CPU) | `--los sector`, 1 worker, wall | its CPU | sector ÷ Total_Viewshed (wall) |")
+			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f× | %.2f×, %.2f× | %.1f s | %.1f s | %.2f× |\n", tv.TV.Seconds(), tv.TVCPU.Seconds(), tv.Ours1.Seconds(),
+				tv.Ours1CPU.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds(), tv.Ours1CPU.Seconds()/tv.TVCPU.Seconds(),
+				tv.Sector1.Seconds(), tv.Sector1CPU.Seconds(), tv.Sector1.Seconds()/tv.TV.Seconds())
 		}
 		return nil
 	})
@@ -381,10 +408,11 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 // system, the whole process: our bake's merging and writing run beside
 // its worker).
 type tvRow struct {
-	Size, Sectors   int
-	TV, TVCPU       time.Duration
-	Ours1, Ours1CPU time.Duration // one worker
-	Ours2           time.Duration // two workers
+	Size, Sectors       int
+	TV, TVCPU           time.Duration
+	Ours1, Ours1CPU     time.Duration // the default (conservative) model, one worker
+	Ours2               time.Duration // two workers
+	Sector1, Sector1CPU time.Duration // --los sector, one worker
 }
 
 // tvSectors is our bake's S on the Total_Viewshed crop: equal angular
@@ -465,10 +493,11 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 		}
 		r.TV, r.TVCPU = time.Since(start), cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
 	}
-	for _, workers := range []int{1, 2} {
+	for i, workers := range []int{1, 1, 2} {
 		var so bytes.Buffer
+		los := []string{"conservative", "sector", "conservative"}[i]
 		cmd := exec.Command(bin, "bake", filepath.Join(work, "crop.tif"), "-o", filepath.Join(work, "ours.pvs"), "--budget", "1GiB",
-			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--quiet")
+			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--los", los, "--quiet")
 		cmd.Stdout, cmd.Stderr = &so, log
 		if err := cmd.Run(); err != nil {
 			return tvRow{}, fmt.Errorf("our bake of the crop: %w", err)
@@ -478,10 +507,13 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 			return tvRow{}, fmt.Errorf("our bake of the crop printed %q", so.String())
 		}
 		sec, _ := strconv.ParseFloat(m[2], 64)
-		if workers == 1 {
-			r.Ours1 = time.Duration(sec * float64(time.Second))
-			r.Ours1CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		} else {
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		switch i {
+		case 0:
+			r.Ours1, r.Ours1CPU = time.Duration(sec*float64(time.Second)), cpu
+		case 1:
+			r.Sector1, r.Sector1CPU = time.Duration(sec*float64(time.Second)), cpu
+		default:
 			r.Ours2 = time.Duration(sec * float64(time.Second))
 		}
 	}

@@ -24,25 +24,28 @@ func TestBakeBenchReport(t *testing.T) {
 		t.Fatalf("peer timing %+v", pr)
 	}
 	rows := []bakeRow{
-		{bakeCase: bakeCases[0], Points: 99856, Wall: 45 * time.Second, Projected: 50 * time.Second, PeakRSS: 120e6, Estimate: 130e6, Workers: 2},
-		{bakeCase: bakeCases[3], Points: 1442401, Wall: 200 * time.Second, PeakRSS: 480e6, Estimate: 510e6, Workers: 2},
+		{bakeCase: bakeCases[0], LOS: "conservative", Points: 99856, Wall: 45 * time.Second, Projected: 50 * time.Second, PeakRSS: 120e6, Estimate: 130e6, Workers: 2},
+		{bakeCase: bakeCases[0], LOS: "sector", Points: 99856, Wall: 30 * time.Second, Projected: 35 * time.Second, PeakRSS: 120e6, Estimate: 130e6, Workers: 2},
+		{bakeCase: bakeCases[3], LOS: "conservative", Points: 1442401, Wall: 200 * time.Second, PeakRSS: 480e6, Estimate: 510e6, Workers: 2},
 	}
 	dir := t.TempDir()
-	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, Sectors: 360, TV: 16 * time.Second, TVCPU: 16 * time.Second, Ours1: 20 * time.Second, Ours1CPU: 24 * time.Second, Ours2: 11 * time.Second}, "0.1GiB,1GiB"); err != nil {
+	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, Sectors: 360, TV: 16 * time.Second, TVCPU: 16 * time.Second, Ours1: 20 * time.Second, Ours1CPU: 24 * time.Second, Ours2: 11 * time.Second, Sector1: 12 * time.Second, Sector1CPU: 14 * time.Second}, "0.1GiB,1GiB"); err != nil {
 		t.Fatal(err)
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| hgt-316 | 700,700,316,316 | — | 99856 | 45s | 50s | — |", "| hgt-1201-2400m | whole | 2400 m | 1442401 |", "GDAL ÷ ours", "| 16.0 s | 16.0 s | 20.0 s | 24.0 s | 11.0 s | 1.82× | 1.25×, 1.50× |", "`--sectors 360`"} {
+	for _, want := range []string{"| hgt-316 | conservative | 700,700,316,316 | — | 99856 | 45s | 50s | — |", "| hgt-316 | sector | 700,700,316,316 | — | 99856 | 30s |",
+		"| hgt-1201-2400m | conservative | whole | 2400 m | 1442401 |", "- hgt-316: 1.50×", "GDAL ÷ ours",
+		"| 16.0 s | 16.0 s | 20.0 s | 24.0 s | 11.0 s | 1.82× | 1.25×, 1.50× | 12.0 s | 14.0 s | 0.75× |", "`--sectors 360`"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, "bake.csv"))
-	if n := strings.Count(string(csv), "\n"); n != 3 {
-		t.Errorf("bake.csv has %d lines, want a header and 2 rows", n)
+	if n := strings.Count(string(csv), "\n"); n != 4 {
+		t.Errorf("bake.csv has %d lines, want a header and 3 rows", n)
 	}
 }
 
