@@ -142,6 +142,11 @@ type BlockWorker struct {
 	cj       cellJob
 	// scratch of the vector kernels
 	i0, i1 [Lanes]int32
+	// The vector kernels' scratch (lanes_simd.go): kept here because
+	// arrays on their stack are zeroed with legacy SSE stores.
+	t0, t1 [Lanes]uint32
+	jn, jf [Lanes]int32
+	invs   [Lanes]float32
 	ml     Levels // the mask's pyramid, or nil
 	blk    *Block
 	Stats  BlockStats

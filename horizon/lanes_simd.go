@@ -204,14 +204,21 @@ func boundLanes16(bw *BlockWorker, j *boundJob) {
 	hid, vis := j.hid, j.vis
 	// The sectors' near and far steps, 16 sectors at a time in vectors
 	// (boundLanes's float32(d·inv) − marginSteps, truncated).
-	var invs [Lanes]float32
-	var jns, jfs [Lanes]int32
+	// The steps go to the worker's scratch: arrays on the stack are
+	// zeroed with legacy SSE stores, which cost a state transition here.
+	jns, jfs := &bw.jn, &bw.jf
 	for k0 := j.kLo; k0 <= j.kHi && hid|vis != 0; k0 += Lanes {
 		m := min(Lanes, j.kHi+1-k0)
-		copy(invs[:m], secInv[k0:k0+m])
-		iv := archsimd.LoadFloat32x16(&invs)
-		dNear.Mul(iv).Sub(margin).ConvertToInt32().Store(&jns)
-		dFar.Mul(iv).Sub(margin).ConvertToInt32().Store(&jfs)
+		var iv archsimd.Float32x16
+		if k0+Lanes <= len(secInv) {
+			iv = archsimd.LoadFloat32x16((*[Lanes]float32)(secInv[k0 : k0+Lanes])) // lanes from m on are not read
+		} else {
+			invs := &bw.invs
+			copy(invs[:m], secInv[k0:k0+m])
+			iv = archsimd.LoadFloat32x16(invs)
+		}
+		dNear.Mul(iv).Sub(margin).ConvertToInt32().Store(jns)
+		dFar.Mul(iv).Sub(margin).ConvertToInt32().Store(jfs)
 		for i := 0; i < m && hid|vis != 0; i++ {
 			k := k0 + i
 			n, st := int(bw.n[k]), int(bw.decStart[k])
@@ -293,7 +300,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	}
 	lhs := zz.Mul(inv)
 	k0 := u.Add(S).Sub(bcast(0.5)).ConvertToInt32()
-	var t0, t1 [Lanes]uint32 // the brackets' profile values, as bits
+	t0, t1 := &bw.t0, &bw.t1 // the brackets' profile values, as bits (scratch: see boundLanes16)
 	prof := floatBits(bw.prof)
 	// The sector tables, for sectors base … base+31: the lanes' two
 	// brackets lie there unless the cell is near the block.
@@ -337,7 +344,7 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 	}
 	// Profile values are never NaN, and ±0 compare equal: the vector min
 	// decides as Go's min does.
-	thr := archsimd.LoadUint32x16(&t0).AsFloat32x16().Min(archsimd.LoadUint32x16(&t1).AsFloat32x16())
+	thr := archsimd.LoadUint32x16(t0).AsFloat32x16().Min(archsimd.LoadUint32x16(t1).AsFloat32x16())
 	vis := lhs.GreaterEqual(thr).And(d.LessEqual(bcastp(&m.lim)))
 	return vis.ToBits()
 }
