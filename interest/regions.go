@@ -8,15 +8,34 @@ import (
 // regionMemo remembers which pairs of region quads are disjoint and
 // mutually hidden (grow.Grower.QuadsHidden), the test of a region-pair
 // frontier: two bits per ordered pair of quads of one level in a table
-// filled as pairs come up, and a map for pairs of other levels (regions
-// grown to hold a ring).
+// filled as pairs come up, and a direct-mapped cache of fixed size for the
+// other pairs (regions grown to hold a ring, or every pair on grids whose
+// table would pass maxRegionTable: 4097² at level 3 has 2.6·10⁵ regions).
+// The cache forgets a pair when another takes its slot, and asks the
+// grower again when it comes back: a Go map there grew to millions of
+// pairs on the 4097² map and its lookups and rehashes were 2/3 of the
+// coordinator's time.
 type regionMemo struct {
 	gr    *grow.Grower
 	level int      // the table's level
 	cols  int      // quads across at that level
 	quads int      // quads at that level
 	table []uint64 // 2 bits per pair a·quads+b: 0 unknown, 1 open, 2 hidden
-	other map[[2]grow.Quad]bool
+	cache []memoSlot // the other pairs, direct-mapped; allocated when first needed
+	slots int        // the cache's length, a power of two
+}
+
+// memoSlot is one cached pair: each quad packed by packQuad, the first
+// shifted left by 2 over the answer (1 open, 2 hidden; 0: empty slot).
+type memoSlot struct{ a, b uint64 }
+
+// memoSlots is the cache's length: 2^21 pairs, 32 MiB.
+const memoSlots = 1 << 21
+
+// packQuad packs a quad into 37 bits: level (5 bits) above y and x (16
+// bits each).
+func packQuad(q grow.Quad) uint64 {
+	return uint64(q.Level)<<32 | uint64(uint16(q.Y))<<16 | uint64(uint16(q.X))
 }
 
 // maxRegionTable bounds the table: 2^28 pairs, 64 MiB (level 2 of a
@@ -24,7 +43,7 @@ type regionMemo struct {
 const maxRegionTable = 1 << 28
 
 func newRegionMemo(gr *grow.Grower, level int) *regionMemo {
-	m := &regionMemo{gr: gr, level: level, other: map[[2]grow.Quad]bool{}}
+	m := &regionMemo{gr: gr, level: level, slots: memoSlots}
 	if b := RegionTableBytes(gr.Geometry(), level); b > 0 {
 		c, r := gr.Geometry().QuadsAcross(level)
 		m.cols, m.quads = c, c*r
@@ -73,10 +92,20 @@ func (m *regionMemo) hidden(a, b grow.Quad) (bool, int) {
 	if b.Morton() < a.Morton() || b.Morton() == a.Morton() && b.Level > a.Level {
 		a, b = b, a
 	}
-	if h, ok := m.other[[2]grow.Quad{a, b}]; ok {
-		return h, 0
+	if m.cache == nil {
+		m.cache = make([]memoSlot, m.slots)
+	}
+	pa, pb := packQuad(a), packQuad(b)
+	x := (pa*0x9e3779b97f4a7c15 ^ pb) * 0xbf58476d1ce4e5b9
+	sl := &m.cache[x>>32&uint64(m.slots-1)]
+	if sl.b == pb && sl.a>>2 == pa && sl.a&3 != 0 {
+		return sl.a&3 == 2, 0
 	}
 	h := m.gr.QuadsHidden(a, b)
-	m.other[[2]grow.Quad{a, b}] = h
+	v := uint64(1)
+	if h {
+		v = 2
+	}
+	sl.a, sl.b = pa<<2|v, pb
 	return h, 2
 }
