@@ -209,9 +209,12 @@ func TestSlurm(t *testing.T) {
 	parts := filepath.Join(f.dir, "parts")
 	env := []string{"PVSBAKE=" + f.bin, "DEM=" + f.dem, "PARTS=" + parts, "BUDGETS=" + budgets,
 		"BAKEFLAGS=" + strings.Join(testFlags, " "), "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MIN=0", "SLURM_CPUS_PER_TASK=1"}
-	for i := range 3 {
+	for _, i := range []int{0, 2} {
 		f.run(t, append(env, fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", i)), "bash", "slurm/bake.sbatch")
 	}
+	// Shard 1 as a rerun of some of the shards: an array of one task
+	// (--array=1) with SHARDS=3.
+	f.run(t, append(slices.Clone(env), "SHARDS=3", "SLURM_ARRAY_TASK_COUNT=1", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_ID=1"), "bash", "slurm/bake.sbatch")
 	out := filepath.Join(f.dir, "out", "dem")
 	f.run(t, append(env, "OUT="+out), "bash", "slurm/join.sbatch")
 	f.checkJoined(t, out)
@@ -220,6 +223,11 @@ func TestSlurm(t *testing.T) {
 	cmd.Env = append(os.Environ(), append(env, "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=1")...)
 	if o, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(o), "0 to N-1") {
 		t.Errorf("an array from 1 was accepted: %v %s", err, o)
+	}
+	cmd = exec.Command("bash", "slurm/bake.sbatch")
+	cmd.Env = append(os.Environ(), append(env, "SHARDS=3", "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=5")...)
+	if o, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(o), "array task 5 is not a shard of 3") {
+		t.Errorf("task 5 of SHARDS=3 was accepted: %v %s", err, o)
 	}
 
 	// A stand-in sbatch: logs its arguments, answers job ids 101, 102.
