@@ -147,9 +147,14 @@ type BlockWorker struct {
 	t0, t1 [Lanes]uint32
 	jn, jf [Lanes]int32
 	invs   [Lanes]float32
-	ml     Levels // the mask's pyramid, or nil
-	blk    *Block
-	Stats  BlockStats
+	gather struct {
+		inv0, inv1 [Lanes]uint32 // float32 bits
+		n0, n1     [Lanes]int32
+		s0, s1     [Lanes]int32
+	}
+	ml    Levels // the mask's pyramid, or nil
+	blk   *Block
+	Stats BlockStats
 }
 
 // NewBlockWorker returns a BlockWorker with its scratch allocated; the

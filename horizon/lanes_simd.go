@@ -330,16 +330,29 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 			t0[b], t1[b] = prof[i0[b]], prof[i1[b]]
 		}
 	} else {
-		var ks [Lanes]int32
-		var ds [Lanes]float32
-		k0.Store(&ks)
-		d.Store(&ds)
-		start, n, secInv := bw.start, bw.n, m.secInvX
+		// Lanes whose brackets spread wider (cells near the block): each
+		// lane's sector tables fetched one by one as integers, then the
+		// same vector arithmetic (scalar float32 code here would run
+		// legacy SSE instructions on live 512-bit state).
+		ks, g := &bw.jn, &bw.gather
+		k0.Store(ks)
+		inv := floatBits(m.secInvX)
 		for b := range Lanes {
 			k := int(ks[b])
-			j0 := max(min(int(float32(ds[b]*secInv[k])-marginSteps), int(n[k])), 0)
-			j1 := max(min(int(float32(ds[b]*secInv[k+m.k1])-marginSteps), int(n[k+m.k1])), 0)
-			t0[b], t1[b] = prof[(int(start[k])+j0)*Lanes+b], prof[(int(start[k+m.k1])+j1)*Lanes+b]
+			g.inv0[b], g.inv1[b] = inv[k], inv[k+m.k1]
+			g.n0[b], g.n1[b] = bw.n[k], bw.n[k+m.k1]
+			g.s0[b], g.s1[b] = bw.start[k], bw.start[k+m.k1]
+		}
+		half := bcast(marginSteps)
+		zero := archsimd.BroadcastInt32x16(0)
+		lane := archsimd.LoadInt32x16(&laneIndex)
+		j0 := d.Mul(archsimd.LoadUint32x16(&g.inv0).AsFloat32x16()).Sub(half).ConvertToInt32().Min(archsimd.LoadInt32x16(&g.n0)).Max(zero)
+		j1 := d.Mul(archsimd.LoadUint32x16(&g.inv1).AsFloat32x16()).Sub(half).ConvertToInt32().Min(archsimd.LoadInt32x16(&g.n1)).Max(zero)
+		i0, i1 := &bw.i0, &bw.i1
+		archsimd.LoadInt32x16(&g.s0).Add(j0).ShiftAllLeft(4).Add(lane).Store(i0)
+		archsimd.LoadInt32x16(&g.s1).Add(j1).ShiftAllLeft(4).Add(lane).Store(i1)
+		for b := range Lanes {
+			t0[b], t1[b] = prof[i0[b]], prof[i1[b]]
 		}
 	}
 	// Profile values are never NaN, and ±0 compare equal: the vector min
