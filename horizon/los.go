@@ -80,18 +80,3 @@ func LOSNames() string {
 	}
 	return strings.Join(names, " or ")
 }
-
-// CheckLOS reports whether this build computes the model named name at
-// version: a store, shard or checkpoint records both, and a version other
-// than this build's means other bytes. Errors wrap ErrParams and name both
-// versions.
-func CheckLOS(name string, version int) (LOS, error) {
-	l, err := ParseLOS(name)
-	if err != nil {
-		return 0, err
-	}
-	if version != l.Version() {
-		return l, fmt.Errorf("%w: visibility model %s version %d; this build computes version %d", ErrParams, name, version, l.Version())
-	}
-	return l, nil
-}

@@ -1,6 +1,8 @@
 package interest
 
 import (
+	"unsafe"
+
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -17,10 +19,10 @@ import (
 // coordinator's time.
 type regionMemo struct {
 	gr    *grow.Grower
-	level int      // the table's level
-	cols  int      // quads across at that level
-	quads int      // quads at that level
-	table []uint64 // 2 bits per pair a·quads+b: 0 unknown, 1 open, 2 hidden
+	level int        // the table's level
+	cols  int        // quads across at that level
+	quads int        // quads at that level
+	table []uint64   // 2 bits per pair a·quads+b: 0 unknown, 1 open, 2 hidden
 	cache []memoSlot // the other pairs, direct-mapped; allocated when first needed
 	slots int        // the cache's length, a power of two
 }
@@ -29,8 +31,12 @@ type regionMemo struct {
 // shifted left by 2 over the answer (1 open, 2 hidden; 0: empty slot).
 type memoSlot struct{ a, b uint64 }
 
-// memoSlots is the cache's length: 2^21 pairs, 32 MiB.
-const memoSlots = 1 << 21
+// memoSlots is the cache's length without a table: 2^21 pairs, 32 MiB;
+// memoSlotsBeside beside a table: 2^16 pairs, 1 MiB.
+const (
+	memoSlots       = 1 << 21
+	memoSlotsBeside = 1 << 16
+)
 
 // packQuad packs a quad into 37 bits: level (5 bits) above y and x (16
 // bits each).
@@ -44,20 +50,32 @@ const maxRegionTable = 1 << 28
 
 func newRegionMemo(gr *grow.Grower, level int) *regionMemo {
 	m := &regionMemo{gr: gr, level: level, slots: memoSlots}
-	if b := RegionTableBytes(gr.Geometry(), level); b > 0 {
+	if b := tableBytes(gr.Geometry(), level); b > 0 {
 		c, r := gr.Geometry().QuadsAcross(level)
 		m.cols, m.quads = c, c*r
 		m.table = make([]uint64, b/8)
+		m.slots = memoSlotsBeside // for the pairs of ring-grown regions only
 	}
 	return m
 }
 
-// RegionTableBytes returns the memory, in bytes, of the table of region
+// RegionTableBytes returns the memory, in bytes, of the memo of region
 // pairs a Joint keeps for regions of the given level of g (RP's,
 // JointOptions.Regions, or the far tier's, JointOptions.Far): 2 bits per
-// ordered pair of quads of that level, or 0 beyond 2^28 pairs, where a map
-// holds the pairs met instead. level must lie in 0…g.K.
+// ordered pair of quads of that level and a cache of 2^16 pairs (1 MiB)
+// for regions grown beyond it, or beyond 2^28 pairs a cache of 2^21 pairs
+// (32 MiB) that holds the pairs met instead. level must lie in 0…g.K.
 func RegionTableBytes(g quadpvs.Geometry, level int) int64 {
+	slot := int64(unsafe.Sizeof(memoSlot{}))
+	if b := tableBytes(g, level); b > 0 {
+		return b + memoSlotsBeside*slot
+	}
+	return memoSlots * slot
+}
+
+// tableBytes returns the bytes of the table of pairs of level's quads, 0
+// when there are more than maxRegionTable pairs.
+func tableBytes(g quadpvs.Geometry, level int) int64 {
 	c, r := g.QuadsAcross(level)
 	q := int64(c) * int64(r)
 	if q*q > maxRegionTable {
