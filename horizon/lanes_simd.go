@@ -334,12 +334,12 @@ func cellLanes16One(bw *BlockWorker, j *cellJob, k int) uint16 {
 		// lane's sector tables fetched one by one as integers, then the
 		// same vector arithmetic (scalar float32 code here would run
 		// legacy SSE instructions on live 512-bit state).
-		ks, g := &bw.jn, &bw.gather
+		ks, g := &bw.jn, &bw.gather // jn: boundLanes16's scratch, free between its calls
 		k0.Store(ks)
-		inv := floatBits(m.secInvX)
+		secBits := floatBits(m.secInvX)
 		for b := range Lanes {
 			k := int(ks[b])
-			g.inv0[b], g.inv1[b] = inv[k], inv[k+m.k1]
+			g.inv0[b], g.inv1[b] = secBits[k], secBits[k+m.k1]
 			g.n0[b], g.n1[b] = bw.n[k], bw.n[k+m.k1]
 			g.s0[b], g.s1[b] = bw.start[k], bw.start[k+m.k1]
 		}
