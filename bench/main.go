@@ -248,6 +248,18 @@ func newResultsDir(out string) (string, error) {
 	}
 }
 
+// newResultsSubdir makes a new dated folder under out (newResultsDir) and
+// the folder name inside it, for a benchmark that writes several files
+// there, and returns the latter.
+func newResultsSubdir(out, name string) (string, error) {
+	dir, err := newResultsDir(out)
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, name)
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
 // combineRuns writes into a new results folder under out one report from
 // the results folders dirs of a run made in parts (--cases, --first-pair):
 // every query of their runs.csv.zst, their audits summed, and the stores of

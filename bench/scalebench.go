@@ -144,12 +144,8 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	dir, err := newResultsDir(*out)
+	dir, err := newResultsSubdir(*out, "scale")
 	if err != nil {
-		return err
-	}
-	dir = filepath.Join(dir, "scale")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	cmdline := "go run ./bench scale " + strings.Join(args, " ")

@@ -130,12 +130,8 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "GDAL viewshed: %.1f ms per observer (%d timed), %.0f s projected for %d; cells GDAL calls visible that the PVS hides: %d of %d; exact line of sight: %d of %d\n",
 		1e3*perGDAL, *nGDAL, perGDAL*float64(len(obs)), len(obs), gdalMissed, gdalVisible, exactMissed, exactVisible)
 
-	dir, err := newResultsDir(*out)
+	dir, err := newResultsSubdir(*out, "viewsheds")
 	if err != nil {
-		return err
-	}
-	dir = filepath.Join(dir, "viewsheds")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	csv := fmt.Sprintf("store,width,height,model,observers,cumulative_1core_s,cumulative_all_s,cores,cells_seen,gdal_observers,gdal_ms_per_observer,gdal_projected_s,gdal_visible,gdal_visible_pvs_hidden,exact_observers,exact_visible,exact_visible_pvs_hidden\n%s,%d,%d,%s,%d,%.4f,%.4f,%d,%d,%d,%.2f,%.1f,%d,%d,%d,%d,%d\n",

@@ -262,7 +262,7 @@ func differ(a, b compress.PartHeader) string {
 		switch {
 		case oa.Label != ob.Label || sa.BudgetBytes != sb.BudgetBytes || sa.Cap != sb.Cap:
 			return fmt.Sprintf("budgets (%s vs %s)", oa.Label, ob.Label)
-		case modelOf(sa.Params) != modelOf(sb.Params):
+		case sa.Params.Horizon().LOS != sb.Params.Horizon().LOS:
 			return fmt.Sprintf("visibility model (%s vs %s)", sa.Params.ModelName(), sb.Params.ModelName())
 		case sa.Params.LOSVersion != sb.Params.LOSVersion || sa.Params.LOS != sb.Params.LOS:
 			return fmt.Sprintf("visibility model version (%s vs %s: builds whose model bakes other bytes)", sa.Params.ModelName(), sb.Params.ModelName())
@@ -279,16 +279,6 @@ func differ(a, b compress.PartHeader) string {
 		}
 	}
 	return ""
-}
-
-// modelOf returns the visibility model v names (an invalid one when this
-// build does not know it; the readers have refused those).
-func modelOf(v compress.VisParams) horizon.LOS {
-	l, _, err := v.Model()
-	if err != nil {
-		return horizon.LOS(255)
-	}
-	return l
 }
 
 // sameLoad reports whether two headers' loading flags are equal (both
