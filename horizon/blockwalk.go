@@ -22,7 +22,9 @@ func (m *Model) padded() ([]float32, int) {
 	return m.pad, m.padW
 }
 
-// walk fills every lane's profiles of all sectors for the current block.
+// walk fills every lane's profiles of all sectors for the current block,
+// by the model's rule (lineModel.walkBlock), after the band's height per
+// chunk of steps that any lane's line crosses (bw.stop).
 //
 // All lanes walk the same number of steps n[k] of sector k: a lane whose
 // line leaves the grid earlier keeps its running maximum (its later samples
@@ -40,7 +42,6 @@ func (bw *BlockWorker) walk() {
 	S := m.p.Sectors
 	negInf := float32(math.Inf(-1))
 	pos, dpos := 0, 0
-	base := (bw.row+blockPad)*bw.padW + bw.col + blockPad // lane 0's observer in the padded elevations
 	tl := min(bandShift, len(m.zmax)-1)
 	for k := range S {
 		nmax := 0
@@ -60,7 +61,6 @@ func (bw *BlockWorker) walk() {
 		for b := range row {
 			row[b] = negInf
 		}
-		conservative := m.p.LOS == LOSConservative
 		// The band's highest elevation per chunk of 2^stepShift steps:
 		// over the tiles that any lane's steps of the chunk cross.
 		colMaj := m.secColMaj[k]
@@ -88,22 +88,7 @@ func (bw *BlockWorker) walk() {
 			}
 			bw.stop[c] = z
 		}
-		if conservative {
-			bw.walkConservative(k, pos, nmax, chunks)
-			bw.decimate(k, pos, nmax, &dpos)
-			pos += nmax + 1
-			continue
-		}
-		maj, mw := int(m.secMajor[k]), int(m.secMinor[k])
-		if colMaj {
-			mw = bw.padW
-		} else {
-			maj = maj / W * bw.padW
-		}
-		n := kernels.walk(bw.prof[(pos+1)*Lanes:(pos+1+nmax)*Lanes], m.recip[1:nmax+1], bw.elev, &bw.lane, &bw.ext, &bw.eye,
-			bw.stop[:chunks], bw.sb[:chunks*Lanes], base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
-		bw.n[k] = int32(n)
-		bw.Stats.WalkSteps += n * Lanes
+		n := m.lines.walkBlock(bw, k, pos, nmax, chunks)
 		bw.decimate(k, pos, n, &dpos)
 		pos += n + 1
 	}

@@ -2,7 +2,7 @@ package horizon
 
 import "math"
 
-// Conservative visibility (Params.LOS = LOSConservative): a target is hidden only
+// Conservative visibility (LOSConservative): a target is hidden only
 // when the exact line of sight to it — the segment from the observer's eye
 // to the target's top over the bilinear surface through the cell centres —
 // is blocked.
@@ -232,14 +232,51 @@ func (m *Model) buildSegTable() {
 	m.consTab, m.consOff, m.consL = tab, off, L
 }
 
-// ConservativeBytes bounds the memory, in bytes, that the conservative
-// mode (Params.LOS = LOSConservative) adds to a Model of a width×height terrain:
-// the padded patch tables, their build's scratch and the chord-segment
-// table with its offsets.
-func ConservativeBytes(width, height, sectors int) int64 {
+// conservativeLines implements LOSConservative (above): profiles from
+// lower bounds of the surface over the arcs between two midlines, and a
+// cell reads its wedge's first profile alone (k1 = 0).
+type conservativeLines struct{}
+
+// setup builds the per-sector tables: each sector's slot shift and arc
+// pull-in (consMargin), its arc's ends per metre of radius, and the slack
+// per metre of radius (consBulge). The patch and segment tables are built
+// on first use (patchTables, segTable).
+func (conservativeLines) setup(m *Model) {
+	t, p := m.t, m.p
+	m.k1 = 0 // a cell's wedge is bounded by its first bracketing profile alone
+	m.consShift = make([]int, p.Sectors)
+	m.consPull = make([]float32, p.Sectors)
+	m.consDir = make([][4]float32, p.Sectors)
+	width := 2 * math.Pi / float64(p.Sectors)
+	// The arc's bulge beyond its chord (sagitta) plus the directions'
+	// float32 rounding, rounded to float32 itself so that every build
+	// computes the same.
+	cell := min(t.Dx, t.Dy)
+	m.consSlack = float64(float32((1-math.Cos(width/2))/cell + 1e-6/cell))
+	for k := range m.consShift {
+		az := m.sectorAzimuth(k)
+		m.consShift[k], m.consPull[k] = m.consMargin(k, exitMax(az, az+width, t.Dx, t.Dy))
+		// Rounded to float32: the math library's last bits may differ
+		// between builds (fused multiply-adds), float32 values do not
+		// (consProfile widens its slack by the rounding).
+		m.consDir[k] = [4]float32{float32(math.Sin(az) / t.Dx), float32(-math.Cos(az) / t.Dy),
+			float32(math.Sin(az+width) / t.Dx), float32(-math.Cos(az+width) / t.Dy)}
+	}
+}
+
+// tableBytes: the padded patch tables, their build's scratch and the
+// chord-segment table with its offsets.
+func (conservativeLines) tableBytes(width, height, sectors int) int64 {
 	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
 	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
 	return 8*padded + 4*pw*ph + 40*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+}
+
+// walkBlock fills the block's rows by BlockWorker.walkConservative, every
+// lane to the block's last step: n = nmax.
+func (conservativeLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
+	bw.walkConservative(k, pos, nmax, chunks)
+	return nmax
 }
 
 // consIndex returns patch (px, py)'s index in the padded patch tables;
@@ -439,10 +476,10 @@ func (m *Model) consScalars(k, i int) (bulge, drop, inv float32) {
 	return m.consBulge(k, i), drop, float32(1 / m.consDist(k, i))
 }
 
-// walkConservative fills the profiles of all sectors for the observer at
-// (col,row) from the arcs' lower bounds, as described above; every line is
-// walked to its last step inside the grid.
-func (w *Worker) walkConservative(col, row int) {
+// walk fills w's profiles of all sectors for the observer at (col,row)
+// from the arcs' lower bounds, as described above; every line is walked to
+// its last step inside the grid.
+func (conservativeLines) walk(w *Worker, col, row int) {
 	m := w.m
 	eye := m.t.Elev[row*m.t.Width+col] + float32(m.p.ObserverHeight)
 	w.eye, w.col, w.row = eye, col, row

@@ -176,7 +176,7 @@ func TestConservativeWarped(t *testing.T) {
 
 // TestConservativeBytes: the conservative mode's tables on the benchmark's
 // urban window (a full segment table) and on a small crop stay within
-// ConservativeBytes, and the segment table holds every step it claims.
+// conservativeLines.tableBytes, and the segment table holds every step it claims.
 func TestConservativeBytes(t *testing.T) {
 	for _, ter := range []Terrain{
 		loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 143, Row: 184, Width: 500, Height: 500}),
@@ -190,8 +190,8 @@ func TestConservativeBytes(t *testing.T) {
 		}
 		m.segTable()
 		used := 4*int64(len(m.consG2)+len(m.consTop)+len(m.consOff)) + 40*int64(len(m.consTab))
-		if bound := ConservativeBytes(ter.Width, ter.Height, p.Sectors); used > bound || len(m.consTab) > consTableSegs {
-			t.Errorf("%d×%d: tables take %d bytes (%d segments), ConservativeBytes says %d", ter.Width, ter.Height, used, len(m.consTab), bound)
+		if bound := (conservativeLines{}).tableBytes(ter.Width, ter.Height, p.Sectors); used > bound || len(m.consTab) > consTableSegs {
+			t.Errorf("%d×%d: tables take %d bytes (%d segments), tableBytes says %d", ter.Width, ter.Height, used, len(m.consTab), bound)
 		}
 		var scratch []consSeg
 		for k := range p.Sectors {

@@ -164,6 +164,8 @@ type Model struct {
 	zmin, zmax [][]float32
 	cols       []int32 // quads of level l per row: ⌈W/2^l⌉
 
+	lines lineModel // the visibility model's implementation (lineModels[p.LOS])
+
 	// Conservative mode: the padded patch tables (patchTables: twice the
 	// patches' slope bounds in metres per cell and their highest corners,
 	// consGW patches per row) and the rounding allowance consPad in
@@ -256,40 +258,27 @@ func New(t Terrain, p Params) (*Model, error) {
 	m.buildLines()
 	m.buildOffsets()
 	m.buildPyramid()
-	m.k1 = 1
-	if p.LOS == LOSConservative {
-		m.k1 = 0 // a cell's wedge is bounded by its first bracketing profile alone
-		m.consShift = make([]int, p.Sectors)
-		m.consPull = make([]float32, p.Sectors)
-		m.consDir = make([][4]float32, p.Sectors)
-		width := 2 * math.Pi / float64(p.Sectors)
-		// The arc's bulge beyond its chord (sagitta) plus the directions'
-		// float32 rounding, rounded to float32 itself so that every build
-		// computes the same.
-		cell := min(t.Dx, t.Dy)
-		m.consSlack = float64(float32((1-math.Cos(width/2))/cell + 1e-6/cell))
-		for k := range m.consShift {
-			az := m.sectorAzimuth(k)
-			m.consShift[k], m.consPull[k] = m.consMargin(k, exitMax(az, az+width, t.Dx, t.Dy))
-			// Rounded to float32: the math library's last bits may differ
-			// between builds (fused multiply-adds), float32 values do not
-			// (consProfile widens its slack by the rounding).
-			m.consDir[k] = [4]float32{float32(math.Sin(az) / t.Dx), float32(-math.Cos(az) / t.Dy),
-				float32(math.Sin(az+width) / t.Dx), float32(-math.Cos(az+width) / t.Dy)}
-		}
-	}
+	m.lines = lineModels[p.LOS]
+	m.lines.setup(m)
 	return m, nil
 }
 
-// TableBytes returns the memory New allocates for a width×height terrain
-// with S sectors and the given MaxDistance (0: none) and cell spacing, in
-// bytes, for memory estimates.
-func TableBytes(width, height, sectors int, maxDistance, dx, dy float64) int64 {
-	rc, rr := reach(width, height, maxDistance, dx, dy)
+// TableBytes returns the memory, in bytes, that New and the first
+// viewsheds allocate for a width×height terrain of cells dx × dy metres
+// with parameters p (its sectors, MaxDistance and visibility model's
+// tables), for memory estimates. p is not validated: a model this build
+// does not know adds nothing.
+func TableBytes(width, height int, dx, dy float64, p Params) int64 {
+	sectors := p.Sectors
+	var model int64
+	if p.LOS.Valid() {
+		model = lineModels[p.LOS].tableBytes(width, height, sectors)
+	}
+	rc, rr := reach(width, height, p.MaxDistance, dx, dy)
 	offsets := int64(rc+1) * int64(rr+1)
 	cells := int64(width) * int64(height)
 	padded := int64(width+2*blockPad) * int64(height+2*blockPad) // the block engine's elevations
-	return 12*offsets + 8*cells*4/3 + 4*padded + 56*int64(sectors) + 4*int64(max(width, height))
+	return 12*offsets + 8*cells*4/3 + 4*padded + 56*int64(sectors) + 4*int64(max(width, height)) + model
 }
 
 // reach returns the offset table's half extents: the farthest column and

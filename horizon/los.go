@@ -6,8 +6,9 @@ import (
 )
 
 // LOS is a visibility model: the rule by which a target is judged hidden
-// from an observer's sector profiles. Each model has a scalar reference
-// (Worker) and block kernels (BlockWorker) that compute the same bits, and
+// from an observer's sector profiles. Each model has an implementation
+// (lineModel: sector.go, conservative.go) with a scalar reference (Worker)
+// and block kernels (BlockWorker) that compute the same bits, and
 // a version that changes whenever the bits a bake stores change, so that
 // stores, shards and checkpoints of different versions are never mixed.
 //
@@ -80,3 +81,27 @@ func LOSNames() string {
 	}
 	return strings.Join(names, " or ")
 }
+
+// lineModel is a visibility model's implementation: the tables New builds
+// for it and the walk of its profiles, by the scalar reference (Worker)
+// and by the block engine (BlockWorker), which must give the same bits.
+// Both engines then judge a cell against the profiles the same way, by
+// the lower of sectors k0 and k0+Model.k1 at its distance. lineModels
+// holds each LOS's; a Model keeps its own (Model.lines).
+type lineModel interface {
+	// setup builds the model's per-sector tables and sets m.k1 (New).
+	setup(m *Model)
+	// walk fills w's profiles of every sector for the observer at
+	// (col,row) and sets w's eye, tau, col and row.
+	walk(w *Worker, col, row int)
+	// walkBlock fills sector k's profile rows pos+1 … pos+n of every lane
+	// of bw's block (nmax the lanes' most steps, bw.stop the band's
+	// height per chunk of 2^stepShift steps, chunks of them), sets
+	// bw.n[k] and returns n.
+	walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int
+	// tableBytes bounds, in bytes, the memory the model's tables add to a
+	// Model of a width×height terrain with the given sectors.
+	tableBytes(width, height, sectors int) int64
+}
+
+var lineModels = [numLOS]lineModel{LOSSector: sectorLines{}, LOSConservative: conservativeLines{}}

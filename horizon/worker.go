@@ -71,48 +71,9 @@ func (w *Worker) Viewshed(col, row int, dst Bitmap) (Bitmap, error) {
 // read from the elevation pyramid's tiles of that side.
 const chunkShift = 5
 
-// walk fills the profiles of all sectors for the observer at (col,row).
-//
-// A line stops early: once its running maximum reaches the steepest slope
-// any later step could have — from the highest elevation of the rest of the
-// line — no later step can raise it, and every later slot reads the line's
-// last computed one (slot clamps to n[k]), so the profile is the same as the
-// full walk's.
-func (w *Worker) walk(col, row int) {
-	m := w.m
-	if m.p.LOS == LOSConservative {
-		w.walkConservative(col, row)
-		return
-	}
-	W := m.t.Width
-	elev := m.t.Elev
-	obs := row*W + col
-	eye := elev[obs] + float32(m.p.ObserverHeight)
-	w.eye, w.col, w.row = eye, col, row
-	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
-	negInf := float32(math.Inf(-1))
-	shared := w.useBand(col, row)
-	for k := range w.n {
-		start := int(m.lineStart[k])
-		n := m.steps(k, col, row)
-		w.prof[start] = negInf
-		prof := w.prof[start+1 : start+1+n]
-		rec := m.recip[1 : n+1]
-		mf, maj, mw, inv := m.secSlope[k], int(m.secMajor[k]), int(m.secMinor[k]), m.secInv[k]
-		var suf []float32
-		if shared {
-			suf = w.bandSuffix(k, col, row, n, eye)
-		} else {
-			suf = w.suffixMax(k, col, row, n, eye)
-		}
-		if m.secDrop == nil {
-			n = walkLine(prof, rec, elev, suf, obs+maj, maj, mw, mf, eye, inv)
-		} else {
-			n = walkLineCurved(prof, rec, elev, suf, obs+maj, maj, mw, mf, eye, inv, m.secDrop[k])
-		}
-		w.n[k] = int32(n)
-	}
-}
+// walk fills the profiles of all sectors for the observer at (col,row),
+// by the model's rule (Model.lines).
+func (w *Worker) walk(col, row int) { w.m.lines.walk(w, col, row) }
 
 // suffixMax fills w.suf for sector k's line of n steps from (col,row):
 // suf[c] bounds the height above the eye of every sample of steps
@@ -251,7 +212,7 @@ func (w *Worker) threshold(u, d float32) float32 {
 		return float32(math.Inf(1))
 	}
 	k0, k1 := brackets(u, m.p.Sectors)
-	if m.p.LOS == LOSConservative {
+	if m.k1 == 0 {
 		k1 = k0 // the wedge from midline k0 to k0+1 holds u (conservative.go)
 	}
 	return min(w.prof[w.slot(k0, d)], w.prof[w.slot(k1, d)])

@@ -226,7 +226,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interest.Scheme) int64 {
 	n, t, cells := int64(bots), int64(ticks), int64(s.Width)*int64(s.Height)
 	p := s.Params.Horizon()
-	need := int64(s.Hierarchy.Bytes()) + 5*cells + horizon.TableBytes(s.Width, s.Height, p.Sectors, p.MaxDistance, s.DxM, s.DyM) +
+	need := int64(s.Hierarchy.Bytes()) + 5*cells + horizon.TableBytes(s.Width, s.Height, s.DxM, s.DyM, p) +
 		n*(cells/8+8) + t*n*n/8 + 2*n*n + 24*t*n + 11*n*n/10
 	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
 		need += n * (n - 1) / 2 * 2 << 10

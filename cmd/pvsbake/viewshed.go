@@ -49,11 +49,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		dem.Need = func(w, h int, dx, dy float64) int64 {
-			need := cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, p.Sectors, p.MaxDistance, dx, dy) + 2*int64(w)*int64(h)
-			if p.LOS == horizon.LOSConservative {
-				need += horizon.ConservativeBytes(w, h, p.Sectors)
-			}
-			return need
+			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, dx, dy, p) + 2*int64(w)*int64(h)
 		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {

@@ -76,8 +76,7 @@ type Shard struct {
 // width×height grid (cells dx × dy metres) with parameters p, the given
 // workers and outputs is expected to need: twice the live data (the Go
 // collector lets the heap grow to twice what is live, GOGC=100) — the DEM,
-// the visibility tables (horizon.TableBytes; ConservativeBytes more in
-// that mode), each worker's scratch (the
+// the visibility tables (horizon.TableBytes, with the model's), each worker's scratch (the
 // block engine's profiles at their largest, horizon.BlockProfileBytes, its
 // early-stop band, the block's groups, a block's 21 trees), the reorder
 // window of blocks' trees, the per-level partial unions, each output's quad
@@ -87,10 +86,7 @@ type Shard struct {
 func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outputs int) int64 {
 	w, h := int64(width), int64(height)
 	cells := w * h
-	tables := horizon.TableBytes(width, height, p.Sectors, p.MaxDistance, dx, dy)
-	if p.LOS == horizon.LOSConservative {
-		tables += horizon.ConservativeBytes(width, height, p.Sectors)
-	}
+	tables := horizon.TableBytes(width, height, dx, dy, p)
 	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1)))  // a worst-case tree
 	trees := int64(2 * (horizon.Lanes + horizon.Unions)) // a block's trees, whole and truncated
 	// Profiles, the early-stop band (4 B per sector per 16 cells of the
