@@ -12,6 +12,7 @@ require (
 	golang.org/x/image v0.30.0
 	golang.org/x/net v0.57.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 	gonum.org/v1/plot v0.17.0
 	k8s.io/api v0.37.2
@@ -39,7 +40,6 @@ require (
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/apimachinery v0.37.2 // indirect

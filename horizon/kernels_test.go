@@ -13,7 +13,7 @@ import (
 // what is missing.
 func TestSetKernels(t *testing.T) {
 	t.Cleanup(func() { SetKernels("auto") })
-	if err := SetKernels("sse9"); !errors.Is(err, ErrKernels) || !strings.Contains(err.Error(), `"sse9": want auto, avx512 or scalar`) {
+	if err := SetKernels("sse9"); !errors.Is(err, ErrKernels) || !strings.Contains(err.Error(), `"sse9": want auto, avx512, avx2 or scalar`) {
 		t.Errorf("unknown kernels: %v", err)
 	}
 	err := SetKernels("avx512")
@@ -32,8 +32,21 @@ func TestSetKernels(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "\n") {
 		t.Errorf("error of more than one line: %q", err)
 	}
+	err = SetKernels("avx2")
+	switch {
+	case asmKernels == nil:
+		if !errors.Is(err, ErrKernels) || !strings.Contains(err.Error(), "amd64 only") {
+			t.Errorf("avx2 in a build without assembly kernels: %v", err)
+		}
+	case !asmCPU:
+		if !errors.Is(err, ErrKernels) || !strings.Contains(err.Error(), "lacks AVX2") {
+			t.Errorf("avx2 on a CPU without it: %v", err)
+		}
+	case err != nil || SIMD() != "avx2":
+		t.Errorf("avx2 on this build and CPU: %v, running %s", err, SIMD())
+	}
 	var names []string
-	for _, name := range []string{"scalar", "avx512", "auto"} {
+	for _, name := range []string{"scalar", "avx512", "avx2", "auto"} {
 		if SetKernels(name) == nil {
 			names = append(names, name)
 		}
@@ -72,7 +85,14 @@ func TestSetKernels(t *testing.T) {
 	if err := SetKernels("auto"); err != nil {
 		t.Fatal(err)
 	}
-	if want := map[bool]string{true: "avx512", false: "scalar"}[vectorKernels != nil && vectorCPU]; SIMD() != want {
+	want := "scalar"
+	switch {
+	case vectorKernels != nil && vectorCPU:
+		want = "avx512"
+	case asmKernels != nil && asmCPU:
+		want = "avx2"
+	}
+	if SIMD() != want {
 		t.Errorf("auto runs %s, want %s", SIMD(), want)
 	}
 }

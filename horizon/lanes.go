@@ -19,14 +19,24 @@ const stepShift = 4
 // 2^decShift-th slot (BlockWorker.dec).
 const decShift = 3
 
-// kernels are the block engine's kernels in use; vectorKernels the vector
-// set of this build (nil without GOEXPERIMENT=simd) and vectorCPU whether
-// the CPU runs it.
-var (
-	kernels       = scalarKernels
-	vectorKernels *kernelSet
-	vectorCPU     bool
-)
+// kernels are the block engine's kernels in use (autoKernels at start).
+// The sets beside the portable one: vectorKernels, the AVX-512 set of a
+// GOEXPERIMENT=simd build (lanes_simd.go; nil otherwise), and asmKernels,
+// the assembly set of amd64 builds (walk_amd64.go: AVX2; nil elsewhere);
+// vectorCPU and asmCPU report whether the CPU runs them.
+var kernels = autoKernels()
+
+// autoKernels returns the fastest set this build and CPU run: AVX-512,
+// else AVX2, else the portable one.
+func autoKernels() kernelSet {
+	switch {
+	case vectorKernels != nil && vectorCPU:
+		return *vectorKernels
+	case asmKernels != nil && asmCPU:
+		return *asmKernels
+	}
+	return scalarKernels
+}
 
 // kernelSet is one implementation of the kernels.
 type kernelSet struct {
@@ -39,17 +49,22 @@ type kernelSet struct {
 
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
 
-// SIMD reports which kernels the block engine uses: "scalar" (portable Go)
-// or the vector extension (e.g. "avx512") of a GOEXPERIMENT=simd build on a
-// CPU that has it.
+// SIMD reports which kernels the block engine uses: "scalar" (portable Go),
+// "avx2" (assembly, amd64 builds on a CPU with AVX2; so far the sector
+// walk, the other kernels portable) or "avx512" (GOEXPERIMENT=simd builds
+// on a CPU with AVX-512).
 func SIMD() string { return kernels.name }
+
+// KernelNames lists the names SetKernels takes.
+const KernelNames = "auto, avx512, avx2 or scalar"
 
 // ErrKernels is returned by SetKernels for kernels this build or CPU cannot
 // run.
 var ErrKernels = errors.New("horizon: kernels unavailable")
 
 // SetKernels selects the block engine's kernels by name: "auto" (the
-// fastest this build and CPU run, the default), "avx512" or "scalar". Every
+// fastest this build and CPU run, the default), "avx512", "avx2" or
+// "scalar". Every
 // set computes the same bits; forcing one lets tests and benchmarks cover
 // each path on one machine. It must not be called while BlockWorkers
 // classify. Errors wrap ErrKernels, in one line naming what is missing, so
@@ -58,10 +73,7 @@ var ErrKernels = errors.New("horizon: kernels unavailable")
 func SetKernels(name string) error {
 	switch {
 	case name == "auto" || name == "":
-		kernels = scalarKernels
-		if vectorKernels != nil && vectorCPU {
-			kernels = *vectorKernels
-		}
+		kernels = autoKernels()
 	case name == scalarKernels.name || name == "portable":
 		kernels = scalarKernels
 	case name == "avx512" && vectorKernels == nil:
@@ -70,8 +82,14 @@ func SetKernels(name string) error {
 		return fmt.Errorf("%w: avx512: this CPU lacks AVX-512 (F, CD, BW, DQ, VL); use auto or scalar", ErrKernels)
 	case name == "avx512":
 		kernels = *vectorKernels
+	case name == "avx2" && asmKernels == nil:
+		return fmt.Errorf("%w: avx2: this build has no AVX2 kernels (amd64 only); use auto or scalar", ErrKernels)
+	case name == "avx2" && !asmCPU:
+		return fmt.Errorf("%w: avx2: this CPU lacks AVX2; use auto or scalar", ErrKernels)
+	case name == "avx2":
+		kernels = *asmKernels
 	default:
-		return fmt.Errorf("%w: %q: want auto, avx512 or scalar", ErrKernels, name)
+		return fmt.Errorf("%w: %q: want %s", ErrKernels, name, KernelNames)
 	}
 	return nil
 }

@@ -38,12 +38,9 @@ var avx512Kernels = kernelSet{name: "avx512",
 	},
 }
 
-func init() {
-	vectorKernels, vectorCPU = &avx512Kernels, simdCPU()
-	if vectorCPU {
-		kernels = avx512Kernels
-	}
-}
+// vectorKernels and vectorCPU: this build's vector set and whether the
+// CPU runs it (lanes.go).
+var vectorKernels, vectorCPU = &avx512Kernels, simdCPU()
 
 // simdCPU reports whether the CPU runs the AVX-512 kernels.
 func simdCPU() bool { return archsimd.X86.AVX512() }

@@ -16,73 +16,7 @@ func TestKernelTwins(t *testing.T) {
 	if avx512Kernels.walk == nil || !simdCPU() {
 		t.Skip("no AVX-512 on this CPU")
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 100, float32(math.Inf(1)), float32(math.Inf(-1))}
-	val := func() float32 {
-		if rng.IntN(4) == 0 {
-			return special[rng.IntN(len(special))]
-		}
-		return float32(rng.IntN(50)) * 0.5 // many ties
-	}
-	const pw, h = 200, 200
-	elev := make([]float32, pw*h)
-	for trial := range 3000 {
-		for i := range elev {
-			elev[i] = float32(rng.IntN(20))
-			if trial%3 == 0 {
-				elev[i] = val()
-			}
-		}
-		var lane, ext [Lanes]int32
-		var eye [Lanes]float32
-		for b := range Lanes {
-			lane[b] = int32((b/BlockSide)*pw + b%BlockSide)
-			ext[b] = int32(rng.IntN(20))
-			eye[b] = float32(rng.IntN(20))
-		}
-		n := 1 + rng.IntN(70)
-		rec := make([]float32, n)
-		for i := range rec {
-			rec[i] = float32(1 / float64(i+1))
-		}
-		stop := make([]float32, (n+1<<chunkShift-1)>>chunkShift)
-		for i := range stop {
-			stop[i] = val()
-		}
-		mf := int64(rng.Float64() * (1 << 32))
-		a0, maj, mw := 100*pw+100, 1, pw
-		if rng.IntN(2) == 0 {
-			maj, mw = pw, 1
-			if mf > 1<<31 {
-				mf = -mf / 4
-			}
-		}
-		if rng.IntN(2) == 0 {
-			maj = -maj
-		}
-		var dk float32
-		if rng.IntN(3) == 0 {
-			dk = 0.01
-		}
-		inv := float32(0.3)
-		p1, p2 := make([]float32, n*Lanes), make([]float32, n*Lanes)
-		sb1, sb2 := make([]float32, len(stop)*Lanes), make([]float32, len(stop)*Lanes)
-		n1 := walkLanes(p1, rec, elev, &lane, &ext, &eye, stop, sb1, a0, maj, mw, mf, inv, dk)
-		n2 := walkLanes16(p2, rec, elev, &lane, &ext, &eye, stop, sb2, a0, maj, mw, mf, inv, dk)
-		for i := range sb1 {
-			if math.Float32bits(sb1[i]) != math.Float32bits(sb2[i]) {
-				t.Fatalf("trial %d: slope bound %d: %v scalar, %v vector", trial, i, sb1[i], sb2[i])
-			}
-		}
-		if n1 != n2 {
-			t.Fatalf("trial %d: walk stopped at %d (scalar), %d (vector)", trial, n1, n2)
-		}
-		for i := range n1 * Lanes {
-			if math.Float32bits(p1[i]) != math.Float32bits(p2[i]) {
-				t.Fatalf("trial %d: step %d lane %d: %v scalar, %v vector", trial, i/Lanes+1, i%Lanes, p1[i], p2[i])
-			}
-		}
-	}
+	walkTwins(t, "avx512", walkLanes16)
 }
 
 // TestBlockKernelTwins: the whole block engine with the vector kernels and

@@ -7,7 +7,7 @@ import (
 )
 
 // TestMain lets FRONTIERSETS_KERNELS force the block engine's kernels for
-// the tests and benchmarks (auto, avx512 or scalar; SetKernels).
+// the tests and benchmarks (auto, avx512, avx2 or scalar; SetKernels).
 func TestMain(m *testing.M) {
 	if k := os.Getenv("FRONTIERSETS_KERNELS"); k != "" {
 		if err := SetKernels(k); err != nil {

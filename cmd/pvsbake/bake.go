@@ -53,7 +53,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := cli.JSONFlag(fs, "what was written")
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	totalVS := fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
-	kernels := fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
+	kernels := fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
 	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {

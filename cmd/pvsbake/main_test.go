@@ -93,7 +93,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 		{"unknown model", []string{"viewshed", "d.tif", "--at", "1,1", "-o", "x.tif", "--los", "exact"}, 2, `--los "exact": want sector or conservative`},
-		{"unknown kernels", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--kernels", "sse9"}, 2, `--kernels "sse9": want auto, avx512 or scalar`},
+		{"unknown kernels", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--kernels", "sse9"}, 2, `--kernels "sse9": want auto, avx512, avx2 or scalar`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,7 +268,7 @@ func TestConservativeBake(t *testing.T) {
 
 // TestForcedKernels: --kernels (or FRONTIERSETS_KERNELS) forces the block
 // engine's kernels; each set this build and CPU run bakes the same store,
-// and forcing avx512 where it cannot run is a one-line usage error.
+// and forcing a set where it cannot run is a one-line usage error.
 func TestForcedKernels(t *testing.T) {
 	t.Cleanup(func() { horizon.SetKernels("auto") })
 	dir := t.TempDir()
@@ -277,12 +277,13 @@ func TestForcedKernels(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	var stores [][]byte
-	for _, k := range []string{"scalar", "avx512"} {
+	var names []string
+	for _, k := range []string{"scalar", "avx512", "avx2"} {
 		out := filepath.Join(dir, k+".pvs")
 		_, errOut, code := runCmd("bake", dem, "-o", out, "--nodes", "30", "--sectors", "64", "-q", "--kernels", k)
-		if k == "avx512" && horizon.SetKernels("avx512") != nil {
-			if code != 2 || !strings.Contains(errOut, "--kernels avx512: this") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
-				t.Errorf("--kernels avx512 where it cannot run: exit %d: %q", code, errOut)
+		if k != "scalar" && horizon.SetKernels(k) != nil {
+			if code != 2 || !strings.Contains(errOut, "--kernels "+k+": this") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("--kernels %s where it cannot run: exit %d: %q", k, code, errOut)
 			}
 			continue
 		}
@@ -293,9 +294,11 @@ func TestForcedKernels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores = append(stores, b)
+		stores, names = append(stores, b), append(names, k)
 	}
-	if len(stores) == 2 && !bytes.Equal(stores[0], stores[1]) {
-		t.Error("the avx512 and scalar kernels baked other stores")
+	for i := 1; i < len(stores); i++ {
+		if !bytes.Equal(stores[i], stores[0]) {
+			t.Errorf("the %s and %s kernels baked other stores", names[i], names[0])
+		}
 	}
 }

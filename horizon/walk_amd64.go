@@ -1,0 +1,55 @@
+//go:build amd64
+
+package horizon
+
+import "golang.org/x/sys/cpu"
+
+// The AVX2 kernels, in Go assembly so that a plain build (without
+// GOEXPERIMENT=simd) runs vector code: so far the sector walk
+// (walk_amd64.s); the bound, cell and conservative kernels are the
+// portable ones. They compute walkLanes's bits (TestWalkAVX2Twin) and run
+// on every AVX2 CPU, AVX-512 ones included.
+var (
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundLanes, cells: cellLanes, cons: consLanes}
+	asmKernels  = &avx2Kernels
+	asmCPU      = cpu.X86.HasAVX2
+)
+
+// walkAVX2 runs walkLanes's steps (walk_amd64.s) on prof[:n·Lanes],
+// rec[:n], the lanes' cells of elev (row stride pw cells) and sb[:nz·Lanes],
+// and returns the steps filled. Every address it reads must lie in elev
+// (walkLanesAVX2 checks).
+//
+//go:noescape
+func walkAVX2(prof, rec *float32, n int, elev *float32, pw int, ext *[Lanes]int32, eye *[Lanes]float32, sb *float32, nz int, a0, maj, mw int, mf int64, inv, dk float32) int
+
+// walkLanesAVX2 is walkLanes with its steps in AVX2: the slope bounds in
+// Go (once per line), the steps in assembly when every cell they read lies
+// in elev and the lanes are a block's 4×4 observers (lane[b] = (b/4)·pw +
+// b%4, pw = lane[BlockSide]); otherwise walkLanes itself.
+func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32,
+	a0, maj, mw int, mf int64, inv, dk float32) int {
+	n := len(rec)
+	pw := int(lane[BlockSide])
+	ok := n > 0 && len(prof) >= n*Lanes && len(sb) >= len(z)*Lanes && mw > 0 && pw > 0
+	for b := range Lanes {
+		ok = ok && int(lane[b]) == (b/BlockSide)*pw+b%BlockSide
+	}
+	if ok {
+		// Step i reads a0 + i·maj + ⌊(i+1)·mf⌋·mw + lane[b] and the cell mw
+		// further: each term is monotone in i, so its ends bound it.
+		lo, hi := a0+min(0, (n-1)*maj), a0+max(0, (n-1)*maj)
+		f0, f1 := int(mf>>32)*mw, int((int64(n)*mf)>>32)*mw
+		lo, hi = lo+min(f0, f1), hi+max(f0, f1)+(BlockSide-1)*(pw+1)+mw
+		ok = lo >= 0 && hi < len(elev)
+	}
+	if !ok {
+		return walkLanes(prof, rec, elev, lane, ext, eye, z, sb, a0, maj, mw, mf, inv, dk)
+	}
+	slopeBounds(sb, z, eye, rec, inv)
+	var sbp *float32
+	if len(z) > 0 {
+		sbp = &sb[0]
+	}
+	return walkAVX2(&prof[0], &rec[0], n, &elev[0], pw, ext, eye, sbp, len(z), a0, maj, mw, mf, inv, dk)
+}

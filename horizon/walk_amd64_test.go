@@ -1,0 +1,13 @@
+//go:build amd64
+
+package horizon
+
+import "testing"
+
+// TestWalkAVX2Twin: the AVX2 walk gives walkLanes's bits.
+func TestWalkAVX2Twin(t *testing.T) {
+	if !asmCPU {
+		t.Skip("no AVX2 on this CPU")
+	}
+	walkTwins(t, "avx2", walkLanesAVX2)
+}
