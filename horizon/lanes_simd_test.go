@@ -4,7 +4,6 @@ package horizon
 
 import (
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -87,64 +86,5 @@ func TestConsKernelTwins(t *testing.T) {
 	if !simdCPU() {
 		t.Skip("no AVX-512 on this CPU")
 	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	const w, h = 37, 29
-	elev := make([]float32, w*h)
-	for i := range elev {
-		switch rng.IntN(4) {
-		case 0:
-			elev[i] = 10 // flat
-		case 1:
-			elev[i] = float32(rng.IntN(5)) * 25 // walls
-		default:
-			elev[i] = float32(rng.IntN(12))
-		}
-	}
-	for _, curved := range []bool{false, true} {
-		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative, EarthCurvature: curved}
-		m, err := New(Terrain{Width: w, Height: h, Dx: 30, Dy: 30, Elev: elev}, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.segTable()
-		bw := m.NewBlockWorker()
-		var scratch []consSeg
-		rose := 0 // lanes whose maximum the step raised: the kernels did work
-		for trial := range 20000 {
-			k := rng.IntN(p.Sectors)
-			i := 1 + rng.IntN(int(m.secMax[k]))
-			var j1 consJob
-			j1.segs, j1.bulge, j1.drop, j1.inv = m.consStep(k, i, &scratch)
-			j1.col, j1.row = rng.IntN((w+3)/4)*4, rng.IntN((h+3)/4)*4
-			j1.live = uint16(rng.Uint32())
-			for b := range Lanes {
-				bw.eye[b] = float32(rng.IntN(30))
-				switch rng.IntN(4) {
-				case 0:
-					j1.cur[b] = float32(math.Inf(-1))
-				case 1:
-					j1.cur[b] = float32(rng.IntN(9)-4) * j1.inv // ties with whole metres
-				default:
-					j1.cur[b] = float32(rng.NormFloat64() * 0.05)
-				}
-			}
-			j2, before := j1, j1.cur
-			consLanes(bw, &j1)
-			consLanes16(bw, &j2)
-			for b := range Lanes {
-				if math.Float32bits(j1.cur[b]) != math.Float32bits(j2.cur[b]) {
-					t.Fatalf("curved %v trial %d (sector %d step %d, block %d,%d) lane %d: %v portable, %v vector",
-						curved, trial, k, i, j1.col, j1.row, b, j1.cur[b], j2.cur[b])
-				}
-			}
-			for b := range Lanes {
-				if j1.cur[b] != before[b] {
-					rose++
-				}
-			}
-		}
-		if rose < 10000 {
-			t.Errorf("curved %v: only %d lanes rose in 20,000 steps: the trials test little", curved, rose)
-		}
-	}
+	consTwins(t, "avx512", consLanes16)
 }
