@@ -54,54 +54,19 @@ func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lan
 	return walkAVX2(&prof[0], &rec[0], n, &elev[0], pw, ext, eye, sbp, len(z), a0, maj, mw, mf, inv, dk)
 }
 
-// consArgs is one step of the conservative block walk for consAVX2, laid
-// out for the assembly (go_asm.h gives its offsets).
-type consArgs struct {
-	segs  *consSeg // the step's chord segments, nsegs of them
-	nsegs int
-	hull  *uint16  // per segment, the lanes whose patch lies in the grid (lanesIn)
-	top   *float32 // Model.consTop, consG2: padded patch tables, gw patches a row
-	g2    *float32
-	gw    int
-	elev  *float32 // the padded elevations (blockPad), ew cells a row
-	ew    int
-	col   int // lane 0's observer
-	row   int
-	eye   *[Lanes]float32
-	cur   *[Lanes]float32
-	live  int
-	drop  float32
-	inv   float32
-	bulge float32
-	pad   float32
-}
-
-// consAVX2 is consLanes16 in AVX2 (walk_amd64.s).
+// consAVX2 is consLanes16 in AVX2 (cons_amd64.s), reading bw, its Model
+// and j through go_asm.h's offsets; the grid must be at least 2×2.
 //
 //go:noescape
-func consAVX2(a *consArgs)
+func consAVX2(bw *BlockWorker, j *consJob)
 
-// consLanesAVX2 is consLanes16 with the step in AVX2 (consAVX2): the
-// segments' hulls (lanesIn) in Go, the rest in assembly. Every cell it
-// reads lies in the padded tables: a patch within BlockSide − 1 of the
-// grid, as consLanes16 reads.
+// consLanesAVX2 is consLanes16 with the step in AVX2 (consAVX2). Every
+// cell it reads lies in the padded tables: a patch within BlockSide − 1 of
+// the grid, as consLanes16 reads.
 func consLanesAVX2(bw *BlockWorker, j *consJob) {
-	m := bw.m
-	W, H := m.t.Width, m.t.Height
-	if W < 2 || H < 2 {
+	if bw.m.t.Width < 2 || bw.m.t.Height < 2 {
 		consLanes(bw, j)
 		return
 	}
-	if len(j.segs) == 0 {
-		return
-	}
-	hull := bw.consHull[:0]
-	for i := range j.segs {
-		hull = append(hull, lanesIn(j.col+int(j.segs[i].px), j.row+int(j.segs[i].py), W-1, H-1))
-	}
-	bw.consHull = hull
-	a := consArgs{segs: &j.segs[0], nsegs: len(j.segs), hull: &hull[0], top: &m.consTop[0], g2: &m.consG2[0], gw: m.consGW,
-		elev: &bw.elev[0], ew: bw.padW, col: j.col, row: j.row, eye: &bw.eye, cur: &j.cur, live: int(j.live),
-		drop: j.drop, inv: j.inv, bulge: j.bulge, pad: m.consPad}
-	consAVX2(&a)
+	consAVX2(bw, j)
 }

@@ -138,7 +138,6 @@ type BlockWorker struct {
 	consJ    consJob      // scratch of the conservative walk: a step, its segments when computed,
 	consSegs []consSeg
 	consSuf  []float32 // and the band's suffix maxima
-	consHull []uint16  // scratch of the AVX2 conservative kernel: a step's segments' hulls
 	bj       boundJob
 	cj       cellJob
 	// scratch of the vector kernels

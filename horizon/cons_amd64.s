@@ -7,11 +7,12 @@
 // conservative block walk, the 16 lanes as two halves of 8 floats (the
 // block's rows 0–1 and 2–3). Every float32 operation is consLanes16's (and
 // so Model.chordLow's and segLow's), in its order and rounded on its own;
-// comparisons are ordered (false on NaN) as Go's are.
+// comparisons are ordered (false on NaN) as Go's are. It reads the
+// BlockWorker, its Model and the consJob through go_asm.h's offsets.
 //
-// Registers: R8 the arguments, SI the segment, CX its index, DI the
-// segments' hull bits, R9 the lanes in the grid at some segment (in), R12
-// the lanes the screen left (need), R13 the segment's hull, R14 gw; in the
+// Registers: DI the BlockWorker, R8 the consJob, SI the segment, CX its
+// index, R9 the lanes in the grid at some segment (in), R12 the lanes the
+// screen left (need), R13 the segment's hull (consHull), R14 gw; in the
 // evaluation R10/R11 the patch's elevations and their row stride in bytes,
 // BX/AX the g2 table's and its row stride; Y14/Y15 the lanes' lower bounds
 // z.
@@ -114,10 +115,11 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 #define HALFB(Z, SH) \
 	VMOVUPS (BX), X8; \
 	VINSERTF128 $1, (BX)(AX*1), Y8, Y8; \
-	VBROADCASTSS consArgs_bulge(R8), Y9; \
+	VBROADCASTSS consJob_bulge(R8), Y9; \
 	VMULPS Y9, Y8, Y8; \
 	VSUBPS Y8, Y7, Y7; \
-	VBROADCASTSS consArgs_pad(R8), Y9; \
+	MOVQ BlockWorker_m(DI), DX; \
+	VBROADCASTSS Model_consPad(DX), Y9; \
 	VSUBPS Y9, Y7, Y7; \
 	MOVQ R13, DX; \
 	SHRQ $SH, DX; \
@@ -126,41 +128,126 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	VANDPS Y9, Y8, Y8; \
 	VBLENDVPS Y8, Y7, Z, Z
 
-// func consAVX2(a *consArgs)
-TEXT ·consAVX2(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), R8
-	MOVQ consArgs_hull(R8), DI
-	MOVQ consArgs_gw(R8), R14
-	MOVQ consArgs_eye(R8), AX
+// consHull sets R13 to the lanes whose patch (R10 + b mod 4, R11 + b div
+// 4) lies in the grid's (W−1)×(H−1) patches (lanesIn), for the BlockWorker
+// in DI; it clobbers AX, DX, R10 and R11.
+TEXT consHull<>(SB), NOSPLIT|NOFRAME, $0-0
+	MOVQ BlockWorker_m(DI), AX
+	LEAQ Model_t(AX), AX
+	MOVQ Terrain_Width(AX), DX
+	DECQ DX
+	MOVQ Terrain_Height(AX), AX
+	DECQ AX
+	TESTQ R10, R10
+	JLT slow
+	TESTQ R11, R11
+	JLT slow
+	LEAQ const_BlockSide(R10), R13
+	CMPQ R13, DX
+	JGT slow
+	LEAQ const_BlockSide(R11), R13
+	CMPQ R13, AX
+	JGT slow
+	MOVQ $0xffff, R13
+	RET
+
+slow:
+	// Columns 0 ≤ qx+x < pw, then rows 0 ≤ qy+y < ph (unsigned compares).
+	XORQ R13, R13
+	CMPQ R10, DX
+	JCC c1
+	ORQ $1, R13
+
+c1:
+	INCQ R10
+	CMPQ R10, DX
+	JCC c2
+	ORQ $2, R13
+
+c2:
+	INCQ R10
+	CMPQ R10, DX
+	JCC c3
+	ORQ $4, R13
+
+c3:
+	INCQ R10
+	CMPQ R10, DX
+	JCC c4
+	ORQ $8, R13
+
+c4:
+	XORQ DX, DX
+	CMPQ R11, AX
+	JCC r1
+	ORQ R13, DX
+
+r1:
+	SHLQ $4, R13
+	INCQ R11
+	CMPQ R11, AX
+	JCC r2
+	ORQ R13, DX
+
+r2:
+	SHLQ $4, R13
+	INCQ R11
+	CMPQ R11, AX
+	JCC r3
+	ORQ R13, DX
+
+r3:
+	SHLQ $4, R13
+	INCQ R11
+	CMPQ R11, AX
+	JCC r4
+	ORQ R13, DX
+
+r4:
+	MOVQ DX, R13
+	RET
+
+// QXY sets R10, R11 to the segment's patch (col + px, row + py).
+#define QXY \
+	MOVLQSX consSeg_px(SI), R10; \
+	ADDQ consJob_col(R8), R10; \
+	MOVLQSX consSeg_py(SI), R11; \
+	ADDQ consJob_row(R8), R11
+
+// func consAVX2(bw *BlockWorker, j *consJob)
+TEXT ·consAVX2(SB), NOSPLIT, $0-16
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ Model_consGW(AX), R14
+	LEAQ BlockWorker_eye(DI), AX
 	VMOVUPS (AX), Y4
 	VMOVUPS 32(AX), Y5
-	MOVQ consArgs_cur(R8), AX
+	LEAQ consJob_cur(R8), AX
 	VMOVUPS (AX), Y6
 	VMOVUPS 32(AX), Y7
-	VBROADCASTSS consArgs_drop(R8), Y8
-	VBROADCASTSS consArgs_inv(R8), Y9
+	VBROADCASTSS consJob_drop(R8), Y8
+	VBROADCASTSS consJob_inv(R8), Y9
 
 	// The screen: lanes for which some patch's highest corner gives a
 	// slope of at most cur cannot rise.
 	XORQ BX, BX // pass
-	MOVQ consArgs_segs(R8), SI
+	MOVQ consJob_segs(R8), SI
 	XORQ CX, CX
 
 screen:
-	CMPQ CX, consArgs_nsegs(R8)
+	CMPQ CX, (consJob_segs+8)(R8)
 	JGE screened
-	MOVWQZX (DI)(CX*2), R13
+	QXY
+	CALL consHull<>(SB)
 	TESTQ R13, R13
 	JEQ screenNext
-	MOVLQSX consSeg_py(SI), AX
-	ADDQ consArgs_row(R8), AX
-	ADDQ $const_consBorder, AX
+	QXY
+	LEAQ const_consBorder(R11), AX
 	IMULQ R14, AX
-	MOVLQSX consSeg_px(SI), R10
-	ADDQ consArgs_col(R8), R10
-	ADDQ $const_consBorder, R10
-	ADDQ R10, AX
-	MOVQ consArgs_top(R8), R10
+	LEAQ const_consBorder(AX)(R10*1), AX
+	MOVQ BlockWorker_m(DI), R10
+	MOVQ Model_consTop(R10), R10
 	LEAQ (R10)(AX*4), R10
 	MOVQ R14, R11
 	SHLQ $2, R11
@@ -183,9 +270,10 @@ screen:
 	ORQ R10, AX
 	ANDQ R13, AX
 	ORQ AX, BX
-	MOVQ BX, AX
-	NOTQ AX
-	ANDQ consArgs_live(R8), AX
+	MOVWQZX consJob_live(R8), AX
+	MOVQ BX, DX
+	NOTQ DX
+	ANDQ DX, AX
 	JEQ ret
 
 screenNext:
@@ -194,40 +282,38 @@ screenNext:
 	JMP screen
 
 screened:
-	MOVQ BX, R12
-	NOTQ R12
-	ANDQ consArgs_live(R8), R12 // need
+	MOVWQZX consJob_live(R8), R12
+	NOTQ BX
+	ANDQ BX, R12 // need
 	VBROADCASTSS posInf<>(SB), Y14
 	VMOVAPS Y14, Y15
 	XORQ R9, R9
-	MOVQ consArgs_segs(R8), SI
+	MOVQ consJob_segs(R8), SI
 	XORQ CX, CX
 
 eval:
-	CMPQ CX, consArgs_nsegs(R8)
+	CMPQ CX, (consJob_segs+8)(R8)
 	JGE evaluated
-	MOVWQZX (DI)(CX*2), R13
+	QXY
+	CALL consHull<>(SB)
 	TESTQ R13, R13
 	JEQ evalNext
 	ORQ R13, R9
-	// The patch (qx, qy) = (col + px, row + py): its elevations at
-	// (qy + blockPad)·ew + qx + blockPad, its g2 at (qy + consBorder)·gw
-	// + qx + consBorder.
-	MOVLQSX consSeg_py(SI), R10
-	ADDQ consArgs_row(R8), R10
-	MOVLQSX consSeg_px(SI), R11
-	ADDQ consArgs_col(R8), R11
-	LEAQ const_consBorder(R10), BX
+	// The patch (qx, qy): its g2 at (qy + consBorder)·gw + qx +
+	// consBorder, its elevations at (qy + blockPad)·ew + qx + blockPad.
+	QXY
+	LEAQ const_consBorder(R11), BX
 	IMULQ R14, BX
-	LEAQ const_consBorder(BX)(R11*1), BX
-	MOVQ consArgs_g2(R8), AX
+	LEAQ const_consBorder(BX)(R10*1), BX
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ Model_consG2(AX), AX
 	LEAQ (AX)(BX*4), BX
-	ADDQ $const_blockPad, R10
-	IMULQ consArgs_ew(R8), R10
-	LEAQ const_blockPad(R10)(R11*1), R10
-	MOVQ consArgs_elev(R8), AX
+	ADDQ $const_blockPad, R11
+	IMULQ BlockWorker_padW(DI), R11
+	LEAQ const_blockPad(R11)(R10*1), R10
+	MOVQ BlockWorker_elev(DI), AX
 	LEAQ (AX)(R10*4), R10
-	MOVQ consArgs_ew(R8), R11
+	MOVQ BlockWorker_padW(DI), R11
 	SHLQ $2, R11
 	MOVQ R14, AX
 	SHLQ $2, AX
@@ -246,10 +332,10 @@ skip1:
 
 	// z only falls with more segments: once no lane left to decide can
 	// rise, none will.
-	MOVQ consArgs_eye(R8), DX
-	MOVQ consArgs_cur(R8), BX
-	VBROADCASTSS consArgs_drop(R8), Y0
-	VBROADCASTSS consArgs_inv(R8), Y1
+	LEAQ BlockWorker_eye(DI), DX
+	LEAQ consJob_cur(R8), BX
+	VBROADCASTSS consJob_drop(R8), Y0
+	VBROADCASTSS consJob_inv(R8), Y1
 	VSUBPS Y0, Y14, Y2
 	VSUBPS (DX), Y2, Y2
 	VMULPS Y1, Y2, Y2
@@ -274,12 +360,12 @@ evalNext:
 
 evaluated:
 	// cur = sl where sl > cur, for the lanes live and in the grid.
-	MOVQ consArgs_live(R8), R13
+	MOVWQZX consJob_live(R8), R13
 	ANDQ R9, R13
-	MOVQ consArgs_eye(R8), DX
-	MOVQ consArgs_cur(R8), BX
-	VBROADCASTSS consArgs_drop(R8), Y0
-	VBROADCASTSS consArgs_inv(R8), Y1
+	LEAQ BlockWorker_eye(DI), DX
+	LEAQ consJob_cur(R8), BX
+	VBROADCASTSS consJob_drop(R8), Y0
+	VBROADCASTSS consJob_inv(R8), Y1
 	VSUBPS Y0, Y14, Y2
 	VSUBPS (DX), Y2, Y2
 	VMULPS Y1, Y2, Y2
