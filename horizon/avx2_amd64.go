@@ -10,7 +10,7 @@ import "golang.org/x/sys/cpu"
 // portable ones. They compute walkLanes's bits (TestWalkAVX2Twin) and run
 // on every AVX2 CPU, AVX-512 ones included.
 var (
-	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundLanes, cells: cellLanes, cons: consLanesAVX2}
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2}
 	asmKernels  = &avx2Kernels
 	asmCPU      = cpu.X86.HasAVX2
 )
@@ -70,3 +70,26 @@ func consLanesAVX2(bw *BlockWorker, j *consJob) {
 	}
 	consAVX2(bw, j)
 }
+
+// cellAVX2 is cellLanes in AVX2 (cells_amd64.s) for a Model without Earth
+// curvature's offset drops or with them, S the sectors and each cell's
+// azimuth u = base + q·sign in sectors from its offset's q (quad 0: 0, +1;
+// 1: S/2, −1; 2: S/2, +1; 3: S, −1).
+//
+//go:noescape
+func cellAVX2(bw *BlockWorker, j *cellJob, S, base, sign float32)
+
+// cellLanesAVX2 is cellLanes with the test in AVX2 (cellAVX2): base +
+// q·sign is cellLanes's u bit for bit (q·±1 is exact, x + (−q) is x − q,
+// and 0 + q differs from q only in a zero's sign, which u + S drops).
+func cellLanesAVX2(bw *BlockWorker, j *cellJob) {
+	S := float32(bw.m.p.Sectors)
+	half := float32(S / 2)
+	base, sign := [4]float32{0, half, half, S}[j.quad&3], [4]float32{1, -1, 1, -1}[j.quad&3]
+	cellAVX2(bw, j, S, base, sign)
+}
+
+// boundAVX2 is boundLanes in AVX2 (bound_amd64.s).
+//
+//go:noescape
+func boundAVX2(bw *BlockWorker, j *boundJob)

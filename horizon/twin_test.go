@@ -3,6 +3,8 @@ package horizon
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -146,5 +148,115 @@ func consTwins(t *testing.T, name string, cons func(bw *BlockWorker, j *consJob)
 		if rose < 10000 {
 			t.Errorf("curved %v: only %d lanes rose in 20,000 steps: the trials test little", curved, rose)
 		}
+	}
+}
+
+// blockTwins: the whole block engine with the kernel set and with the
+// portable one gives the same Blocks and the same profiles, on both real
+// crops and curved, limited and nodata cases, in both models.
+func blockTwins(t *testing.T, set kernelSet) {
+	defer func(k kernelSet) { kernels = k }(kernels)
+	far := ThesisParams()
+	far.MaxDistance, far.EarthCurvature, far.Refraction = 1500, true, 0.13
+	cons := Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}
+	consFar := far
+	consFar.Sectors, consFar.LOS = 256, LOSConservative
+	for _, tc := range []struct {
+		name string
+		ter  Terrain
+		p    Params
+	}{
+		{"hgt", cropWindow(t, "hgt-130x110", 20, 10, 90, 70), ThesisParams()},
+		{"dsm", cropWindow(t, "dsm-120x136", 30, 40, 70, 66), ThesisParams()},
+		{"hgt far curved", cropWindow(t, "hgt-130x110", 0, 30, 61, 57), far},
+		{"hgt conservative", cropWindow(t, "hgt-130x110", 20, 10, 50, 46), cons},
+		{"dsm conservative curved", cropWindow(t, "dsm-120x136", 30, 40, 45, 42), consFar},
+	} {
+		m, err := New(tc.ter, tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodata := make([]bool, len(tc.ter.Elev))
+		for i := range nodata {
+			nodata[i] = i%97 == 5
+		}
+		mask := NewMask(tc.ter.Width, tc.ter.Height, nodata)
+		ws, wv := m.NewBlockWorker(), m.NewBlockWorker()
+		var bs, bv Block
+		for row := 0; row < tc.ter.Height; row += BlockSide {
+			for col := 0; col < tc.ter.Width; col += BlockSide {
+				kernels = scalarKernels
+				if err := ws.Classify(col, row, mask, &bs); err != nil {
+					t.Fatal(err)
+				}
+				kernels = set
+				if err := wv.Classify(col, row, mask, &bv); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(bs, bv) || !slices.Equal(ws.n, wv.n) || !slices.Equal(ws.start, wv.start) {
+					t.Fatalf("%s block (%d,%d): %s kernels differ from the portable ones", tc.name, col, row, set.name)
+				}
+				end := int(ws.start[m.p.Sectors-1]+ws.n[m.p.Sectors-1]+1) * Lanes
+				for i := range end {
+					if math.Float32bits(ws.prof[i]) != math.Float32bits(wv.prof[i]) {
+						t.Fatalf("%s block (%d,%d): profile slot %d lane %d: %v portable, %v %s", tc.name, col, row, i/Lanes, i%Lanes, ws.prof[i], wv.prof[i], set.name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// boundTwins: the bound kernel gives boundLanes's bits on random jobs over
+// random decimated profiles, whose values and slope bounds are small
+// integers (ties), signed zeros and infinities.
+func boundTwins(t *testing.T, name string, bound func(bw *BlockWorker, j *boundJob)) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const S, rows = 64, 60
+	m, err := New(Terrain{Width: 40, Height: 40, Dx: 30, Dy: 30, Elev: make([]float32, 40*40)}, Params{Sectors: S, ObserverHeight: 1.8, TargetHeight: 1.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := m.NewBlockWorker()
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1))}
+	val := func() float32 {
+		if rng.IntN(6) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return float32(rng.IntN(9) - 4)
+	}
+	bw.dec = make([]float32, rows*Lanes)
+	for i := range bw.dec {
+		bw.dec[i] = val()
+	}
+	for k := range bw.n {
+		bw.n[k] = int32(rng.IntN(40))
+		bw.decStart[k] = int32(rng.IntN(rows - (int(bw.n[k])+7)/8 - 1))
+	}
+	decided := 0
+	for trial := range 20000 {
+		for b := range Lanes {
+			bw.tau[b] = float32(rng.IntN(5) - 2)
+		}
+		inv := []float32{1, 0.5, 0.25}
+		j := boundJob{kLo: rng.IntN(2 * S), dNear: float32(rng.IntN(600)), invNear: inv[rng.IntN(3)],
+			zmax: val(), zmin: val(), hid: uint16(rng.Uint32()), vis: uint16(rng.Uint32())}
+		j.kHi = min(j.kLo+rng.IntN(20), 2*S)
+		j.dFar, j.invFar = j.dNear+float32(rng.IntN(300)), j.invNear*inv[rng.IntN(3)]
+		if rng.IntN(3) == 0 {
+			j.drpNear, j.drpFar = float32(rng.IntN(3)), float32(rng.IntN(3))
+		}
+		j1, j2 := j, j
+		boundLanes(bw, &j1)
+		bound(bw, &j2)
+		if j1.hid != j2.hid || j1.vis != j2.vis {
+			t.Fatalf("trial %d: hid %016b vis %016b portable, hid %016b vis %016b %s", trial, j1.hid, j1.vis, j2.hid, j2.vis, name)
+		}
+		if j1.hid|j1.vis != 0 {
+			decided++
+		}
+	}
+	if decided < 2000 {
+		t.Errorf("only %d of 20,000 jobs left a lane decided: the trials test little", decided)
 	}
 }

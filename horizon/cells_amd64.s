@@ -1,0 +1,236 @@
+//go:build amd64
+
+#include "textflag.h"
+#include "go_asm.h"
+
+// cellAVX2 is cellLanes in AVX2 (avx2_amd64.go): the per-cell test of the
+// cells j.cells of a cellJob for the block's 16 lanes, as two halves of 8
+// floats (lanes 0–7, 8–15), with gathers for the brackets' sector tables
+// and profile values. Every float32 operation is cellLanes's, in its
+// order and rounded on its own; comparisons are ordered (false on NaN)
+// as Go's are; min(t0, t1) as VMINPS, which differs from Go's min only
+// between ±0 (never NaN in profiles), where the comparison after it does
+// not. Conversions truncate as Go's int(float32) does in range (sector
+// indices below 2S, steps below 2^31).
+//
+// Registers: DI the BlockWorker, R8 the cellJob, R9 its Model, R10
+// secInvX, R11 the lanes' n, R12 their start, R13 the profiles, R14 the
+// offset table's row stride in bytes, CX the cell, BX its visible bits;
+// Y13 the half's lane indices, Y14 the window's column permutation.
+
+// The permutations of a window's row pair: as loaded, or each row
+// reversed (flip&1).
+DATA perm<>+0(SB)/8, $0x0000000100000000
+DATA perm<>+8(SB)/8, $0x0000000300000002
+DATA perm<>+16(SB)/8, $0x0000000500000004
+DATA perm<>+24(SB)/8, $0x0000000700000006
+DATA perm<>+32(SB)/8, $0x0000000200000003
+DATA perm<>+40(SB)/8, $0x0000000000000001
+DATA perm<>+48(SB)/8, $0x0000000600000007
+DATA perm<>+56(SB)/8, $0x0000000400000005
+GLOBL perm<>(SB), RODATA|NOPTR, $64
+
+// Lane indices 0…15.
+DATA laneIdx<>+0(SB)/8, $0x0000000100000000
+DATA laneIdx<>+8(SB)/8, $0x0000000300000002
+DATA laneIdx<>+16(SB)/8, $0x0000000500000004
+DATA laneIdx<>+24(SB)/8, $0x0000000700000006
+DATA laneIdx<>+32(SB)/8, $0x0000000900000008
+DATA laneIdx<>+40(SB)/8, $0x0000000b0000000a
+DATA laneIdx<>+48(SB)/8, $0x0000000d0000000c
+DATA laneIdx<>+56(SB)/8, $0x0000000f0000000e
+GLOBL laneIdx<>(SB), RODATA|NOPTR, $64
+
+// ½ (marginSteps), eight of them.
+DATA half<>+0(SB)/8, $0x3f0000003f000000
+DATA half<>+8(SB)/8, $0x3f0000003f000000
+DATA half<>+16(SB)/8, $0x3f0000003f000000
+DATA half<>+24(SB)/8, $0x3f0000003f000000
+GLOBL half<>(SB), RODATA|NOPTR, $32
+
+// WIN loads the half's window of the table at SI (rows at byte offsets
+// AX, DX) into Y, in lane order (Y14).
+#define WIN(Y, X) \
+	VMOVUPS (SI)(AX*1), X; \
+	VINSERTF128 $1, (SI)(DX*1), Y, Y; \
+	VPERMPS Y, Y14, Y
+
+// BRACKET sets T to the lanes' running maxima in sectors K at the slot of
+// their distance d (Y0): max(min(int(d·secInvX[k] − ½), n[k]), 0) steps
+// from start[k] (BlockWorker.slot).
+#define BRACKET(K, T) \
+	VPCMPEQD Y8, Y8, Y8; \
+	VGATHERDPS Y8, (R10)(K*4), Y4; \
+	VMULPS Y4, Y0, Y4; \
+	VSUBPS half<>(SB), Y4, Y4; \
+	VCVTTPS2DQ Y4, Y5; \
+	VPCMPEQD Y8, Y8, Y8; \
+	VPGATHERDD Y8, (R11)(K*4), Y6; \
+	VPMINSD Y6, Y5, Y5; \
+	VPXOR Y6, Y6, Y6; \
+	VPMAXSD Y6, Y5, Y5; \
+	VPCMPEQD Y8, Y8, Y8; \
+	VPGATHERDD Y8, (R12)(K*4), Y7; \
+	VPADDD Y5, Y7, Y7; \
+	VPSLLD $4, Y7, Y7; \
+	VPADDD Y13, Y7, Y7; \
+	VPCMPEQD Y8, Y8, Y8; \
+	VGATHERDPS Y8, (R13)(Y7*4), T
+
+// func cellAVX2(bw *BlockWorker, j *cellJob, S, base, sign float32)
+TEXT ·cellAVX2(SB), NOSPLIT, $0-28
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ BlockWorker_m(DI), R9
+	MOVQ Model_secInvX(R9), R10
+	MOVQ BlockWorker_n(DI), R11
+	MOVQ BlockWorker_start(DI), R12
+	MOVQ BlockWorker_prof(DI), R13
+	MOVQ Model_rc(R9), R14
+	INCQ R14
+	SHLQ $2, R14
+	MOVBQZX cellJob_flip(R8), AX
+	ANDQ $1, AX
+	SHLQ $5, AX
+	LEAQ perm<>(SB), DX
+	VMOVDQU (DX)(AX*1), Y14
+	XORQ CX, CX
+
+cell:
+	MOVBQZX cellJob_cells(R8), AX
+	BTQ CX, AX
+	JCC next
+	XORQ BX, BX
+
+	// Half 0: lanes 0–7, the window's rows 0 and 1 (3−r when
+	// flip&2), as byte offsets AX, DX.
+	MOVBQZX cellJob_flip(R8), AX
+	SHRQ $1, AX
+	ANDQ $1, AX
+	IMUL3Q $3, AX, AX
+	MOVQ AX, DX
+	XORQ $0, AX
+	XORQ $1, DX
+	IMULQ R14, AX
+	IMULQ R14, DX
+	MOVQ cellJob_win(R8)(CX*8), SI
+	SHLQ $2, SI
+	ADDQ SI, AX
+	ADDQ SI, DX
+	MOVQ Model_offU(R9), SI
+	WIN(Y3, X3)
+	MOVQ Model_offD(R9), SI
+	WIN(Y0, X0)
+	MOVQ Model_offInv(R9), SI
+	WIN(Y1, X1)
+	VMOVDQU laneIdx<>+0(SB), Y13
+
+	// zz = z[k] + tau (− drop); lhs = zz·inv
+	VBROADCASTSS cellJob_z(R8)(CX*4), Y4
+	LEAQ BlockWorker_tau(DI), SI
+	VADDPS 0(SI), Y4, Y4
+	MOVQ Model_offDrp(R9), SI
+	TESTQ SI, SI
+	JEQ nodrop0
+	WIN(Y5, X5)
+	VSUBPS Y5, Y4, Y4
+
+nodrop0:
+	VMULPS Y1, Y4, Y1
+
+	// u = base + q·sign, k0 = int(u + S − ½)
+	VBROADCASTSS sign+24(FP), Y5
+	VMULPS Y5, Y3, Y3
+	VBROADCASTSS base+20(FP), Y5
+	VADDPS Y3, Y5, Y3
+	VBROADCASTSS S+16(FP), Y5
+	VADDPS Y5, Y3, Y3
+	VSUBPS half<>(SB), Y3, Y3
+	VCVTTPS2DQ Y3, Y2
+	BRACKET(Y2, Y9)
+	MOVQ Model_k1(R9), SI
+	VMOVD SI, X6
+	VPBROADCASTD X6, Y6
+	VPADDD Y6, Y2, Y3
+	BRACKET(Y3, Y10)
+
+	// visible: lhs ≥ min(t0, t1) and d ≤ lim
+	VMINPS Y10, Y9, Y9
+	VCMPPS $0x1d, Y9, Y1, Y9
+	VBROADCASTSS Model_lim(R9), Y10
+	VCMPPS $0x12, Y10, Y0, Y10
+	VANDPS Y10, Y9, Y9
+	VMOVMSKPS Y9, DX
+	SHLQ $0, DX
+	ORQ DX, BX
+
+	// Half 1: lanes 8–15, the window's rows 2 and 3 (3−r when
+	// flip&2), as byte offsets AX, DX.
+	MOVBQZX cellJob_flip(R8), AX
+	SHRQ $1, AX
+	ANDQ $1, AX
+	IMUL3Q $3, AX, AX
+	MOVQ AX, DX
+	XORQ $2, AX
+	XORQ $3, DX
+	IMULQ R14, AX
+	IMULQ R14, DX
+	MOVQ cellJob_win(R8)(CX*8), SI
+	SHLQ $2, SI
+	ADDQ SI, AX
+	ADDQ SI, DX
+	MOVQ Model_offU(R9), SI
+	WIN(Y3, X3)
+	MOVQ Model_offD(R9), SI
+	WIN(Y0, X0)
+	MOVQ Model_offInv(R9), SI
+	WIN(Y1, X1)
+	VMOVDQU laneIdx<>+32(SB), Y13
+
+	// zz = z[k] + tau (− drop); lhs = zz·inv
+	VBROADCASTSS cellJob_z(R8)(CX*4), Y4
+	LEAQ BlockWorker_tau(DI), SI
+	VADDPS 32(SI), Y4, Y4
+	MOVQ Model_offDrp(R9), SI
+	TESTQ SI, SI
+	JEQ nodrop1
+	WIN(Y5, X5)
+	VSUBPS Y5, Y4, Y4
+
+nodrop1:
+	VMULPS Y1, Y4, Y1
+
+	// u = base + q·sign, k0 = int(u + S − ½)
+	VBROADCASTSS sign+24(FP), Y5
+	VMULPS Y5, Y3, Y3
+	VBROADCASTSS base+20(FP), Y5
+	VADDPS Y3, Y5, Y3
+	VBROADCASTSS S+16(FP), Y5
+	VADDPS Y5, Y3, Y3
+	VSUBPS half<>(SB), Y3, Y3
+	VCVTTPS2DQ Y3, Y2
+	BRACKET(Y2, Y9)
+	MOVQ Model_k1(R9), SI
+	VMOVD SI, X6
+	VPBROADCASTD X6, Y6
+	VPADDD Y6, Y2, Y3
+	BRACKET(Y3, Y10)
+
+	// visible: lhs ≥ min(t0, t1) and d ≤ lim
+	VMINPS Y10, Y9, Y9
+	VCMPPS $0x1d, Y9, Y1, Y9
+	VBROADCASTSS Model_lim(R9), Y10
+	VCMPPS $0x12, Y10, Y0, Y10
+	VANDPS Y10, Y9, Y9
+	VMOVMSKPS Y9, DX
+	SHLQ $8, DX
+	ORQ DX, BX
+
+	MOVW BX, cellJob_vis(R8)(CX*2)
+
+next:
+	INCQ CX
+	CMPQ CX, $4
+	JLT cell
+	VZEROUPPER
+	RET
