@@ -5,10 +5,13 @@ package horizon
 import "golang.org/x/sys/cpu"
 
 // The AVX2 kernels, in Go assembly so that a plain build (without
-// GOEXPERIMENT=simd) runs vector code: so far the sector walk
-// (walk_amd64.s); the bound, cell and conservative kernels are the
-// portable ones. They compute walkLanes's bits (TestWalkAVX2Twin) and run
-// on every AVX2 CPU, AVX-512 ones included.
+// GOEXPERIMENT=simd) runs vector code: the sector walk (walk_amd64.s), the
+// conservative step (cons_amd64.s), the cell test (cells_amd64.s) and the
+// bounds (bound_amd64.s), each computing its portable twin's bits
+// (TestWalkAVX2Twin, TestConsAVX2Twin, TestBoundAVX2Twin,
+// TestBlockAVX2Twins) on every AVX2 CPU, AVX-512 ones included. The
+// assembly reads the BlockWorker, Model and jobs through go_asm.h's
+// offsets, so a change of their layout reassembles it.
 var (
 	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2}
 	asmKernels  = &avx2Kernels

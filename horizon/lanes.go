@@ -9,7 +9,8 @@ import (
 // The block engine's kernels, one lane per observer of a block. These are
 // the portable versions; lanes_simd.go has vector versions that compute the
 // same bits (TestKernelTwins), used where the build has GOEXPERIMENT=simd
-// and the CPU AVX-512 (SIMD reports which).
+// and the CPU AVX-512, and *_amd64.s AVX2 versions (avx2_amd64.go), used
+// by other amd64 builds on CPUs with AVX2 (SIMD reports which).
 
 // stepShift sets the block walk's early-stop granularity: lines are
 // checked every 2^stepShift steps (BenchmarkBlock).
@@ -50,9 +51,8 @@ type kernelSet struct {
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
 
 // SIMD reports which kernels the block engine uses: "scalar" (portable Go),
-// "avx2" (assembly, amd64 builds on a CPU with AVX2; so far the sector
-// walk, the other kernels portable) or "avx512" (GOEXPERIMENT=simd builds
-// on a CPU with AVX-512).
+// "avx2" (Go assembly, amd64 builds on a CPU with AVX2) or "avx512"
+// (GOEXPERIMENT=simd builds on a CPU with AVX-512).
 func SIMD() string { return kernels.name }
 
 // KernelNames lists the names SetKernels takes.
