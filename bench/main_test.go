@@ -94,6 +94,8 @@ func TestBenchUsage(t *testing.T) {
 		{"--accountings", "ours,bogus"},
 		{"--accountings", "ours,ours"},
 		{"--max-steps", "-1"},
+		{"raw", "--size", "10"},
+		{"raw", "--pairs", "0"},
 	} {
 		var stderr strings.Builder
 		err := run(append(args, "--out", t.TempDir()), io.Discard, &stderr)

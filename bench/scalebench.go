@@ -124,25 +124,13 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*stores, 0o755); err != nil {
 		return err
 	}
-	bin := filepath.Join(*stores, "pvsbake")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake")
-	build.Stderr = stderr
-	if os.Getenv("GOEXPERIMENT") == "" {
-		build.Env = append(os.Environ(), "GOEXPERIMENT=simd")
+	bin, err := buildPvsbake(*stores, stderr)
+	if err != nil {
+		return err
 	}
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build pvsbake: %w", err)
-	}
-	dem := filepath.Join(*stores, "utm18.tif")
-	if _, err := os.Stat(dem); err != nil {
-		warp := exec.Command("gdalwarp", append(append(slices.Clone(scaleWarp), "-q", "-of", "GTiff", *hgt), dem+".tmp")...)
-		warp.Stderr = stderr
-		if err := warp.Run(); err != nil {
-			return fmt.Errorf("gdalwarp %s: %w", *hgt, err)
-		}
-		if err := os.Rename(dem+".tmp", dem); err != nil {
-			return err
-		}
+	dem, err := scaleMap(*stores, *hgt, stderr)
+	if err != nil {
+		return err
 	}
 	dir, err := newResultsSubdir(*out, "scale")
 	if err != nil {
@@ -419,4 +407,34 @@ func scalePlots(dir string, rows []scaleRow) error {
 		}
 	}
 	return nil
+}
+
+// buildPvsbake builds pvsbake into dir (with GOEXPERIMENT=simd unless the
+// environment sets an experiment) and returns its path.
+func buildPvsbake(dir string, stderr io.Writer) (string, error) {
+	bin := filepath.Join(dir, "pvsbake")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake")
+	build.Stderr = stderr
+	if os.Getenv("GOEXPERIMENT") == "" {
+		build.Env = append(os.Environ(), "GOEXPERIMENT=simd")
+	}
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build pvsbake: %w", err)
+	}
+	return bin, nil
+}
+
+// scaleMap returns the path of the scale benchmark's map in dir, utm18.tif
+// (the HGT tile hgt warped by scaleWarp), warping it first when absent.
+func scaleMap(dir, hgt string, stderr io.Writer) (string, error) {
+	dem := filepath.Join(dir, "utm18.tif")
+	if _, err := os.Stat(dem); err == nil {
+		return dem, nil
+	}
+	warp := exec.Command("gdalwarp", append(append(slices.Clone(scaleWarp), "-q", "-of", "GTiff", hgt), dem+".tmp")...)
+	warp.Stderr = stderr
+	if err := warp.Run(); err != nil {
+		return "", fmt.Errorf("gdalwarp %s: %w", hgt, err)
+	}
+	return dem, os.Rename(dem+".tmp", dem)
 }
