@@ -48,14 +48,15 @@ docs:
 	UPDATE_DOCS=1 $(GO) test -run TestReferencePages ./cmd/pvsbake ./cmd/frontierq
 
 # make check: everything make test skips — the long cases, the viewer in
-# headless Chromium, the plain build's kernels (no SIMD experiment: AVX2
-# assembly on amd64, and forced portable ones), the golden
+# headless Chromium, the plain build (no SIMD experiment) and the forced
+# portable and AVX-512 kernels (auto runs the AVX2 assembly), the golden
 # hashes of other CPUs (GOAMD64=v3, arm64 under qemu) and the real Slurm
 # cluster. CI runs make test, then make check.
 check: deps browser bindings
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	GOEXPERIMENT= FRONTIERSETS_KERNELS=scalar $(GO) test -count 1 -run 'Golden|Block|Kernel|Twin' ./horizon
+	FRONTIERSETS_KERNELS=avx512 $(GO) test -count 1 -run 'Golden|Block' ./horizon
 	$(MAKE) --no-print-directory portable
 	$(MAKE) --no-print-directory test-slurm
 

@@ -87,10 +87,10 @@ func TestSetKernels(t *testing.T) {
 	}
 	want := "scalar"
 	switch {
-	case vectorKernels != nil && vectorCPU:
-		want = "avx512"
 	case asmKernels != nil && asmCPU:
 		want = "avx2"
+	case vectorKernels != nil && vectorCPU:
+		want = "avx512"
 	}
 	if SIMD() != want {
 		t.Errorf("auto runs %s, want %s", SIMD(), want)
