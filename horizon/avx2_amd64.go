@@ -18,23 +18,23 @@ var (
 	asmCPU      = cpu.X86.HasAVX2
 )
 
-// walkAVX2 runs walkLanes's steps (walk_amd64.s) on prof[:n·Lanes],
-// rec[:n], the lanes' cells of elev (row stride pw cells) and sb[:nz·Lanes],
-// and returns the steps filled. Every address it reads must lie in elev
+// walkAVX2 runs walkLanes (walk_amd64.s): the slope bounds of the nz
+// chunks z[:nz] into sb[:nz·Lanes], then the steps on prof[:n·Lanes],
+// rec[:n] and the lanes' cells of elev (row stride pw cells); it returns
+// the steps filled. Every address it reads must lie in elev
 // (walkLanesAVX2 checks).
 //
 //go:noescape
-func walkAVX2(prof, rec *float32, n int, elev *float32, pw int, ext *[Lanes]int32, eye *[Lanes]float32, sb *float32, nz int, a0, maj, mw int, mf int64, inv, dk float32) int
+func walkAVX2(prof, rec *float32, n int, elev *float32, pw int, ext *[Lanes]int32, eye *[Lanes]float32, z, sb *float32, nz int, a0, maj, mw int, mf int64, inv, dk float32) int
 
-// walkLanesAVX2 is walkLanes with its steps in AVX2: the slope bounds in
-// Go (once per line), the steps in assembly when every cell they read lies
-// in elev and the lanes are a block's 4×4 observers (lane[b] = (b/4)·pw +
-// b%4, pw = lane[BlockSide]); otherwise walkLanes itself.
+// walkLanesAVX2 is walkLanes in AVX2 (walkAVX2) when every cell its steps
+// read lies in elev and the lanes are a block's 4×4 observers (lane[b] =
+// (b/4)·pw + b%4, pw = lane[BlockSide]); otherwise walkLanes itself.
 func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lanes]float32, z, sb []float32,
 	a0, maj, mw int, mf int64, inv, dk float32) int {
 	n := len(rec)
 	pw := int(lane[BlockSide])
-	ok := n > 0 && len(prof) >= n*Lanes && len(sb) >= len(z)*Lanes && mw > 0 && pw > 0
+	ok := n > 0 && len(prof) >= n*Lanes && len(sb) >= len(z)*Lanes && len(z) <= (n+1<<stepShift-1)>>stepShift && mw > 0 && pw > 0
 	for b := range Lanes {
 		ok = ok && int(lane[b]) == (b/BlockSide)*pw+b%BlockSide
 	}
@@ -49,12 +49,11 @@ func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lan
 	if !ok {
 		return walkLanes(prof, rec, elev, lane, ext, eye, z, sb, a0, maj, mw, mf, inv, dk)
 	}
-	slopeBounds(sb, z, eye, rec, inv)
-	var sbp *float32
+	var zp, sbp *float32
 	if len(z) > 0 {
-		sbp = &sb[0]
+		zp, sbp = &z[0], &sb[0]
 	}
-	return walkAVX2(&prof[0], &rec[0], n, &elev[0], pw, ext, eye, sbp, len(z), a0, maj, mw, mf, inv, dk)
+	return walkAVX2(&prof[0], &rec[0], n, &elev[0], pw, ext, eye, zp, sbp, len(z), a0, maj, mw, mf, inv, dk)
 }
 
 // consAVX2 is consLanes16 in AVX2 (cons_amd64.s), reading bw, its Model

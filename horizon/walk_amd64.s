@@ -38,29 +38,76 @@ GLOBL negInf<>(SB), RODATA|NOPTR, $4
 DATA oneF<>+0(SB)/4, $0x3f800000
 GLOBL oneF<>(SB), RODATA|NOPTR, $4
 
-// func walkAVX2(prof, rec *float32, n int, elev *float32, pw int, ext *[16]int32, eye *[16]float32, sb *float32, nz int, a0, maj, mw int, mf int64, inv, dk float32) int
-TEXT ·walkAVX2(SB), NOSPLIT, $0-120
+// func walkAVX2(prof, rec *float32, n int, elev *float32, pw int, ext *[16]int32, eye *[16]float32, z, sb *float32, nz int, a0, maj, mw int, mf int64, inv, dk float32) int
+TEXT ·walkAVX2(SB), NOSPLIT, $0-128
 	MOVQ prof+0(FP), DI
 	MOVQ rec+8(FP), SI
 	MOVQ n+16(FP), DX
+	MOVQ eye+48(FP), AX
+	VMOVUPS (AX), Y4
+	VMOVUPS 32(AX), Y5
+	VBROADCASTSS inv+112(FP), Y10
+	MOVQ nz+72(FP), BX
+
+	// The slope bounds (slopeBounds): chunk c = nz−1 … 0 of 16 steps,
+	// its samples at most z[c] high; lane b's bound h·tn at the chunk's
+	// first step when h = z[c] − eye[b] ≥ 0, else h·tf at its last, and
+	// at least the later chunks' bound (kept unless s > it: NaN keeps it).
+	MOVQ z+56(FP), R12
+	MOVQ sb+64(FP), R13
+	VBROADCASTSS negInf<>(SB), Y6
+	VMOVAPS Y6, Y7
+	MOVQ BX, AX
+
+bounds:
+	DECQ AX
+	JLT bounded
+	MOVQ AX, CX
+	SHLQ $4, CX
+	VBROADCASTSS (SI)(CX*4), Y0
+	VMULPS Y0, Y10, Y0
+	ADDQ $16, CX
+	CMPQ CX, DX
+	CMOVQGT DX, CX
+	DECQ CX
+	VBROADCASTSS (SI)(CX*4), Y1
+	VMULPS Y1, Y10, Y1
+	VBROADCASTSS (R12)(AX*4), Y2
+	VSUBPS Y4, Y2, Y3
+	VSUBPS Y5, Y2, Y2
+	VXORPS Y11, Y11, Y11
+	MOVQ AX, CX
+	SHLQ $6, CX
+	VMULPS Y0, Y3, Y12
+	VMULPS Y1, Y3, Y13
+	VCMPPS $0x1d, Y11, Y3, Y14
+	VBLENDVPS Y14, Y12, Y13, Y13
+	VCMPPS $0x1e, Y6, Y13, Y14
+	VBLENDVPS Y14, Y13, Y6, Y6
+	VMOVUPS Y6, (R13)(CX*1)
+	VMULPS Y0, Y2, Y12
+	VMULPS Y1, Y2, Y13
+	VCMPPS $0x1d, Y11, Y2, Y14
+	VBLENDVPS Y14, Y12, Y13, Y13
+	VCMPPS $0x1e, Y7, Y13, Y14
+	VBLENDVPS Y14, Y13, Y7, Y7
+	VMOVUPS Y7, 32(R13)(CX*1)
+	JMP bounds
+
+bounded:
 	MOVQ elev+24(FP), R8
 	MOVQ pw+32(FP), R9
 	SHLQ $2, R9
 	MOVQ ext+40(FP), AX
 	VMOVDQU (AX), Y8
 	VMOVDQU 32(AX), Y9
-	MOVQ eye+48(FP), AX
-	VMOVUPS (AX), Y4
-	VMOVUPS 32(AX), Y5
-	MOVQ nz+64(FP), BX
-	MOVQ a0+72(FP), R10
-	MOVQ maj+80(FP), R11
-	MOVQ mw+88(FP), R12
+	MOVQ a0+80(FP), R10
+	MOVQ maj+88(FP), R11
+	MOVQ mw+96(FP), R12
 	MOVQ R12, R14
 	SHLQ $2, R14
-	MOVQ mf+96(FP), R13 // y = mf at the first step
-	VBROADCASTSS inv+104(FP), Y10
-	VBROADCASTSS dk+108(FP), Y11
+	MOVQ mf+104(FP), R13 // y = mf at the first step
+	VBROADCASTSS dk+116(FP), Y11
 	VBROADCASTSS oneF<>(SB), Y13
 	VMOVAPS Y13, Y12
 	VBROADCASTSS negInf<>(SB), Y6
@@ -146,7 +193,7 @@ loop:
 	CMPQ AX, BX
 	JGE next
 	SHLQ $6, AX
-	ADDQ sb+56(FP), AX
+	ADDQ sb+64(FP), AX
 	VCMPPS $0x1d, (AX), Y6, Y14
 	VCMPPS $0x1d, 32(AX), Y7, Y15
 	VMOVD CX, X3
@@ -160,7 +207,7 @@ loop:
 	JEQ done
 
 next:
-	ADDQ mf+96(FP), R13
+	ADDQ mf+104(FP), R13
 	ADDQ R11, R10
 	ADDQ $4, SI
 	ADDQ $64, DI
@@ -170,5 +217,5 @@ next:
 
 done:
 	VZEROUPPER
-	MOVQ CX, ret+112(FP)
+	MOVQ CX, ret+120(FP)
 	RET
