@@ -2,7 +2,11 @@
 
 package horizon
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The AVX2 kernels, in Go assembly so that a plain build (without
 // GOEXPERIMENT=simd) runs vector code: the sector walk (walk_amd64.s), the
@@ -85,6 +89,10 @@ func cellAVX2(bw *BlockWorker, j *cellJob, S, base, sign float32)
 // q·sign is cellLanes's u bit for bit (q·±1 is exact, x + (−q) is x − q,
 // and 0 + q differs from q only in a zero's sign, which u + S drops).
 func cellLanesAVX2(bw *BlockWorker, j *cellJob) {
+	if len(bw.prof) > math.MaxInt32 {
+		cellLanes(bw, j) // the gathers' indices are 32-bit
+		return
+	}
 	S := float32(bw.m.p.Sectors)
 	half := float32(S / 2)
 	base, sign := [4]float32{0, half, half, S}[j.quad&3], [4]float32{1, -1, 1, -1}[j.quad&3]
