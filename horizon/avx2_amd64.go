@@ -77,9 +77,9 @@ func consLanesAVX2(bw *BlockWorker, j *consJob) {
 	consAVX2(bw, j)
 }
 
-// cellAVX2 is cellLanes in AVX2 (cells_amd64.s) for a Model without Earth
-// curvature's offset drops or with them, S the sectors and each cell's
-// azimuth u = base + q·sign in sectors from its offset's q (quad 0: 0, +1;
+// cellAVX2 is cellLanes in AVX2 (cells_amd64.s), with or without Earth
+// curvature's drops (Model.offDrp): S the sectors, and each cell's
+// azimuth in sectors u = base + q·sign from its offset's q (quad 0: 0, +1;
 // 1: S/2, −1; 2: S/2, +1; 3: S, −1).
 //
 //go:noescape

@@ -68,9 +68,8 @@ var ErrKernels = errors.New("horizon: kernels unavailable")
 
 // SetKernels selects the block engine's kernels by name: "auto" (the
 // fastest this build and CPU run, the default), "avx512", "avx2" or
-// "scalar". Every
-// set computes the same bits; forcing one lets tests and benchmarks cover
-// each path on one machine. It must not be called while BlockWorkers
+// "scalar". Every set computes the same bits; forcing one lets tests and
+// benchmarks cover each path on one machine. It must not be called while BlockWorkers
 // classify. Errors wrap ErrKernels, in one line naming what is missing, so
 // that a forced vector path fails with a message, not an illegal
 // instruction.
