@@ -19,7 +19,7 @@ import (
 // other side. Errors: ErrOutside, ErrNodata; ErrOptions when r holds no
 // frontier set (MutuallyVisible) or side is not 0 or 1.
 func (gr *Grower) Extend(r *Result, side int, c [2]int) (_ bool, err error) {
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	g := gr.g
 	if c[0] < 0 || c[1] < 0 || c[0] >= g.Width || c[1] >= g.Height {
 		return false, fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, c[0], c[1], g.Width, g.Height)

@@ -260,11 +260,13 @@ func (gr *Grower) Err() error {
 	return nil
 }
 
-// guard is fault.Catch for methods without an error result: a fault is
-// kept for Err.
+// guard is fault.Recover's partner for methods without an error result: a
+// fault is kept for Err (a copy, so that err itself stays on the caller's
+// stack: the lookups allocate nothing).
 func (gr *Grower) guard(err *error) {
 	if *err != nil {
-		gr.faulted.CompareAndSwap(nil, err)
+		e := *err
+		gr.faulted.CompareAndSwap(nil, &e)
 	}
 }
 

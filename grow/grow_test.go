@@ -435,3 +435,25 @@ func TestCodedSameFrontiers(t *testing.T) {
 		t.Error("no pair hidden")
 	}
 }
+
+// TestLookupsAllocateNothing: the lookups a coordinator makes by the
+// thousand per tick (QuadsHidden, Hides, HidesEach, MaySee, MutuallyVisible)
+// arm the fault handler without allocating: its deferred call is no
+// closure, and the error it may fill stays on the stack.
+func TestLookupsAllocateNothing(t *testing.T) {
+	f := newFixture(t, "N44W072.hgt", heightmap.Window{Col: 820, Row: 850, Width: 40, Height: 36}, 0)
+	gr := f.gr
+	p, q := Quad{Level: 2, X: 0, Y: 0}, Quad{Level: 1, X: 15, Y: 12}
+	ps := []Quad{p, {Level: 0, X: 30, Y: 3}, {Level: 3, X: 4, Y: 0}}
+	hidden := make([]bool, len(ps))
+	allocs := testing.AllocsPerRun(100, func() {
+		gr.QuadsHidden(p, q)
+		gr.Hides(q, p)
+		gr.HidesEach(ps, q, hidden)
+		gr.MaySee([2]int{1, 2}, [2]int{33, 30})
+		gr.MutuallyVisible([2]int{1, 2}, [2]int{33, 30})
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per round of lookups, want 0", allocs)
+	}
+}

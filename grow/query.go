@@ -61,7 +61,7 @@ func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error 
 // GrowContext is Grow that stops when ctx is done (checked every 32 quads
 // considered), returning an error wrapping ctx.Err().
 func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *Scratch, dst *Result) (err error) {
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	start := time.Now()
 	g := gr.g
 	if opt.Neighbours == 0 {
@@ -127,7 +127,7 @@ func (gr *Grower) checkPoints(a, b [2]int) error {
 // decoded, which holds the cell's (hidesVia): the first test of step 1
 // (§3.5), without growing anything. Errors are Grow's.
 func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	if err := gr.checkPoints(a, b); err != nil {
 		return false, err
 	}
@@ -140,7 +140,7 @@ func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
 // the one-direction test a server filtering updates by visibility uses.
 // Errors are Grow's.
 func (gr *Grower) MaySee(observer, target [2]int) (_ bool, err error) {
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	if err := gr.checkPoints(observer, target); err != nil {
 		return false, err
 	}
@@ -178,7 +178,7 @@ func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
 func (gr *Grower) QuadsHidden(p, q Quad) (hidden bool) {
 	var err error
 	defer gr.guard(&err)
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	return !p.Overlaps(q) && gr.mutuallyHidden(p, q)
 }
 
@@ -191,7 +191,7 @@ func (gr *Grower) QuadsHidden(p, q Quad) (hidden bool) {
 func (gr *Grower) Hides(p, q Quad) bool {
 	var err error
 	defer gr.guard(&err)
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	t := gr.pvs(p)
 	return t.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden
 }
@@ -209,7 +209,7 @@ func (gr *Grower) HidesEach(ps []Quad, q Quad, hidden []bool) {
 			clear(hidden[:len(ps)]) // not hidden: the conservative answer
 		}
 	}()
-	defer fault.Catch(&err)()
+	defer fault.Recover(&err, fault.Arm())
 	const chunk = 64
 	var (
 		trees [chunk]int32

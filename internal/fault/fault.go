@@ -13,20 +13,28 @@ import (
 // ErrFault reports a read of a store's memory that faulted.
 var ErrFault = errors.New("the store's memory could not be read: its file was truncated or changed while open")
 
-// Catch makes memory faults in the calling goroutine panic instead of
-// crashing the process, and returns the function to defer, which restores
-// the setting and turns a runtime error into *err (wrapping ErrFault);
-// other panics go on. Use: defer fault.Catch(&err)().
-func Catch(err *error) func() {
-	old := debug.SetPanicOnFault(true)
-	return func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			re, ok := r.(runtime.Error)
-			if !ok {
-				panic(r)
-			}
-			*err = fmt.Errorf("%w (%v)", ErrFault, re)
+// Arm makes memory faults in the calling goroutine panic instead of
+// crashing the process and returns the setting it replaced, for Recover.
+// Use, in a function with an error result err:
+//
+//	defer fault.Recover(&err, fault.Arm())
+//
+// (a deferred call's arguments are evaluated by the defer statement, so
+// Arm runs there).
+func Arm() bool { return debug.SetPanicOnFault(true) }
+
+// Recover restores the setting Arm replaced (old) and turns a runtime error
+// panic into *err (wrapping ErrFault); other panics go on. It must be the
+// deferred function itself, where recover works. Unlike a deferred
+// closure it allocates nothing: the store's lookups defer it on every
+// call.
+func Recover(err *error, old bool) {
+	debug.SetPanicOnFault(old)
+	if r := recover(); r != nil {
+		re, ok := r.(runtime.Error)
+		if !ok {
+			panic(r)
 		}
+		*err = fmt.Errorf("%w (%v)", ErrFault, re)
 	}
 }
