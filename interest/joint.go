@@ -3,7 +3,6 @@ package interest
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/frontiersets/frontiersets/grow"
@@ -46,7 +45,10 @@ import (
 // level holding the players, are disjoint and mutually hidden stays silent
 // while both stay in their regions, whatever their sides, so an exit
 // searches partners among the other players only (half the lookups at
-// 1,024 urban walkers) and a side need only be hidden from those.
+// 1,024 urban walkers) and a side need only be hidden from those. A
+// player entering a new region decides its row of region pairs a quad of
+// regions at a time where the memo cannot hold every pair (regionRow; on
+// the 4097² map it took the coordinator's p99 from 8.3 to 1.7 ms).
 //
 // With JointOptions.Regions the same machinery runs region-pair frontiers
 // (scheme RP): sides are the quads of one level, fixed by the grid, and a
@@ -81,12 +83,8 @@ type Joint struct {
 	// handled.
 	exiting []int32
 	next    int
-	// The placed players sorted by the Morton code of their side's top-left
-	// cell (key), with their sides' levels: the players whose sides lie in
-	// a quad Q are a run of it (grow.Quad.Morton).
-	order []int32
-	key   []uint64
-	lvl   []int8
+	// The placed players sorted by their sides.
+	sides quadOrder
 	// The sides an exit considers (the placed players not silent by
 	// their regions with the exiting one): the sorted order itself, or a
 	// filtered copy with the far tier.
@@ -100,6 +98,13 @@ type Joint struct {
 	// silent by their regions.
 	reg []grow.Quad
 	far []uint64
+	// The placed players sorted by region (the far tier's, or RP's sides),
+	// but for the one whose exit is being handled; regionRow's answers,
+	// per player, and its scratch.
+	regs   quadOrder
+	rowHid []bool
+	rst    []quadpvs.Status // the walk of an exit region's PVS
+	rpre   []int32          // rpre[x] counts the regions of regs.ord[:x] it hides
 	// The exit's partners' sides, in order (scratch).
 	pkey  []uint64
 	plvl  []int8
@@ -230,9 +235,10 @@ func NewJoint(gr *grow.Grower, players int, opt JointOptions) (*Joint, error) {
 	switch {
 	case opt.Regions > 0:
 		jt.memo = newRegionMemo(gr, opt.Regions)
+		jt.rowHid = make([]bool, n)
 	case opt.Far >= 0:
 		jt.memo = newRegionMemo(gr, opt.Far)
-		jt.reg, jt.far = make([]grow.Quad, n), make([]uint64, (n*n+63)/64)
+		jt.reg, jt.far, jt.rowHid = make([]grow.Quad, n), make([]uint64, (n*n+63)/64), make([]bool, n)
 	}
 	return jt, nil
 }
@@ -457,10 +463,10 @@ func (jt *Joint) exit(i int) {
 	}
 	jt.part, jt.groups, jt.near = jt.part[:0], jt.groups[:0], jt.near[:0]
 	if !jt.start {
-		jt.unindex(i)
+		jt.sides.remove(i, jt.side[i])
 	}
 	top := jt.levels - 1 // the side's largest level
-	jt.vord, jt.vkey, jt.vlvl = jt.order, jt.key, jt.lvl
+	jt.vord, jt.vkey, jt.vlvl = jt.sides.ord, jt.sides.key, jt.sides.lvl
 	if jt.farTier() {
 		// The far tier: a new region re-decides i's pairs by regions; the
 		// side stays inside the region, and the players silent by their
@@ -471,19 +477,21 @@ func (jt *Joint) exit(i int) {
 		}
 		top = min(top, reg.Level)
 		if jt.start || reg != jt.reg[i] {
-			jt.reg[i] = reg
-			for j := range others {
-				if j != i {
-					h, cost := jt.memo.hidden(reg, jt.reg[j])
-					r.Lookups += int64(cost)
-					setPair(jt.far, jt.n, i, j, h)
-				}
+			if !jt.start {
+				jt.regs.remove(i, jt.reg[i])
 			}
+			jt.reg[i] = reg
+			jt.regionRow(reg, jt.reg, jt.opt.Far)
+			for _, j := range jt.regs.ord {
+				setPair(jt.far, jt.n, i, int(j), jt.rowHid[j])
+			}
+			jt.regs.insert(i, reg)
 		}
 		jt.vord, jt.vkey, jt.vlvl = jt.fo[:0], jt.fk[:0], jt.fl[:0]
-		for x, j := range jt.order {
+		so := &jt.sides
+		for x, j := range so.ord {
 			if !jt.isFar(i, int(j)) {
-				jt.vord, jt.vkey, jt.vlvl = append(jt.vord, j), append(jt.vkey, jt.key[x]), append(jt.vlvl, jt.lvl[x])
+				jt.vord, jt.vkey, jt.vlvl = append(jt.vord, j), append(jt.vkey, so.key[x]), append(jt.vlvl, so.lvl[x])
 			}
 		}
 		jt.fo, jt.fk, jt.fl = jt.vord, jt.vkey, jt.vlvl
@@ -531,7 +539,7 @@ func (jt *Joint) exit(i int) {
 		q = q.Parent()
 	}
 	jt.side[i] = q
-	jt.index(i)
+	jt.sides.insert(i, q)
 	jt.pairs(i, others)
 }
 
@@ -569,14 +577,15 @@ func (jt *Joint) exitRegion(i, others int) {
 	for q.Level < jt.opt.Regions || !jt.holdsRing(q, i) && q.Level < jt.gr.Geometry().K {
 		q = q.Parent()
 	}
-	jt.side[i] = q
-	for j := range others {
-		if j != i {
-			h, cost := jt.memo.hidden(q, jt.side[j])
-			jt.res.Lookups += int64(cost)
-			jt.isPart[j] = h
-		}
+	if !jt.start {
+		jt.regs.remove(i, jt.side[i])
 	}
+	jt.side[i] = q
+	jt.regionRow(q, jt.side, jt.opt.Regions)
+	for _, j := range jt.regs.ord {
+		jt.isPart[j] = jt.rowHid[j]
+	}
+	jt.regs.insert(i, q)
 	jt.pairs(i, others)
 }
 
@@ -620,13 +629,7 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 	}
 	r := &jt.res
 	if cand > leafRun && Q.Level > 0 {
-		// A side larger than Q in the run starts at Q's corner: the run's
-		// first entries.
-		inside, m := !Q.Overlaps(c), Q.Morton()
-		for x := lo; inside && x < hi && jt.vkey[x] == m; x++ {
-			inside = int(jt.vlvl[x]) <= Q.Level
-		}
-		if inside {
+		if !Q.Overlaps(c) && holdsRun(jt.vkey, jt.vlvl, Q, lo, hi) {
 			r.Lookups++
 			if jt.gr.Hides(Q, c) {
 				jt.groups = append(jt.groups, group{Q, lo, hi})
@@ -638,19 +641,9 @@ func (jt *Joint) partners(c, Q grow.Quad, lo, hi int) {
 				return
 			}
 		}
-		// The children's runs, in Morton order; a side larger than a child
-		// sits at the start of the first.
-		span := uint64(1) << (2 * (Q.Level - 1))
-		at := lo
+		at := childRuns(jt.vkey, Q, lo, hi)
 		for k := range 4 {
-			ch := grow.Quad{Level: Q.Level - 1, X: 2*Q.X + k&1, Y: 2*Q.Y + k>>1}
-			end := hi
-			if k < 3 {
-				lim := ch.Morton() + span
-				end = at + sort.Search(hi-at, func(x int) bool { return jt.vkey[at+x] >= lim })
-			}
-			jt.partners(c, ch, at, end)
-			at = end
+			jt.partners(c, quadChild(Q, k), at[k], at[k+1])
 		}
 		return
 	}
@@ -677,47 +670,21 @@ func (jt *Joint) hidesEach(xs []int32, q grow.Quad) {
 // a side inside p (its code in p's range), or one holding p (one of p's
 // ancestors).
 func (jt *Joint) overlapsSide(p grow.Quad) bool {
+	so := &jt.sides
 	m := p.Morton()
-	x := jt.firstAt(m)
-	if x < len(jt.key) && jt.key[x] < m+1<<(2*p.Level) {
+	x := so.firstAt(m)
+	if x < len(so.key) && so.key[x] < m+1<<(2*p.Level) {
 		return true
 	}
 	for a := p.Parent(); a.Level < jt.levels; a = a.Parent() {
 		m := a.Morton()
-		for x := jt.firstAt(m); x < len(jt.key) && jt.key[x] == m; x++ {
-			if int(jt.lvl[x]) == a.Level {
+		for x := so.firstAt(m); x < len(so.key) && so.key[x] == m; x++ {
+			if int(so.lvl[x]) == a.Level {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// firstAt returns the position in the sorted order of the first side whose
-// Morton code is at least m.
-func (jt *Joint) firstAt(m uint64) int {
-	return sort.Search(len(jt.key), func(x int) bool { return jt.key[x] >= m })
-}
-
-// index puts player i, by its side, into the sorted order: Morton codes
-// ascending, levels descending among equal codes (QuadStatuses' order).
-func (jt *Joint) index(i int) {
-	k, l := jt.side[i].Morton(), int8(jt.side[i].Level)
-	at := sort.Search(len(jt.key), func(x int) bool { return jt.key[x] > k || jt.key[x] == k && jt.lvl[x] < l })
-	jt.order = slices.Insert(jt.order, at, int32(i))
-	jt.key = slices.Insert(jt.key, at, k)
-	jt.lvl = slices.Insert(jt.lvl, at, l)
-}
-
-// unindex takes player i out of the sorted order.
-func (jt *Joint) unindex(i int) {
-	at := jt.firstAt(jt.side[i].Morton())
-	for jt.order[at] != int32(i) {
-		at++
-	}
-	jt.order = slices.Delete(jt.order, at, at+1)
-	jt.key = slices.Delete(jt.key, at, at+1)
-	jt.lvl = slices.Delete(jt.lvl, at, at+1)
 }
 
 // grows reports whether the exiting player's side may become p: p stays

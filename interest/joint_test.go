@@ -24,14 +24,18 @@ func TestJointGuarantee(t *testing.T) {
 		for _, c := range []struct {
 			opt      JointOptions
 			n, ticks int
-		}{{JointOptions{}, 12, 300}, {JointOptions{MaxLevel: 2}, 12, 300}, {JointOptions{}, 48, 60},
-			{JointOptions{Regions: 1}, 12, 300}, {JointOptions{Regions: 1}, 48, 60},
-			{JointOptions{Far: -1}, 12, 300}, {JointOptions{Far: 2}, 48, 60}} {
+			noTable  bool // the region memo without its table, as on large grids (regionRow's quads of regions)
+		}{{JointOptions{}, 12, 300, false}, {JointOptions{MaxLevel: 2}, 12, 300, false}, {JointOptions{}, 48, 60, false},
+			{JointOptions{Regions: 1}, 12, 300, false}, {JointOptions{Regions: 1}, 48, 60, false}, {JointOptions{Regions: 1}, 48, 60, true},
+			{JointOptions{Far: -1}, 12, 300, false}, {JointOptions{Far: 2}, 48, 60, false}, {JointOptions{Far: 2}, 48, 60, true}} {
 			opt, n, ticks := c.opt, c.n, c.ticks
-			t.Run(fmt.Sprintf("%s/cap%d/L%d/R%d/F%d/%d", wc.name, wc.nodes, opt.MaxLevel, opt.Regions, opt.Far, n), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/cap%d/L%d/R%d/F%d/%d/notable=%v", wc.name, wc.nodes, opt.MaxLevel, opt.Regions, opt.Far, n, c.noTable), func(t *testing.T) {
 				jt, err := NewJoint(w.gr, n, opt)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if c.noTable {
+					jt.memo.table = nil
 				}
 				maxL := opt.MaxLevel
 				if maxL == 0 {
