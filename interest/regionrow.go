@@ -15,8 +15,8 @@ import (
 // pair (regionMemo.hidden), but a quad of regions at a time where it can:
 // an exit into a new region decides a row of region pairs, one per player,
 // and on a large map most are new to the memo, each a descent of two trees
-// decoded for it (the far tier's p99 ticks on the 4097² map spent 2/3 of
-// their time there):
+// decoded for it (on the 4097² map, perf put 87% of the coordinator's
+// exits there):
 //
 //   - reg's PVS hides the regions it hides in one walk
 //     (quadpvs.Tree.QuadStatuses over the sorted regions); the few it does
