@@ -37,13 +37,13 @@ import (
 // at 10 Hz: coordinator p50 12 ms pair by pair, 14 ms a quad at a time).
 func (jt *Joint) regionRow(reg grow.Quad, of []grow.Quad, level int) {
 	ro := &jt.regs
-	no := len(ro.ord)
 	if jt.memo.table != nil {
 		for _, j := range ro.ord {
 			jt.rowMemo(reg, of, int(j))
 		}
 		return
 	}
+	no := len(ro.ord)
 	if no == 0 {
 		return
 	}
