@@ -34,9 +34,10 @@ type Capper struct {
 	src           *Tree
 	next          int // next code, from the end, the collapses look at
 	nodes, ncodes int
-	pos           []quadPos // min-loss: each node's quad
-	groups        groupHeap // min-loss: the collapsible groups
-	flat          Tree      // a shared source, expanded
+	area          []int32    // min-loss: each node's cells on the terrain
+	corner        []corner   // min-loss: each Unknown node's quad
+	groups        groupQueue // min-loss: the collapsible groups
+	flat          Tree       // a shared source, expanded
 	cq            []cursor
 	hull          []hullPoint // LossSizes: the lower convex hull of its collapses
 	record        bool        // CapAtPrices: collapseLeast appends to order

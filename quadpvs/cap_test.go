@@ -353,3 +353,125 @@ func BenchmarkCapAtPrice(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(codes), "ns/code")
 }
+
+// TestMinLossOrder: the min-loss collapses come in the order of a slow
+// reference that, at every step, scans all groups for the least key (hidden
+// cells lost, then deeper, then later), each node's cells counted from its
+// quad clipped to the grid — on real PVSs and on grids whose sides are not
+// powers of two, so that quads straddle the edge.
+func TestMinLossOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	g, real := realPVSs(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 200, Row: 200, Width: 90, Height: 70}, 3)
+	type tc struct {
+		g  Geometry
+		bm horizon.Bitmap
+	}
+	var cases []tc
+	for _, b := range real {
+		cases = append(cases, tc{g, b})
+	}
+	for _, wh := range [][2]int{{37, 23}, {5, 61}, {64, 64}} {
+		gs, err := NewGeometry(wh[0], wh[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{gs, blobs(rng, wh[0], wh[1])}, tc{gs, noise(rng, wh[0], wh[1], 0.3)})
+	}
+	// Tiles of 16×16 cells, each hidden or visible, on a grid whose sides
+	// cut tiles: groups losing hundreds of cells (above smallLoss), of
+	// several sizes.
+	gt, err := NewGeometry(300, 220)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		b := horizon.NewBitmap(300, 220)
+		vis := make([]bool, 19*14)
+		for i := range vis {
+			vis[i] = rng.IntN(3) == 0
+		}
+		for r := range 220 {
+			for c := range 300 {
+				b.Set(c, r, vis[r/16*19+c/16])
+			}
+		}
+		cases = append(cases, tc{gt, b})
+	}
+	for i, x := range cases {
+		src := encode(t, x.g, x.bm)
+		want := minLossOrderRef(x.g, src)
+		c := Capper{G: x.g}
+		c.record = true
+		// By nodes there is no early stop: the collapses go to the root.
+		if err := c.LossSizes(make([]int32, 1), nil, src, src.Nodes(), true, 1, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(c.order, want) {
+			k := 0
+			for k < min(len(c.order), len(want)) && c.order[k] == want[k] {
+				k++
+			}
+			t.Fatalf("case %d (%d×%d): %d collapses, the reference %d; first difference at collapse %d",
+				i, x.g.Width, x.g.Height, len(c.order), len(want), k)
+		}
+	}
+}
+
+// minLossOrderRef returns the nodes min-loss capping collapses, in order,
+// down to the root, found by brute force.
+func minLossOrderRef(g Geometry, src *Tree) []int32 {
+	n := src.Len()
+	st := make([]Status, n)
+	child := make([]int, n)
+	parent := make([]int, n)
+	pos := make([]quadPos, n)
+	next := 1
+	for i := range n {
+		st[i] = src.code(i)
+		if st[i] == Unknown {
+			child[i] = next
+			for k := range 4 {
+				parent[next+k] = i
+				pos[next+k] = quadPos{pos[i].depth + 1, 2*pos[i].x + k&1, 2*pos[i].y + k>>1}
+			}
+			next += 4
+		}
+	}
+	var order []int32
+	for {
+		best, bestKey := -1, group(0)
+		for i := range n {
+			if st[i] != Unknown {
+				continue
+			}
+			var loss int64
+			leaves := true
+			for k := range 4 {
+				switch st[child[i]+k] {
+				case Unknown:
+					leaves = false
+				case Hidden:
+					s := g.K - pos[i].depth - 1
+					x0, y0 := pos[child[i]+k].x<<s, pos[child[i]+k].y<<s
+					w := min(x0+1<<s, g.Width) - x0
+					h := min(y0+1<<s, g.Height) - y0
+					loss += int64(max(w, 0) * max(h, 0))
+				}
+			}
+			if key := newGroup(loss, pos[i].depth, i); leaves && (best < 0 || key < bestKey) {
+				best, bestKey = i, key
+			}
+		}
+		if best < 0 {
+			return order
+		}
+		order = append(order, int32(best))
+		for k := range 4 {
+			st[child[best]+k] = dropped
+		}
+		st[best] = Visible
+		if best == 0 {
+			return order
+		}
+	}
+}

@@ -3,6 +3,8 @@ package quadpvs
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // Min-loss capping (thesis §5.2's suggestion; issue "more hidden cells per
@@ -38,16 +40,6 @@ type groupHeap []group
 
 // The heap is 4-ary: half the levels of a binary one, and a node's
 // children share a cache line.
-
-// init orders h as a heap.
-func (h groupHeap) init() {
-	if len(h) < 2 {
-		return
-	}
-	for i := (len(h) - 2) / 4; i >= 0; i-- {
-		h.down(i)
-	}
-}
 
 func (h groupHeap) down(i int) {
 	n := len(h)
@@ -101,51 +93,161 @@ func (h *groupHeap) pop() group {
 	return g
 }
 
-// prepareMinLoss computes each node's quad and queues the initial groups.
-func (c *Capper) prepareMinLoss() {
-	src, st := c.src, c.st[:c.src.n]
-	n := src.n
-	if cap(c.pos) < n {
-		c.pos = make([]quadPos, n)
-	}
-	pos := c.pos[:n]
-	pos[0] = quadPos{}
-	c.groups = c.groups[:0]
-	for i := range st {
-		if st[i] != Unknown {
-			continue
-		}
-		b := int(c.child[i])
-		leaves := true
-		for k := range 4 {
-			pos[b+k] = pos[i].child(k)
-			if st[b+k] == Unknown {
-				leaves = false
-			}
-		}
-		if leaves {
-			c.groups = append(c.groups, c.group(i))
-		}
-	}
-	c.groups.init()
+// groupQueue holds the collapsible groups in the collapses' order: the
+// groups of the source tree sorted once (about half the groups a capping
+// collapses, read in order without a heap's sifting), and the groups that
+// collapses make (a parent whose children became leaves) in a heap, but
+// for one that comes before every other (two in five of them, on real
+// PVSs: a parent whose collapse loses less than any group left), held
+// aside. min and pop take the least of the heads; keys are unique (they
+// hold the node), so the order is the one a single heap gives.
+type groupQueue struct {
+	sorted   []group // the initial groups, ascending from next
+	next     int
+	made     groupHeap
+	first    group // when hasFirst, before every other group queued
+	hasFirst bool
+	tmp      []group // start's scratch
 }
 
-// group returns node i as a group: the hidden cells of its children.
-func (c *Capper) group(i int) group {
-	b := int(c.child[i])
-	var loss int64
-	for k := range 4 {
-		if c.st[b+k] == Hidden {
-			loss += int64(c.G.cellsIn(c.pos[b+k]))
+// reset empties q for a new source, whose groups are then appended to
+// sorted, in breadth-first order, and ordered by start.
+func (q *groupQueue) reset() {
+	q.sorted, q.next, q.made, q.hasFirst = q.sorted[:0], 0, q.made[:0], false
+}
+
+// push adds a group made by a collapse.
+func (q *groupQueue) push(g group) {
+	switch {
+	case q.hasFirst && g < q.first:
+		q.made.push(q.first)
+		q.first = g
+	case q.hasFirst:
+		q.made.push(g)
+	case q.len() == 0 || g < q.min():
+		q.first, q.hasFirst = g, true
+	default:
+		q.made.push(g)
+	}
+}
+
+// smallLoss bounds the losses start sorts by counting: most groups lie
+// deep, a few cells each.
+const smallLoss = 256
+
+// start orders the groups added since reset, which came in breadth-first
+// order: reversed, they ascend in depth's and node's bits of the key, so a
+// stable sort by loss orders them whole — by counting for losses below
+// smallLoss, the rest (all larger) sorted after them.
+func (q *groupQueue) start() {
+	s := q.sorted
+	slices.Reverse(s)
+	var count [smallLoss + 2]int32
+	for _, g := range s {
+		count[min(g.loss(), smallLoss)+1]++
+	}
+	for l := 1; l < len(count); l++ {
+		count[l] += count[l-1]
+	}
+	if cap(q.tmp) < len(s) {
+		q.tmp = make([]group, len(s), 2*len(s))
+	}
+	t := q.tmp[:len(s)]
+	for _, g := range s {
+		l := min(g.loss(), smallLoss)
+		t[count[l]] = g
+		count[l]++
+	}
+	slices.Sort(t[count[smallLoss-1]:])
+	q.sorted, q.tmp = t, s
+}
+
+// len returns the number of groups queued.
+func (q *groupQueue) len() int {
+	n := len(q.sorted) - q.next + len(q.made)
+	if q.hasFirst {
+		n++
+	}
+	return n
+}
+
+// min returns the first group; q must not be empty.
+func (q *groupQueue) min() group {
+	if q.hasFirst {
+		return q.first
+	}
+	if q.next < len(q.sorted) && (len(q.made) == 0 || q.sorted[q.next] < q.made[0]) {
+		return q.sorted[q.next]
+	}
+	return q.made[0]
+}
+
+// pop removes and returns the first group; q must not be empty.
+func (q *groupQueue) pop() group {
+	if q.hasFirst {
+		q.hasFirst = false
+		return q.first
+	}
+	if q.next < len(q.sorted) && (len(q.made) == 0 || q.sorted[q.next] < q.made[0]) {
+		q.next++
+		return q.sorted[q.next-1]
+	}
+	return q.made.pop()
+}
+
+// corner is an Unknown node's quad for min-loss capping: its top-left
+// cell and its depth.
+type corner struct{ x, y, depth int32 }
+
+// prepareMinLoss computes every node's cells on the terrain (area: a
+// child's is its part of its parent's quad clipped to the grid) and each
+// Unknown node's corner, and queues the initial groups. Time is linear in
+// the source's codes, with a pass over its code words for the Unknown ones.
+func (c *Capper) prepareMinLoss() {
+	src := c.src
+	n := src.n
+	if cap(c.area) < n {
+		c.area = make([]int32, n)
+		c.corner = make([]corner, n)
+	}
+	area, cn := c.area[:n], c.corner[:n]
+	w, h := int32(c.G.Width), int32(c.G.Height)
+	cn[0] = corner{}
+	area[0] = int32(c.G.cellsIn(quadPos{}))
+	c.groups.reset()
+	for wi, word := range src.codes {
+		for u := unknownMask(word); u != 0; u &= u - 1 {
+			i := wi*32 + bits.TrailingZeros64(u)/2
+			b := int(c.child[i])
+			p := cn[i]
+			half := int32(1) << (c.G.K - 1 - int(p.depth))
+			// The children's widths (left, right) and heights (top,
+			// bottom) on the terrain.
+			wl, wr := min(max(w-p.x, 0), half), min(max(w-p.x-half, 0), half)
+			ht, hb := min(max(h-p.y, 0), half), min(max(h-p.y-half, 0), half)
+			a0, a1, a2, a3 := wl*ht, wr*ht, wl*hb, wr*hb
+			area[b], area[b+1], area[b+2], area[b+3] = a0, a1, a2, a3
+			// The children's codes, 2 bits each: Unknown is 10, Hidden 00.
+			s4 := src.codes4(b)
+			if unk := s4 &^ (s4 << 1) & 0xaa; unk != 0 {
+				for ; unk != 0; unk &= unk - 1 {
+					k := bits.TrailingZeros(unk) / 2
+					cn[b+k] = corner{p.x + int32(k&1)*half, p.y + int32(k>>1)*half, p.depth + 1}
+				}
+				continue
+			}
+			hid := ^s4 & (^s4 >> 1)
+			loss := int64(a0)*int64(hid&1) + int64(a1)*int64(hid>>2&1) + int64(a2)*int64(hid>>4&1) + int64(a3)*int64(hid>>6&1)
+			c.groups.sorted = append(c.groups.sorted, newGroup(loss, int(p.depth), i))
 		}
 	}
-	return newGroup(loss, c.pos[i].depth, i)
+	c.groups.start()
 }
 
 // collapseMinLoss continues the min-loss collapses until the tree is
 // within limit.
 func (c *Capper) collapseMinLoss(limit int, codes bool) {
-	for c.over(limit, codes) && len(c.groups) > 0 {
+	for c.over(limit, codes) && c.groups.len() > 0 {
 		c.collapseLeast()
 	}
 }
@@ -160,23 +262,23 @@ func (c *Capper) collapseLeast() {
 	}
 	c.drop(u)
 	if u == 0 {
-		c.groups = c.groups[:0]
+		c.groups.reset()
 		return
 	}
-	if p := int(c.parent[u]); c.leafGroup(p) {
-		c.groups.push(c.group(p))
-	}
-}
-
-// leafGroup reports whether node p's four children are all leaves.
-func (c *Capper) leafGroup(p int) bool {
+	// The parent is a group once none of its children is Unknown.
+	p := int(c.parent[u])
 	b := int(c.child[p])
-	for k := range 4 {
-		if c.st[b+k] == Unknown {
-			return false
+	st, area := c.st[b:b+4:b+4], c.area[b:b+4:b+4]
+	if st[0] == Unknown || st[1] == Unknown || st[2] == Unknown || st[3] == Unknown {
+		return
+	}
+	var loss int64
+	for k, s := range st {
+		if s == Hidden {
+			loss += int64(area[k])
 		}
 	}
-	return true
+	c.groups.push(newGroup(loss, int(c.corner[p].depth), p))
 }
 
 // LossSizes continues min-loss collapses on src, from src capped at ceiling
@@ -237,11 +339,12 @@ func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes
 	if c.CostCodes && !byNodes && len(thresholds) > 0 {
 		stop = 64 * thresholds[len(thresholds)-1]
 	}
-	for k := 1; len(c.groups) > 0; k++ {
-		if l := float64(c.groups[0].loss()) * weight; l > stop {
+	for k := 1; c.groups.len() > 0; k++ {
+		l := float64(c.groups.min().loss()) * weight
+		if l > stop {
 			break
 		}
-		loss += float64(c.groups[0].loss()) * weight
+		loss += l
 		c.collapseLeast()
 		p := hullPoint{k: int32(k), nodes: int32(c.nodes), x: c0 - cost(), y: loss}
 		if last := hull[len(hull)-1]; p.x == last.x {
