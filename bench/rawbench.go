@@ -57,6 +57,7 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	budget := fs.String("budget", "1GiB", "store `budget`")
 	encoding := fs.String("encoding", "coded", "store `encoding`")
 	maxDist := fs.Float64("max-distance", 2000, "view distance in `metres`")
+	los := fs.String("los", "conservative", "visibility `model` of both bakes: conservative or sector")
 	observers := fs.Int("observers", 1000, "sampled `observers` whose PVSs are compared cell by cell")
 	pairs := fs.Int("pairs", 1000, "mutually invisible `pairs` grown on both stores")
 	maxSteps := fs.Int("max-steps", 125, "quads considered per query at most")
@@ -64,11 +65,16 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "bench/results", "results `folder`; a new dated subfolder is made")
 	stores := fs.String("stores", filepath.Join(os.TempDir(), "pvs-scale"), "`folder` for the map, the RAW and the stores (large; not committed)")
 	reuse := fs.Bool("reuse", false, "reuse the stores and bake figures of an earlier run into --stores")
+	tifStore := fs.String("tif-store", "", "compare with this `store` of the GeoTIFF window (e.g. bench scale's) instead of baking it; its grid, view distance, model and budget must match")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if *size < 64 || *size > 4097 || *observers < 1 || *pairs < 1 || *maxSteps < 0 {
 		return cli.Usagef("--size from 64 to 4097, --observers ≥ 1, --pairs ≥ 1, --max-steps ≥ 0")
+	}
+	model, err := horizon.ParseLOS(*los)
+	if err != nil {
+		return cli.Usagef("--los %s: want conservative or sector", *los)
 	}
 	if err := os.MkdirAll(*stores, 0o755); err != nil {
 		return err
@@ -114,7 +120,7 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	for i := range tif.Elev {
 		res.MaxDzM = max(res.MaxDzM, math.Abs(float64(raw.Elev[i]-tif.Elev[i])))
 	}
-	common := []string{"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "--encoding", *encoding, "--progress", "1m"}
+	common := []string{"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "--encoding", *encoding, "--los", model.String(), "--progress", "1m"}
 	winFlag := fmt.Sprintf("%d,%d,%d,%d", win.Col, win.Row, n, n)
 	bakes := [2][]string{
 		append([]string{"bake", dem, "--window", winFlag}, common...),
@@ -128,6 +134,14 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	}
 	for k, name := range []string{"tif", "raw"} {
 		paths[k] = filepath.Join(*stores, fmt.Sprintf("raw-%d-%s.pvs", n, name))
+		if k == 0 && *tifStore != "" {
+			if err := checkTifStore(*tifStore, win, *maxDist, *budget, *encoding, model); err != nil {
+				return fmt.Errorf("--tif-store %s: %w", *tifStore, err)
+			}
+			paths[0], res.Bake[0] = *tifStore, shardRow{}
+			fmt.Fprintf(stdout, "tif: using %s\n", *tifStore)
+			continue
+		}
 		if _, err := os.Stat(paths[k]); *reuse && err == nil && res.Bake[k].Wall > 0 {
 			fmt.Fprintf(stdout, "%s: reusing %s\n", name, paths[k])
 			continue
@@ -155,13 +169,19 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, "raw.json"), b, 0o644); err != nil {
 		return err
 	}
+	bakeText := fmt.Sprintf("bakes %.0f s GeoTIFF, %.0f s RAW (CPU %.0f, %.0f s; peak RSS %.0f, %.0f MB)",
+		res.Bake[0].Wall.Seconds(), res.Bake[1].Wall.Seconds(), res.Bake[0].CPU.Seconds(), res.Bake[1].CPU.Seconds(),
+		float64(res.Bake[0].PeakRSS)/1e6, float64(res.Bake[1].PeakRSS)/1e6)
+	if *tifStore != "" {
+		bakeText = fmt.Sprintf("GeoTIFF store %s (baked earlier, not timed here); RAW bake %.0f s (CPU %.0f s, peak RSS %.0f MB)",
+			filepath.Base(*tifStore), res.Bake[1].Wall.Seconds(), res.Bake[1].CPU.Seconds(), float64(res.Bake[1].PeakRSS)/1e6)
+	}
 	summary := fmt.Sprintf("%d² window, heights %g–%g m in 16-bit steps of %.2f cm (largest difference %.2f cm); "+
-		"bakes %.0f s GeoTIFF, %.0f s RAW (CPU %.0f, %.0f s; peak RSS %.0f, %.0f MB); "+
+		"%s; "+
 		"%d of %d observer-cell pairs judged otherwise (%d observers); "+
 		"%d of %d frontier sets the same size, %.0f against %.0f mean points (RAW, GeoTIFF); "+
 		"%d of %d RAW-store frontier cell pairs visible in the GeoTIFF store\n",
-		n, lo, hi, 100*res.StepM, 100*res.MaxDzM, res.Bake[0].Wall.Seconds(), res.Bake[1].Wall.Seconds(),
-		res.Bake[0].CPU.Seconds(), res.Bake[1].CPU.Seconds(), float64(res.Bake[0].PeakRSS)/1e6, float64(res.Bake[1].PeakRSS)/1e6,
+		n, lo, hi, 100*res.StepM, 100*res.MaxDzM, bakeText,
 		res.PairsDiffer, res.CellPairs, res.Observers, res.SameSize, res.Pairs, res.PointsRAW, res.PointsTIF,
 		res.FrontierSeen, res.FrontierChecks)
 	md := "# The scale map as a game engine's RAW\n\n`go run ./bench raw " + strings.Join(args, " ") + "`\n\n" + summary +
@@ -171,6 +191,38 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stdout, summary)
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
+	return nil
+}
+
+// checkTifStore returns an error unless the store at path was baked from
+// the GeoTIFF window win with the view distance, budget and encoding the
+// RAW is baked with, under the visibility model los (any version: a store
+// from before models were versioned is read as its model's).
+func checkTifStore(path string, win heightmap.Window, maxDistM float64, budget, encoding string, los horizon.LOS) error {
+	s, err := compress.Open(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	b, err := compress.ParseBytes(budget)
+	if err != nil {
+		return err
+	}
+	h := s.Header
+	l, _, err := h.Params.Model()
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.Window != [4]int{win.Col, win.Row, win.Width, win.Height}:
+		return fmt.Errorf("window %v, want %v", h.Window, [4]int{win.Col, win.Row, win.Width, win.Height})
+	case h.Params.MaxDistanceM != maxDistM:
+		return fmt.Errorf("view distance %g m, want %g m", h.Params.MaxDistanceM, maxDistM)
+	case h.BudgetBytes != b || (h.Encoding == compress.EncodingCoded) != (encoding == "coded"):
+		return fmt.Errorf("budget %d bytes, encoding %s; want %d bytes, %s", h.BudgetBytes, h.Encoding, b, encoding)
+	case l != los:
+		return fmt.Errorf("visibility model %s, want %s (--los)", l, los)
+	}
 	return nil
 }
 
