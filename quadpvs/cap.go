@@ -42,6 +42,7 @@ type Capper struct {
 	hull          []hullPoint // LossSizes: the lower convex hull of its collapses
 	record        bool        // CapAtPrices: collapseLeast appends to order
 	order         []int32     // the nodes collapsed, in order
+	kids          []uint8     // with order: the collapsed node's children's codes, 2 bits each
 }
 
 // Cap writes into dst (reusing its memory; dst must not be src) src capped

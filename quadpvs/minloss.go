@@ -258,7 +258,10 @@ func (c *Capper) collapseMinLoss(limit int, codes bool) {
 func (c *Capper) collapseLeast() {
 	u := c.groups.pop().node()
 	if c.record {
+		b := int(c.child[u])
+		st := c.st[b : b+4 : b+4]
 		c.order = append(c.order, int32(u))
+		c.kids = append(c.kids, uint8(st[0])|uint8(st[1])<<2|uint8(st[2])<<4|uint8(st[3])<<6)
 	}
 	c.drop(u)
 	if u == 0 {
@@ -379,32 +382,40 @@ func (c *Capper) LossSizes(sizes, nodes []int32, src *Tree, ceiling int, byNodes
 
 // CapAtPrices writes into dsts[j] src capped min-loss at price prices[j]
 // (increasing), as LossSizes then CapCodes at its size would, and the
-// sizes into sizes: one pass of collapses to the root, recorded, then the
-// first ones replayed without the heap. Each dst must not be src. Errors
-// are LossSizes's.
+// sizes into sizes: one pass of collapses, recorded, then undone from the
+// last back to each price's prefix, smallest tree first. Each dst must not
+// be src. Errors are LossSizes's.
 func (c *Capper) CapAtPrices(dsts []*Tree, sizes []int32, src *Tree, ceiling int, weight float64, prices []float64) error {
 	if len(dsts) != len(prices) {
 		return fmt.Errorf("quadpvs: %d trees for %d prices", len(dsts), len(prices))
 	}
-	c.record, c.order = true, c.order[:0]
+	c.record, c.order, c.kids = true, c.order[:0], c.kids[:0]
 	err := c.LossSizes(sizes, nil, src, ceiling, false, weight, prices)
 	c.record = false
 	if err != nil {
 		return err
 	}
-	flat := src.flat(&c.flat, &c.cq)
-	c.MinLoss = false
-	c.prepare(flat)
-	c.MinLoss = true
-	done := 0
-	for j, d := range dsts {
-		for c.ncodes > int(sizes[j]) && done < len(c.order) {
-			c.drop(int(c.order[done]))
-			done++
+	st := c.st
+	for j := len(dsts) - 1; j >= 0; j-- {
+		// Each collapse dropped 4 codes; undo the last ones until the
+		// tree has sizes[j].
+		for c.ncodes < int(sizes[j]) {
+			k := len(c.order) - 1
+			u, kids := int(c.order[k]), c.kids[k]
+			c.order, c.kids = c.order[:k], c.kids[:k]
+			b := int(c.child[u])
+			for i := range 4 {
+				s := Status(kids >> (2 * i) & 3)
+				st[b+i] = s
+				if s != Outside {
+					c.nodes++
+				}
+			}
+			st[u] = Unknown
+			c.ncodes += 4
 		}
-		c.emit(d)
+		c.emit(dsts[j])
 	}
-	c.src = nil
 	return nil
 }
 
