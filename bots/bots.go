@@ -12,7 +12,6 @@
 package bots
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -289,9 +288,9 @@ func (w *walker) route(dst []int32, src, to int32) []int32 {
 	}
 	w.pq = w.pq[:0]
 	w.seen[src], w.dist[src], w.prev[src] = w.gen, 0, -1
-	heap.Push(&w.pq, item{src, h(int(src))})
-	for w.pq.Len() > 0 {
-		it := heap.Pop(&w.pq).(item)
+	w.pq.push(item{src, h(int(src))})
+	for len(w.pq) > 0 {
+		it := w.pq.pop()
 		c := int(it.c)
 		if it.f > w.dist[c]+h(c)+1e-9 {
 			continue // stale
@@ -310,7 +309,7 @@ func (w *walker) route(dst []int32, src, to int32) []int32 {
 			nd := w.dist[c] + run
 			if w.seen[n] != w.gen || nd < w.dist[n] {
 				w.seen[n], w.dist[n], w.prev[n] = w.gen, nd, int32(c)
-				heap.Push(&w.pq, item{int32(n), nd + h(n)})
+				w.pq.push(item{int32(n), nd + h(n)})
 			}
 		}
 	}
@@ -322,16 +321,50 @@ type item struct {
 	f float64
 }
 
+// queue is a binary min-heap of items by f. Its sifts are
+// container/heap's, step for step (ties go the same way, so routes are the
+// ones that package gives), without boxing every item pushed and popped
+// in an interface: a route across a 4097² map pushes millions.
 type queue []item
 
-func (q queue) Len() int           { return len(q) }
-func (q queue) Less(i, j int) bool { return q[i].f < q[j].f }
-func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)        { *q = append(*q, x.(item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
+// push adds it.
+func (q *queue) push(it item) {
+	*q = append(*q, it)
+	h := *q
+	j := len(h) - 1
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !(h[j].f < h[i].f) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+// pop removes and returns the item of least f.
+func (q *queue) pop() item {
+	h := *q
+	n := len(h) - 1
+	h[0], h[n] = h[n], h[0]
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h[j2].f < h[j1].f {
+			j = j2
+		}
+		if !(h[j].f < h[i].f) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+	it := h[n]
+	*q = h[:n]
 	return it
 }
 

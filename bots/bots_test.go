@@ -1,7 +1,9 @@
 package bots
 
 import (
+	"container/heap"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -217,4 +219,46 @@ func TestOutOfStep(t *testing.T) {
 		t.Errorf("at most %d of %d bots change cell in a tick, %.1f on average: waves", most, o.Bots, mean)
 	}
 	t.Logf("at most %d of %d bots change cell in a tick, %.1f on average", most, o.Bots, mean)
+}
+
+// refQueue is container/heap's view of a queue: the reference the typed
+// heap must follow pop for pop, ties included (routes depend on them).
+type refQueue []item
+
+func (q refQueue) Len() int           { return len(q) }
+func (q refQueue) Less(i, j int) bool { return q[i].f < q[j].f }
+func (q refQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *refQueue) Push(x any)        { *q = append(*q, x.(item)) }
+func (q *refQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// TestQueueFollowsContainerHeap: random pushes and pops, with many equal
+// keys, pop the same items in the same order as container/heap.
+func TestQueueFollowsContainerHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for round := range 50 {
+		var q queue
+		var ref refQueue
+		for op := range 2000 {
+			if rng.IntN(3) > 0 || len(q) == 0 {
+				it := item{int32(op), float64(rng.IntN(1 + round))}
+				q.push(it)
+				heap.Push(&ref, it)
+				continue
+			}
+			got, want := q.pop(), heap.Pop(&ref).(item)
+			if got != want {
+				t.Fatalf("round %d, op %d: popped %+v, container/heap %+v", round, op, got, want)
+			}
+		}
+		for len(q) > 0 {
+			if got, want := q.pop(), heap.Pop(&ref).(item); got != want {
+				t.Fatalf("round %d, draining: popped %+v, container/heap %+v", round, got, want)
+			}
+		}
+	}
 }
