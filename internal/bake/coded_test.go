@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -107,5 +108,34 @@ func TestCodedBakeSameBytes(t *testing.T) {
 	}
 	if !bytes.Equal(files[0], files[1]) {
 		t.Fatal("one worker and three wrote different coded stores")
+	}
+}
+
+// TestProject: the projection does a worker's work on whole tiles of
+// points — with flat, min-loss and coded outputs (the coded one at the
+// projection's price, without the sample's schedule) — and projects from
+// the points it timed.
+func TestProject(t *testing.T) {
+	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 40, Height: 36})
+	p := horizon.ThesisParams()
+	p.Sectors = 64
+	quads := func() int { g, _ := quadpvs.NewGeometry(dem.Width, dem.Height); return g.QuadCount() }()
+	const budget = 2_000_000
+	cfg := Config{DEM: dem, Params: p, Workers: 2, Outputs: []Output{
+		{Path: "flat", Budget: budget, Cap: compress.Cap{Codes: 40}},
+		{Path: "minloss", Budget: budget, Cap: compress.Cap{Nodes: 30, MinLoss: true}},
+		{Path: "coded", Budget: budget, Cap: compress.Cap{Codes: compress.CodedCeiling(budget, quads), MinLoss: true}, Coded: true},
+	}}
+	// Two of the 3×3 tiles of 16² points: 256 points each, bar the grid's
+	// edge (tiles of 8×16, 16×4 and 8×4 points on the last column and row).
+	pr, err := Project(context.Background(), cfg, 2*horizon.TileSide*horizon.TileSide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Samples < 2*32 || pr.Samples > 2*256 || !(pr.PerPoint > 0) {
+		t.Fatalf("projection %+v: want 64 to 512 points timed", pr)
+	}
+	if want := time.Duration(float64(pr.PerPoint) * 40 * 36 / 2); pr.Wall != want {
+		t.Errorf("projected %v, want per point × points ÷ workers = %v", pr.Wall, want)
 	}
 }

@@ -2,9 +2,11 @@ package bake
 
 import (
 	"context"
+	"math/bits"
 	"runtime"
 	"time"
 
+	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -13,17 +15,26 @@ import (
 // Projection is a bake's projected wall time, from a short calibration.
 type Projection struct {
 	Samples  int           // points timed
-	PerPoint time.Duration // one point's PVS (visibility, quadtree encoding, one cap per output) on one core
+	PerPoint time.Duration // one point's share of a worker's work (visibility, trees, caps for every output) on one core
 	Wall     time.Duration // projected wall time of the whole bake
 }
+
+// projectPrice is the price, in hidden cells per code, a projection caps
+// a coded output's trees at: the bake's own comes from the sample it bakes
+// first (coded.go), after the projection; the stores measured took 2.7
+// (4097², 1 GiB) to 4.4 (257², 4 MiB), and capping costs more at higher
+// prices (its collapses go on to 64 times the price).
+const projectPrice = 3
 
 // Project times cfg's per-point work on about samples points — whole
 // observer tiles of horizon.TileSide² points, spread evenly over the grid,
 // one after another as the bake meets them (sharing each tile's early-stop
 // band), one goroutine — and projects the wall time of Run(cfg):
-// per-point cost × points ÷ workers. Nothing is added for the merge up the
-// hierarchy: it runs beside the workers. It returns early with what it has
-// when ctx ends.
+// per-point cost × points ÷ workers. A block's work is a worker's (work,
+// capBlock): its points' PVSs and its level-1 and level-2 unions, each
+// capped for every output, coded outputs at projectPrice. Nothing is added
+// for the merge up the hierarchy: it runs beside the workers. It returns
+// early with what it has when ctx ends.
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
@@ -38,22 +49,39 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	pl := &pipeline{dem: dem, g: g, hier: g.Layout()}
+	caps := make([]compress.Cap, len(cfg.Outputs))
+	prices := make([]*pricing, len(cfg.Outputs))
+	for i, o := range cfg.Outputs {
+		caps[i] = o.Cap
+		if o.Coded {
+			prices[i] = &pricing{ladder: []float64{projectPrice}, sched: []int32{0}, stopped: true}
+		}
+	}
+	sample := cfg.HiddenSample
+	if sample <= 0 {
+		sample = 16
+	}
+	cp := newCapper(g, caps, prices, sample)
 	bw := model.NewBlockWorker()
 	enc := quadpvs.NewEncoder(g)
 	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
 	var blk horizon.Block
-	var trees [horizon.Lanes + horizon.Unions]quadpvs.Tree
-	var capped quadpvs.Tree
-	var capper quadpvs.Capper
+	var bt blockTrees
 	const ts, per = horizon.TileSide, horizon.TileSide / horizon.BlockSide // tile side in cells, in blocks
 	tc, tr := (dem.Width+ts-1)/ts, (dem.Height+ts-1)/ts
 	tiles := tc * tr
 	nt := max(1, min((samples+ts*ts-1)/(ts*ts), tiles))
+	whole := g.K >= 2
+	var us uint8
+	if whole {
+		us = 1<<horizon.Unions - 1
+	}
 	// One block untimed first: the workers' scratch grows to its size.
 	if err := bw.Classify(0, 0, mask, &blk); err != nil {
 		return Projection{}, err
 	}
-	enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
+	enc.EncodeBlockTrees(&blk, blk.Points, us, &bt.trees)
 	start := time.Now()
 	n := 0
 	for i := range nt {
@@ -73,16 +101,14 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 			if err := bw.Classify(x, y, mask, &blk); err != nil {
 				return Projection{}, err
 			}
-			enc.EncodeBlockTrees(&blk, blk.Points, 1<<horizon.Unions-1, &trees)
-			for b := range horizon.Lanes {
-				if blk.Points&(1<<b) == 0 {
-					continue
+			enc.EncodeBlockTrees(&blk, blk.Points, us, &bt.trees)
+			bt.col, bt.row = x, y
+			if whole {
+				if err := pl.capBlock(cp, enc, &blk, blk.Points, us, &bt); err != nil {
+					return Projection{}, err
 				}
-				for _, o := range cfg.Outputs {
-					o.Cap.Apply(&capper, g, &capped, &trees[b])
-				}
-				n++
 			}
+			n += bits.OnesCount16(blk.Points)
 		}
 	}
 	if n == 0 {
