@@ -451,11 +451,7 @@ func minLossOrderRef(g Geometry, src *Tree) []int32 {
 				case Unknown:
 					leaves = false
 				case Hidden:
-					s := g.K - pos[i].depth - 1
-					x0, y0 := pos[child[i]+k].x<<s, pos[child[i]+k].y<<s
-					w := min(x0+1<<s, g.Width) - x0
-					h := min(y0+1<<s, g.Height) - y0
-					loss += int64(max(w, 0) * max(h, 0))
+					loss += int64(g.cellsIn(pos[child[i]+k]))
 				}
 			}
 			if key := newGroup(loss, pos[i].depth, i); leaves && (best < 0 || key < bestKey) {
