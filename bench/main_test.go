@@ -96,6 +96,7 @@ func TestBenchUsage(t *testing.T) {
 		{"--max-steps", "-1"},
 		{"raw", "--size", "10"},
 		{"raw", "--pairs", "0"},
+		{"raw", "--los", "exact"},
 	} {
 		var stderr strings.Builder
 		err := run(append(args, "--out", t.TempDir()), io.Discard, &stderr)

@@ -65,7 +65,7 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "bench/results", "results `folder`; a new dated subfolder is made")
 	stores := fs.String("stores", filepath.Join(os.TempDir(), "pvs-scale"), "`folder` for the map, the RAW and the stores (large; not committed)")
 	reuse := fs.Bool("reuse", false, "reuse the stores and bake figures of an earlier run into --stores")
-	tifStore := fs.String("tif-store", "", "compare with this `store` of the GeoTIFF window (e.g. bench scale's) instead of baking it; its grid, view distance, model and budget must match")
+	tifStore := fs.String("tif-store", "", "compare with this `store` of the GeoTIFF window (e.g. bench scale's) instead of baking it; its map, window, view distance, budget, encoding and model must match")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	for k, name := range []string{"tif", "raw"} {
 		paths[k] = filepath.Join(*stores, fmt.Sprintf("raw-%d-%s.pvs", n, name))
 		if k == 0 && *tifStore != "" {
-			if err := checkTifStore(*tifStore, win, *maxDist, *budget, *encoding, model); err != nil {
+			if err := checkTifStore(*tifStore, dem, win, *maxDist, *budget, *encoding, model); err != nil {
 				return fmt.Errorf("--tif-store %s: %w", *tifStore, err)
 			}
 			paths[0], res.Bake[0] = *tifStore, shardRow{}
@@ -195,10 +195,11 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // checkTifStore returns an error unless the store at path was baked from
-// the GeoTIFF window win with the view distance, budget and encoding the
-// RAW is baked with, under the visibility model los (any version: a store
-// from before models were versioned is read as its model's).
-func checkTifStore(path string, win heightmap.Window, maxDistM float64, budget, encoding string, los horizon.LOS) error {
+// window win of a map named as dem (the same file name; its folder may
+// differ) with the view distance in metres, budget and encoding the RAW is
+// baked with, under the visibility model los (any version: a store from
+// before models were versioned is read as its model's).
+func checkTifStore(path, dem string, win heightmap.Window, maxDistM float64, budget, encoding string, los horizon.LOS) error {
 	s, err := compress.Open(path)
 	if err != nil {
 		return err
@@ -214,6 +215,8 @@ func checkTifStore(path string, win heightmap.Window, maxDistM float64, budget, 
 		return err
 	}
 	switch {
+	case filepath.Base(h.Source) != filepath.Base(dem):
+		return fmt.Errorf("baked from %s, want %s", h.Source, filepath.Base(dem))
 	case h.Window != [4]int{win.Col, win.Row, win.Width, win.Height}:
 		return fmt.Errorf("window %v, want %v", h.Window, [4]int{win.Col, win.Row, win.Width, win.Height})
 	case h.Params.MaxDistanceM != maxDistM:
