@@ -87,17 +87,3 @@ func (m *marks) grow() {
 		}
 	}
 }
-
-// flag reports whether quad q's entry has flag f.
-func (m *marks) flag(q int, f uint8) bool {
-	e := m.get(q)
-	return e != nil && e.flags&f != 0
-}
-
-// cellsIn returns the frontier cells inside quad q.
-func (m *marks) cellsIn(q int) int32 {
-	if e := m.get(q); e != nil {
-		return e.cells
-	}
-	return 0
-}

@@ -301,23 +301,43 @@ func (gr *Grower) insert(s *Scratch, p *player, q Quad) {
 	}
 }
 
-// inside reports whether q lies in one of p's frontier quads (q or an
-// ancestor is a member).
-func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
+// cover returns the entry of the smallest quad holding q (q itself
+// included) that holds frontier cells of p, and whether it is q; nil when
+// none does. Frontier quads are disjoint and an entry counts the cells of
+// the frontier quads inside its quad, so where that quad is not q, q lies
+// in one of p's frontier quads exactly when it is one (no frontier quad
+// holds a quad that holds frontier cells of another, and one between q and
+// it would hold cells itself). The walk stops there: a few hash lookups
+// near the frontier, where walking every ancestor to the top cost K−l.
+func (gr *Grower) cover(p *player, q Quad) (*mark, bool) {
 	for a := q; ; a = a.Parent() {
-		if p.marks.flag(gr.index(a), markMember) {
-			return true
+		if e := p.marks.get(gr.index(a)); e != nil && e.cells > 0 {
+			return e, a == q
 		}
 		if a.Level == gr.g.K {
-			return false
+			return nil, false
 		}
 	}
 }
 
+// inside reports whether q lies in one of p's frontier quads (q or an
+// ancestor is a member).
+func (gr *Grower) inside(s *Scratch, p *player, q Quad) bool {
+	e, _ := gr.cover(p, q)
+	return e != nil && e.flags&markMember != 0
+}
+
 // overlaps reports whether quad q holds any cell of p's frontier.
 func (gr *Grower) overlaps(s *Scratch, p *player, q Quad) bool {
-	k := gr.index(q)
-	return p.marks.cellsIn(k) > 0 || gr.inside(s, p, q)
+	e, self := gr.cover(p, q)
+	return e != nil && (self || e.flags&markMember != 0)
+}
+
+// covered reports whether every cell of q is in p's frontier: q lies in a
+// frontier quad, or frontier quads inside it hold all its cells.
+func (gr *Grower) covered(p *player, q Quad) bool {
+	e, self := gr.cover(p, q)
+	return e != nil && (e.flags&markMember != 0 || self && int(e.cells) == gr.cellsIn(q))
 }
 
 // neighbours appends q's 4 or 8 same-level neighbours inside the terrain.
@@ -470,7 +490,7 @@ func (gr *Grower) step2(ctx context.Context, s *Scratch, opt Options) (steps int
 // joins x's frontier when hidden both ways, is split into its children
 // adjacent to x's frontier when undecided, and is dropped when visible.
 func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge bool) {
-	if k := gr.index(q); gr.inside(s, x, q) || int(x.marks.cellsIn(k)) == gr.cellsIn(q) {
+	if gr.covered(x, q) {
 		return // already in x's frontier
 	}
 	split := func() {
