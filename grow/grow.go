@@ -168,6 +168,13 @@ type Result struct {
 	Elapsed         time.Duration
 	Steps           int  // quads considered in steps 2 and 3
 	Truncated       bool // Options.MaxSteps stopped the growth
+	// Lookups counts the quad PVSs the query read: step 1's tests (a
+	// quad's and its ancestors', hidesVia) and the trees of the quads
+	// found hidden in step 2 (the starting quads' included). With
+	// Steps, a measure of a query's work that does not depend on the
+	// machine: a coded store decodes at most the trees read and their
+	// ancestors (quadpvs.Hierarchy.Decodes).
+	Lookups int
 }
 
 // Clone returns a deep copy of r, which stays valid after the Scratch and

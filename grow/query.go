@@ -15,10 +15,11 @@ import (
 // to query so that steady-state queries allocate little. The zero Scratch is
 // ready to use; it must not be shared between goroutines.
 type Scratch struct {
-	p     [2]player
-	m     quadpvs.Merger
-	stack []uint64
-	nb    []Quad
+	p       [2]player
+	m       quadpvs.Merger
+	stack   []uint64
+	nb      []Quad
+	lookups int // quad PVSs read by the current query (Result.Lookups)
 }
 
 // player is one side's growing state.
@@ -42,6 +43,7 @@ type qitem struct {
 }
 
 func (s *Scratch) reset() {
+	s.lookups = 0
 	for i := range s.p {
 		p := &s.p[i]
 		p.marks.reset()
@@ -77,13 +79,14 @@ func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *
 	*dst = Result{A: Frontier{Col: a[0], Row: a[1], Quads: dst.A.Quads[:0], morton: dst.A.morton[:0], g: g},
 		B: Frontier{Col: b[0], Row: b[1], Quads: dst.B.Quads[:0], morton: dst.B.morton[:0], g: g}}
 	qa, qb := Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}
-	if !gr.mutuallyHidden(qa, qb) {
+	if !gr.mutuallyHidden(qa, qb, &s.lookups) {
 		dst.MutuallyVisible = true
+		dst.Lookups = s.lookups
 		dst.Elapsed = time.Since(start)
 		return nil
 	}
 	if opt.Method == Hierarchical {
-		qa, qb = gr.ascend(qa, qb)
+		qa, qb = gr.ascend(qa, qb, &s.lookups)
 	}
 	if qa.Level == 0 && qb.Level == 0 && opt.Method == Hierarchical {
 		// Only the points qualify: growing along single cells is the simple
@@ -99,6 +102,7 @@ func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *
 	}
 	gr.result(&s.p[0], &dst.A)
 	gr.result(&s.p[1], &dst.B)
+	dst.Lookups = s.lookups
 	dst.Elapsed = time.Since(start)
 	return nil
 }
@@ -131,7 +135,8 @@ func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
 	if err := gr.checkPoints(a, b); err != nil {
 		return false, err
 	}
-	return !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}), nil
+	var n int
+	return !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}, &n), nil
 }
 
 // MaySee reports whether a player at cell observer may see one at cell
@@ -149,17 +154,18 @@ func (gr *Grower) MaySee(observer, target [2]int) (_ bool, err error) {
 }
 
 // ascend is step 1: alternately raise each player's quad to its parent while
-// the two quads stay disjoint and mutually hidden.
-func (gr *Grower) ascend(qa, qb Quad) (Quad, Quad) {
+// the two quads stay disjoint and mutually hidden. It counts the PVSs it
+// reads in *n.
+func (gr *Grower) ascend(qa, qb Quad, n *int) (Quad, Quad) {
 	for {
 		moved := false
 		if qa.Level < gr.g.K {
-			if pa := qa.Parent(); !pa.Overlaps(qb) && gr.mutuallyHidden(pa, qb) {
+			if pa := qa.Parent(); !pa.Overlaps(qb) && gr.mutuallyHidden(pa, qb, n) {
 				qa, moved = pa, true
 			}
 		}
 		if qb.Level < gr.g.K {
-			if pb := qb.Parent(); !pb.Overlaps(qa) && gr.mutuallyHidden(qa, pb) {
+			if pb := qb.Parent(); !pb.Overlaps(qa) && gr.mutuallyHidden(qa, pb, n) {
 				qb, moved = pb, true
 			}
 		}
@@ -179,7 +185,8 @@ func (gr *Grower) QuadsHidden(p, q Quad) (hidden bool) {
 	var err error
 	defer gr.guard(&err)
 	defer fault.Recover(&err, fault.Arm())
-	return !p.Overlaps(q) && gr.mutuallyHidden(p, q)
+	var n int
+	return !p.Overlaps(q) && gr.mutuallyHidden(p, q, &n)
 }
 
 // Hides reports whether quad p's PVS marks quad q hidden: no cell of p
@@ -233,9 +240,10 @@ func (gr *Grower) HidesEach(ps []Quad, q Quad, hidden []bool) {
 func (gr *Grower) PVS(q Quad) quadpvs.Tree { return gr.pvs(q) }
 
 // mutuallyHidden is step 1's test: each quad's PVS marks the other hidden
-// (hidesVia). The second direction is only asked when the first holds.
-func (gr *Grower) mutuallyHidden(p, q Quad) bool {
-	return gr.hidesVia(p, q) && gr.hidesVia(q, p)
+// (hidesVia). The second direction is only asked when the first holds. It
+// counts the PVSs it reads in *n.
+func (gr *Grower) mutuallyHidden(p, q Quad, n *int) bool {
+	return gr.hidesVia(p, q, n) && gr.hidesVia(q, p, n)
 }
 
 // hidesVia reports whether no cell of p sees any cell of q by the stored
@@ -247,9 +255,10 @@ func (gr *Grower) mutuallyHidden(p, q Quad) bool {
 // hierarchy decodes them to reach p's tree, and the first that marks q
 // hidden spares the decoding of the trees below it; flat and coded stores
 // of the same trees answer alike.
-func (gr *Grower) hidesVia(p, q Quad) bool {
+func (gr *Grower) hidesVia(p, q Quad, n *int) bool {
 	for l := max(min(gr.pinLevel, gr.g.K), p.Level); l >= p.Level; l-- {
 		d := l - p.Level
+		*n++
 		a := gr.pvs(Quad{l, p.X >> d, p.Y >> d})
 		if a.QuadStatus(gr.g, q.Level, q.X, q.Y) == quadpvs.Hidden {
 			return true
@@ -265,6 +274,7 @@ func (gr *Grower) index(q Quad) int { return gr.h.QuadIndex(q.Level, q.X, q.Y) }
 // start makes q player i's frontier and its PVS, and queues its neighbours.
 func (gr *Grower) start(s *Scratch, i int, q Quad, queue bool, opt Options) {
 	p := &s.p[i]
+	s.lookups++
 	t := gr.pvs(q)
 	if opt.Merge == quadpvs.Lossless {
 		p.union.Reset(gr.g)
@@ -517,6 +527,7 @@ func (gr *Grower) consider(s *Scratch, x, y *player, q Quad, opt Options, merge 
 	}
 	switch st {
 	case quadpvs.Hidden:
+		s.lookups++
 		t := gr.pvs(q)
 		var seen bool
 		seen, s.stack = t.AnyVisible(gr.g, func(l, qx, qy int) bool { return gr.overlaps(s, y, Quad{l, qx, qy}) }, s.stack)

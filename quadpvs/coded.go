@@ -234,6 +234,19 @@ func (ct *codedTrees) block(q int) ([]byte, *TreeError) {
 	return ct.Blocks[off : off+n : off+n], nil
 }
 
+// Decodes returns how many blocks a coded hierarchy has decoded since it
+// was made (each tree read that was neither pinned nor cached, and its
+// uncached ancestors: a block is decoded given its parent's tree); 0 for a
+// flat hierarchy. Benchmarks and tests read it around queries to count
+// their decoding work; it is a total over every goroutine. Safe for
+// concurrent use.
+func (h *Hierarchy) Decodes() int64 {
+	if h.coded == nil {
+		return 0
+	}
+	return h.coded.decodes.Load()
+}
+
 // Coding returns the coded trees of a coded hierarchy (NewCoded, Code),
 // nil for a flat one.
 func (h *Hierarchy) Coding() *Coded {
