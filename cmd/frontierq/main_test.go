@@ -231,6 +231,27 @@ func TestVerifyExact(t *testing.T) {
 	}
 }
 
+// TestVerifyExactMaxDistance: the exact check applies the store's view
+// distance, as the bake does (issue 58 item 8): pairs farther apart than
+// --max-distance cannot see each other, so a clean store with one passes.
+// Without it the exact check counted thousands of far cell pairs.
+func TestVerifyExactMaxDistance(t *testing.T) {
+	dem, err := heightmap.Load("../../data/mount-washington.tif", heightmap.Options{Window: heightmap.Window{Col: 100, Row: 100, Width: 48, Height: 48}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.MaxDistance = 1000 // metres: about 15 × 11 of these cells
+	store := filepath.Join(t.TempDir(), "near.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 400}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd("verify", store, "--dem", "../../data/mount-washington.tif", "--pairs", "5", "--sample", "8", "--exact", "-q")
+	if code != 0 || !strings.Contains(out, "violations 0") {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+}
+
 // TestSim runs the simulation on the test store: the table lists every
 // scheme, FB misses nothing, and bad flags are usage errors.
 func TestSim(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -165,6 +166,13 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				rng := rand.New(rand.NewPCG(*seed, 7))
 				lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
 				hp := s.Params.Horizon()
+				tr := model.Terrain()
+				// The store's view distance ends every line of sight, as the
+				// bake's: a cell farther than MaxDistance metres (the same
+				// float32 distance between cell centres) is hidden.
+				beyond := func(p, q [2]int) bool {
+					return hp.MaxDistance > 0 && float32(math.Hypot(float64(p[0]-q[0])*tr.Dx, float64(p[1]-q[1])*tr.Dy)) > float32(hp.MaxDistance)
+				}
 				for i := range next {
 					j := jobs[i]
 					if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
@@ -182,7 +190,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 								// p sees q, or q sees p: the exact line of sight between
 								// an eye and a target's top, both ways.
 								for _, q := range other {
-									if g.IsNodata(q[1]*g.Width + q[0]) {
+									if g.IsNodata(q[1]*g.Width+q[0]) || beyond(p, q) {
 										continue
 									}
 									if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
