@@ -233,3 +233,31 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// OpenRegular opens path with flag and perm like os.OpenFile, but never
+// through a symbolic link (O_NOFOLLOW) and only as a regular file, for the
+// files the project writes in place beside its outputs (a resumable bake's
+// checkpoint files): a link, folder, device or pipe planted at path is
+// refused with CheckTarget's error (wrapping ErrNotRegular, naming it)
+// before anything is read or written, so a writer cannot be made to
+// clobber another file. Lstat comes first, so that a pipe or device is
+// never opened (which could block).
+func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if err := CheckTarget(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link, %w", path, ErrNotRegular)
+	} else if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s is not a regular file, %w", path, ErrNotRegular)
+	}
+	return f, nil
+}

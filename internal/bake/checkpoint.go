@@ -125,11 +125,11 @@ func newCheckpointer(cfg Config, plan Plan, dir string) (*checkpointer, error) {
 	key := plan.Header(cfg.DEM, cfg.Params, cfg.Outputs, 0, cfg.HiddenSample)
 	key.Shard, key.First, key.Last, key.Points = 0, 0, 0, 0
 	ck := &checkpointer{dir: dir, plan: plan, key: key, at: map[int]bool{}, saved: make(chan struct{}, 1), after: afterCheckpoint}
-	f, err := os.Open(filepath.Join(dir, checkpointName))
+	f, err := atomicfile.OpenRegular(filepath.Join(dir, checkpointName), os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return ck, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("bake: checkpoint: %w", err)
+		return nil, fmt.Errorf("bake: checkpoint: %w; remove the folder to start again", err)
 	}
 	defer f.Close()
 	zr, err := zstd.NewReader(f)
@@ -171,14 +171,15 @@ func (ck *checkpointer) tileStarts(jobs []blockJob, plan Plan) {
 // bytes, and returns the checkpoint's writer state with its index
 // replayed from the list (nil for a fresh start).
 func (ck *checkpointer) openCoded(i, quads int) (*os.File, *os.File, *compress.CodedWriterState, error) {
-	f, err := os.OpenFile(filepath.Join(ck.dir, codedStoreName(i)), os.O_RDWR|os.O_CREATE, 0o644)
+	// Never through a planted link: these files are written in place.
+	f, err := atomicfile.OpenRegular(filepath.Join(ck.dir, codedStoreName(i)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("bake: %w", err)
+		return nil, nil, nil, fmt.Errorf("bake: %w; remove the folder to start again", err)
 	}
-	adds, err := os.OpenFile(filepath.Join(ck.dir, codedAddsName(i)), os.O_RDWR|os.O_CREATE, 0o644)
+	adds, err := atomicfile.OpenRegular(filepath.Join(ck.dir, codedAddsName(i)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, fmt.Errorf("bake: %w", err)
+		return nil, nil, nil, fmt.Errorf("bake: %w; remove the folder to start again", err)
 	}
 	fail := func(err error) (*os.File, *os.File, *compress.CodedWriterState, error) {
 		f.Close()

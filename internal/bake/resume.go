@@ -9,6 +9,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -76,6 +77,9 @@ func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, erro
 	found, _ := filepath.Glob(filepath.Join(dir, "tile-*-of-*.part"))
 	done := make([]bool, n)
 	for _, path := range found {
+		if err := atomicfile.CheckTarget(path); err != nil {
+			return nil, fmt.Errorf("bake: %w; remove it to bake that tile again", err)
+		}
 		p, err := OpenPartial(path)
 		if err != nil {
 			return nil, fmt.Errorf("bake: %w: remove it to bake that tile again", err)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -175,4 +178,45 @@ func TestResumeCoded(t *testing.T) {
 		t.Errorf("checkpoint folder left: %v", err)
 	}
 	t.Logf("checkpoints at jobs %v of %d tiles", saved, TileCount(mustGeometry(t, dem), dem.Width*dem.Height))
+}
+
+// TestResumePlantedLinks: links planted in a resumable bake's folder, under
+// the names its files take, are refused, naming the file, and what they
+// point to is left as it was (issue 58 item 1: the bake followed them and
+// overwrote their targets with store bytes).
+func TestResumePlantedLinks(t *testing.T) {
+	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 64, Height: 48})
+	p := horizon.ThesisParams()
+	p.Sectors = 64
+	quads := mustGeometry(t, dem).QuadCount()
+	const budget = 2_400_000
+	tiles := TileCount(mustGeometry(t, dem), dem.Width*dem.Height-dem.NodataCount)
+	for _, name := range []string{codedStoreName(0), codedAddsName(0), checkpointName, fmt.Sprintf("tile-0000-of-%04d.part", tiles)} {
+		dir := t.TempDir()
+		victim := filepath.Join(dir, "victim.txt")
+		if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ckpt := filepath.Join(dir, "ckpt")
+		if err := os.Mkdir(ckpt, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, filepath.Join(ckpt, name)); err != nil {
+			t.Fatal(err)
+		}
+		out := []Output{{Path: filepath.Join(dir, "s.pvs"), Budget: budget, Cap: compress.Cap{Codes: compress.CodedCeiling(budget, quads), MinLoss: true}, Coded: true}}
+		if strings.HasPrefix(name, "tile-") { // a flat bake's partial
+			out = []Output{{Path: filepath.Join(dir, "s.pvs"), Cap: compress.Cap{Nodes: 40}}}
+		}
+		_, err := Resume(context.Background(), Config{DEM: dem, Params: p, Outputs: out}, ckpt)
+		if !errors.Is(err, atomicfile.ErrNotRegular) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s planted: %v, want an error naming it", name, err)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+			t.Errorf("%s planted: its target now holds %d bytes", name, len(b))
+		}
+		if _, err := os.Stat(filepath.Join(dir, "s.pvs")); err == nil {
+			t.Errorf("%s planted: the store was written", name)
+		}
+	}
 }
