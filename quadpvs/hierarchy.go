@@ -109,8 +109,9 @@ func (h *Hierarchy) parentOf(q int) int {
 // tree (the quad of the level above holding it; nil for the top quad),
 // stopping at fn's first error, which it returns: in index order, or for a
 // coded hierarchy depth first from the top quad, each tree decoded once
-// (a block that fails its checks is the error). The trees are valid during
-// the call.
+// (a block that fails its checks is the error; so is, in a flat hierarchy
+// read in place, a tree that fails its checks: Err's). The trees are valid
+// during the call.
 func (h *Hierarchy) EachWithParent(fn func(q int, t, parent *Tree) error) error {
 	if h.coded != nil {
 		return h.coded.eachCoded(h, fn)
@@ -122,6 +123,9 @@ func (h *Hierarchy) EachWithParent(fn func(q int, t, parent *Tree) error) error 
 		if q != top {
 			pt := h.PVS(h.parentOf(q))
 			p = &pt
+		}
+		if err := h.Err(); err != nil {
+			return err // a stored tree failed its checks (read in place)
 		}
 		if err := fn(q, &t, p); err != nil {
 			return err

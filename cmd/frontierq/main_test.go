@@ -664,3 +664,25 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPVSReportsCorruptTrees: a cell whose tree fails its checks (an index
+// entry set to 2^63) is an error naming the quad, where frontierq pvs used
+// to write the one Visible node it reads as (issue 58 item 12).
+func TestPVSReportsCorruptTrees(t *testing.T) {
+	b, err := os.ReadFile(testStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte("TIDX"))
+	if i < 0 {
+		t.Fatal("no TIDX section")
+	}
+	copy(b[i+32:], []byte{0, 0, 0, 0, 0, 0, 0, 0x80}) // quad 0: the cell (0,0)
+	store := filepath.Join(t.TempDir(), "corrupt.pvs")
+	if err := os.WriteFile(store, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCmd("pvs", store, "--at", "0,0", "-o", filepath.Join(t.TempDir(), "p.tif")); code != 1 || !strings.Contains(errOut, "quad 0") {
+		t.Errorf("pvs on a corrupt index entry: exit %d: %s", code, errOut)
+	}
+}

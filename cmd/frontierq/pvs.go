@@ -48,6 +48,9 @@ func pvsCells(s *compress.Store, wk *horizon.Worker, c, r int, dst []byte) error
 	}
 	g := s.Hierarchy.G
 	t := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, c, r))
+	if err := s.Hierarchy.Err(); err != nil {
+		return err // a tree that failed its checks reads as all visible: say so, not what it reads as
+	}
 	for y := range s.Height {
 		for x := range s.Width {
 			switch t.CellStatus(g, x, y) {
@@ -97,7 +100,7 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		cells := make([]byte, s.Width*s.Height)
 		if err := pvsCells(s, wk, col, row, cells); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", pos[0], err)
 		}
 		if err := heightmap.WriteMask(*out, storeRef(s), s.Width, s.Height, cells, pvsStyle); err != nil {
 			return err

@@ -33,6 +33,7 @@ import (
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/render"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 //go:embed web
@@ -518,6 +519,10 @@ func (v *viewer) pvs(r *http.Request) (string, []byte, error) {
 	}
 	cells := make([]byte, s.Width*s.Height)
 	if err := pvsCells(s, wk, c, rw, cells); err != nil {
+		var te *quadpvs.TreeError
+		if errors.As(err, &te) {
+			return "", nil, err // the store is corrupt: the server's fault, not the request's
+		}
 		return "", nil, &badRequest{err.Error()}
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, s.Width, s.Height))

@@ -107,3 +107,37 @@ func TestCheckDisk(t *testing.T) {
 		t.Errorf("a 100-node cap's store estimated at %d bytes", n)
 	}
 }
+
+// corruptIndex sets the first entry of a flat store's tree index (TIDX:
+// the start of quad 0's record, the cell (0,0)) to 2^63, as issue 58 item
+// 12's audit did.
+func corruptIndex(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), "TIDX")
+	if i < 0 {
+		t.Fatalf("%s has no TIDX section", path)
+	}
+	copy(b[i+32:], []byte{0, 0, 0, 0, 0, 0, 0, 0x80})
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStatCodesReportsCorruptTrees: stat --codes reads every tree, so a
+// tree whose index entry is corrupt is an error naming the quad, not a
+// measurement of the one Visible node it reads as (issue 58 item 12).
+func TestStatCodesReportsCorruptTrees(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "s.pvs")
+	if _, errOut, code := runCmd("bake", "../../data/demo-hills.tif", "--window", "100,100,32,24", "--sectors", "256", "-o", store, "--budget", "100kB", "--quiet"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, errOut)
+	}
+	corruptIndex(t, store)
+	if _, errOut, code := runCmd("stat", store, "--codes"); code != 1 || !strings.Contains(errOut, "quad 0") {
+		t.Errorf("stat --codes on a corrupt index entry: exit %d: %s", code, errOut)
+	}
+}
