@@ -61,6 +61,9 @@ for _name, _args in _sigs.items():
     _f.argtypes, _f.restype = _args, ctypes.c_int
 
 
+MAX_STEPS = 1_000_000_000  # frontierq --max-steps's bound
+
+
 def _check(rc, err):
     if rc == FS_OK:
         return
@@ -76,7 +79,7 @@ def _cell(c, what):
     try:
         col, row = c
         col, row = int(col), int(row)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # int(inf) overflows
         raise ValueError(f"{what} {c!r}: want a (col, row) pair of integers") from None
     if not (-(2**31) <= col < 2**31 and -(2**31) <= row < 2**31):
         raise ValueError(f"{what} {c!r} is outside the grid")
@@ -112,7 +115,10 @@ class Store:
     def __init__(self, path):
         err = _Error()
         h = _i64()
-        _check(_lib.fs_open(os.fsencode(path), ctypes.byref(h), ctypes.byref(err)), err)
+        name = os.fsencode(path)
+        if b"\0" in name:  # C would read the path only up to it
+            raise ValueError(f"path {path!r} holds a NUL byte")
+        _check(_lib.fs_open(name, ctypes.byref(h), ctypes.byref(err)), err)
         self._h = h.value
         info = _Info()
         _check(_lib.fs_info_get(self._h, ctypes.byref(info), ctypes.byref(err)), err)
@@ -147,9 +153,13 @@ class Store:
         quads considered (0: none); simple: grow point by point instead of
         over the quad hierarchy."""
         (ca, ra), (cb, rb) = _cell(a, "cell a"), _cell(b, "cell b")
-        if max_steps < 0:
-            raise ValueError(f"max_steps {max_steps}: want ≥ 0")
-        opt = _Options(1 if lossy else 0, 1 if simple else 0, int(max_steps))
+        try:
+            steps = int(max_steps)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"max_steps {max_steps!r}: want an integer") from None
+        if not 0 <= steps <= MAX_STEPS:  # the C field is 32 bits: never wrap
+            raise ValueError(f"max_steps {max_steps}: want 0 (no bound) to {MAX_STEPS}")
+        opt = _Options(1 if lossy else 0, 1 if simple else 0, steps)
         res, err = _Result(), _Error()
         _check(_lib.fs_frontier(self._h, ca, ra, cb, rb, ctypes.byref(opt), ctypes.byref(res), None, ctypes.byref(err)), err)
         qa = np.zeros((max(res.a_quads, 1), 3), dtype=np.int32)

@@ -73,6 +73,14 @@ def test_errors(store):
         store.lonlat_to_cell(500, 100)
     with pytest.raises(ValueError, match="mode"):
         store.cumulative([], mode="some")
+    with pytest.raises(ValueError, match="max_steps"):
+        store.frontier((0, 0), (47, 39), max_steps=2**32 + 5)  # would wrap to 5
+    with pytest.raises(ValueError, match="max_steps"):
+        store.frontier((0, 0), (47, 39), max_steps=-1)
+    with pytest.raises(ValueError, match="NUL"):
+        frontiersets.open(STORE + "\0x")
+    with pytest.raises(ValueError, match="col, row"):
+        store.pvs((float("inf"), 0))
     s = frontiersets.open(STORE)
     s.close()
     with pytest.raises(ValueError, match="not open"):
