@@ -98,6 +98,10 @@ type Grid struct {
 	ZScale      float64 // metres per stored height unit that was applied
 	Nodata      []bool  // nil when NodataCount == 0
 	NodataCount int
+	// Implausible counts the nodata cells whose height lay outside
+	// MinElevation to MaxElevation metres (counted in NodataCount too):
+	// callers warn about them.
+	Implausible int
 	Source      string // path the grid was loaded from
 	Window      Window // window of the source raster, in its cells
 	SourceSize  [2]int // width, height of the whole source raster, cells

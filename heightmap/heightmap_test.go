@@ -436,3 +436,35 @@ func TestPNG16(t *testing.T) {
 		}
 	}
 }
+
+// TestImplausibleHeights: cells at heights no terrain has (−3.4e38, GDAL's
+// usual nodata when the file does not declare one, +3.4e38, −1e12) read as
+// nodata and are counted, where they used to bake silently (issue 58 item
+// 7); heights just inside the range stay.
+func TestImplausibleHeights(t *testing.T) {
+	g, err := Load("../data/mount-washington.tif", Options{Window: Window{0, 0, 16, 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Elev[3*16+3], g.Elev[5*16+5], g.Elev[7*16+7] = -3.4e38, 3.4e38, -1e12
+	g.Elev[9*16+9], g.Elev[11*16+11] = MinElevation, MaxElevation
+	path := filepath.Join(t.TempDir(), "absurd.tif")
+	if err := WriteElevation(path, g); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Implausible != 3 || h.NodataCount != 3 {
+		t.Fatalf("%d implausible cells, %d nodata, want 3 and 3", h.Implausible, h.NodataCount)
+	}
+	for _, i := range []int{3*16 + 3, 5*16 + 5, 7*16 + 7} {
+		if !h.Nodata[i] || h.Elev[i] < MinElevation || h.Elev[i] > MaxElevation {
+			t.Errorf("cell %d: nodata %v, height %g m", i, h.Nodata[i], h.Elev[i])
+		}
+	}
+	if h.Nodata[9*16+9] || h.Elev[11*16+11] != MaxElevation {
+		t.Errorf("heights at the range's ends were changed")
+	}
+}

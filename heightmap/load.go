@@ -247,8 +247,20 @@ func unitMetres(unit string) float64 {
 	return 1
 }
 
+// Heights no terrain has, in metres: below the deepest trench (10,935 m
+// under sea level) and above the highest summit (8,849 m) with a margin.
+// A cell outside is read as nodata (Grid.Implausible counts them): such
+// values are undeclared nodata markers (−3.4e38, GDAL's usual one when the
+// tag is missing) or broken samples, which would otherwise occlude
+// everything or nothing.
+const (
+	MinElevation = -12000
+	MaxElevation = 10000
+)
+
 // finish converts raw samples in g.Elev to metres (v·scale + offset), marks
-// the nodata cells (value nodata when non-nil, NaN, ±Inf) and fills them.
+// the nodata cells (value nodata when non-nil, NaN, ±Inf, or a height
+// outside MinElevation to MaxElevation metres) and fills them.
 func finish(g *Grid, nodata *float64, scale, offset float64) error {
 	var ndv float32
 	hasND := nodata != nil && !math.IsNaN(*nodata)
@@ -266,8 +278,17 @@ func finish(g *Grid, nodata *float64, scale, offset float64) error {
 			continue
 		}
 		z := float32(float64(float64(v)*scale) + offset)
-		if math.IsInf(float64(z), 0) || math.IsNaN(float64(z)) {
+		if math.IsNaN(float64(z)) {
 			return fmt.Errorf("height %g × scale %g + offset %g is not a finite number of metres; check --z-scale", v, scale, offset)
+		}
+		if z < MinElevation || z > MaxElevation { // ±Inf too
+			if g.Nodata == nil {
+				g.Nodata = make([]bool, len(g.Elev))
+			}
+			g.Nodata[i] = true
+			count++
+			g.Implausible++
+			continue
 		}
 		g.Elev[i] = z
 	}

@@ -244,6 +244,7 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 			opt.ZScale = 1
 		}
 		if g, err = heightmap.Load(path, opt); err == nil {
+			warnImplausible(prog, path, g, stderr)
 			g.Spacing = heightmap.SpacingAssumed
 			fmt.Fprintf(stderr, "%s: warning: %s has no georeferencing; shown with %g m cells and %g m per sample unit (give --cell-size and, for 16-bit samples, --height-range to bake it)\n",
 				prog, path, g.Dx, g.ZScale)
@@ -257,7 +258,17 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 		fmt.Fprintf(stderr, "%s: warning: %s has no usable CRS; its pixel size (%g × %g) is taken as metres (give --cell-size)\n",
 			prog, path, g.Dx, g.Dy)
 	}
+	warnImplausible(prog, path, g, stderr)
 	return g, nil
+}
+
+// warnImplausible warns when cells of g were read as nodata for heights no
+// terrain has.
+func warnImplausible(prog, path string, g *heightmap.Grid, stderr io.Writer) {
+	if g.Implausible > 0 {
+		fmt.Fprintf(stderr, "%s: warning: %s: %d cells lie outside %d to %d m (an undeclared nodata value such as -3.4e38?): they are treated as nodata\n",
+			prog, path, g.Implausible, heightmap.MinElevation, heightmap.MaxElevation)
+	}
 }
 
 // guard is the memory guard of LoadDEM (heightmap.Options.Check).
