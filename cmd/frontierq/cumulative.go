@@ -149,11 +149,43 @@ func readObservers(path string, s *compress.Store) ([][2]int, error) {
 	return cells, nil
 }
 
+// maxCSVLine bounds an observers file's lines, in bytes: one observer a
+// line needs a few dozen, and csv would hold a line of any length in
+// memory (a 200 MB line took 1.9 GB).
+const maxCSVLine = 64 << 10
+
+// lineTooLong is lineLimit's error.
+type lineTooLong struct{ line, max int }
+
+func (e *lineTooLong) Error() string {
+	return fmt.Sprintf("line %d is longer than %d bytes: give one observer a line", e.line, e.max)
+}
+
+// lineLimit reads r, failing with *lineTooLong at the first line longer
+// than max bytes.
+type lineLimit struct {
+	r       io.Reader
+	max     int
+	n, line int // bytes of the current line so far; lines ended
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.n, l.line = 0, l.line+1
+		} else if l.n++; l.n > l.max {
+			return i, &lineTooLong{l.line + 1, l.max}
+		}
+	}
+	return n, err
+}
+
 // readObserversCSV reads observers from CSV text whose header names the
 // columns col,row or x,y or lon,lat (any case, other columns ignored).
 // Errors start with "line N:" (the file's name is the caller's).
 func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][2]int, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
+	cr := csv.NewReader(&lineLimit{r: bufio.NewReader(r), max: maxCSVLine})
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -183,10 +215,14 @@ func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][
 	var cells [][2]int
 	for {
 		rec, err := cr.Read()
-		line, _ := cr.FieldPos(0)
 		if err == io.EOF {
 			break
 		}
+		var long *lineTooLong
+		if errors.As(err, &long) {
+			return nil, long
+		}
+		line, _ := cr.FieldPos(0)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}

@@ -135,6 +135,7 @@ func TestCumulativeBadInput(t *testing.T) {
 		{"empty", "", nil, 1, "is empty"},
 		{"only header", "lon,lat\n", nil, 1, "holds no observers"},
 		{"far away", "x,y\n1e9,1e9\n", nil, 1, "line 2:"},
+		{"long line", "col,row\n1,2\n" + strings.Repeat("7", 100<<10) + ",2\n", nil, 1, "line 3 is longer than 65536 bytes"},
 		{"bad mode", "col,row\n1,2\n", []string{"--mode", "some"}, 2, "--mode \"some\""},
 	}
 	for _, c := range cases {
