@@ -12,9 +12,11 @@
 package viewshed
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -107,15 +109,20 @@ func (c *Cumulative) Counts(dst []uint32) []uint32 {
 // AddCells adds the stored PVS of every cell ([col, row]) of h, on workers
 // goroutines (at least 1), each with its own counts merged at the end; h
 // must be of c's geometry and safe for concurrent readers (a store's
-// hierarchy is). It returns h.Err(): a tree that failed its checks reads
-// as hiding nothing.
+// hierarchy is). It returns h.Err() (a tree that failed its checks reads
+// as hiding nothing), or an error wrapping fault.ErrFault when the store's
+// mapped file was truncated or changed while read.
 func (c *Cumulative) AddCells(h *quadpvs.Hierarchy, cells [][2]int, workers int) error {
 	workers = max(1, min(workers, len(cells)))
 	parts := make([]*Cumulative, workers)
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		parts[w] = NewCumulative(c.g)
 		wg.Go(func() {
+			// A store file truncated or changed while read faults: an
+			// error wrapping fault.ErrFault, not the process's end.
+			defer fault.Recover(&errs[w], fault.Arm())
 			for i := w; i < len(cells); i += workers {
 				t := h.PVS(h.QuadIndex(0, cells[i][0], cells[i][1]))
 				parts[w].Add(&t)
@@ -123,6 +130,9 @@ func (c *Cumulative) AddCells(h *quadpvs.Hierarchy, cells [][2]int, workers int)
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	for _, p := range parts {
 		if err := c.Merge(p); err != nil {
 			return err

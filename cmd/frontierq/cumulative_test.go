@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/fault"
 )
 
 // TestCumulative: the counts of `frontierq cumulative` equal, cell by cell,
@@ -156,5 +158,36 @@ func TestCumulativeBadInput(t *testing.T) {
 	os.WriteFile(poly, []byte(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}},{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}]}`), 0o644)
 	if _, e, code := runCmd("cumulative", store, "--observers", poly, "-o", filepath.Join(dir, "p.tif")); code != 1 || !strings.Contains(e, "feature 1 is not a point") {
 		t.Errorf("a line among points: exit %d, %q", code, e)
+	}
+}
+
+// TestCumulativeStoreCut: the store's file cut while its PVSs are added
+// gives an error wrapping fault.ErrFault, where the command died of SIGBUS
+// (issue 58 item 2).
+func TestCumulativeStoreCut(t *testing.T) {
+	b, err := os.ReadFile(testStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.pvs")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := compress.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	var cells [][2]int
+	for r := 0; r < s.Height; r += 3 {
+		for c := 0; c < s.Width; c += 3 {
+			cells = append(cells, [2]int{c, r})
+		}
+	}
+	if _, err := cumulativeCounts(s, cells); !errors.Is(err, fault.ErrFault) {
+		t.Errorf("cumulative over a cut store: %v, want fault.ErrFault", err)
 	}
 }

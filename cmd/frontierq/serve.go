@@ -32,6 +32,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/internal/render"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -274,11 +275,6 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 			jsonError(w, "busy: too many queries at once; try again", http.StatusServiceUnavailable)
 			return
 		}
-		type answer struct {
-			ct   string
-			body []byte
-			err  error
-		}
 		// The slot is freed when the work ends or the deadline passes,
 		// whichever comes first: work past its deadline (which stops at
 		// its next check of ctx) holds no slot from then on.
@@ -287,8 +283,7 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 		ch := make(chan answer, 1)
 		go func() {
 			defer release()
-			ct, body, err := h(r.WithContext(ctx)) // work that checks ctx stops at the timeout
-			ch <- answer{ct, body, err}
+			ch <- v.guarded(h, r.WithContext(ctx)) // work that checks ctx stops at the timeout
 		}()
 		defer release()
 		select {
@@ -307,6 +302,23 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 			jsonError(w, "query took longer than "+timeout.String(), http.StatusServiceUnavailable)
 		}
 	}
+}
+
+// answer is a handler's result.
+type answer struct {
+	ct   string
+	body []byte
+	err  error
+}
+
+// guarded runs h, turning a fault of reading the mapped store (its file
+// truncated or changed while served: SIGBUS, or the out-of-range reads of
+// changed bytes) into an error wrapping fault.ErrFault, answered 500,
+// instead of killing the server.
+func (v *viewer) guarded(h func(r *http.Request) (string, []byte, error), r *http.Request) (a answer) {
+	defer fault.Recover(&a.err, fault.Arm())
+	a.ct, a.body, a.err = h(r)
+	return a
 }
 
 // jsonError answers an API error as {"error": msg} with the status code.
@@ -412,6 +424,9 @@ func (v *viewer) query(r *http.Request) (grow.Result, grow.Options, error) {
 		return res, opt, &badRequest{err.Error()}
 	}
 	if err := v.gr.GrowContext(r.Context(), [2]int{ac, ar}, [2]int{bc, br}, opt, &grow.Scratch{}, &res); err != nil {
+		if errors.Is(err, fault.ErrFault) {
+			return res, opt, err // the store's fault, not the request's: 500
+		}
 		return res, opt, &badRequest{err.Error()}
 	}
 	return res, opt, nil

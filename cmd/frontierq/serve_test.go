@@ -619,3 +619,28 @@ func TestIdleConnectionsLockNobodyOut(t *testing.T) {
 		t.Errorf("a new client waited %s behind idle connections", el)
 	}
 }
+
+// TestServeStoreCutUnderIt: the store's file cut to 4 KiB while served —
+// the cell readout, a PVS picture, a simulation and a frontier then read
+// past its end — gives 500 for each, and the server keeps answering
+// (issue 58 item 2: "fatal error: fault [SIGBUS]" before).
+func TestServeStoreCutUnderIt(t *testing.T) {
+	store, _, srv := startViewer(t)
+	if err := os.Truncate(store, 4096); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/api/cell?at=60,60", "/api/pvs.png?at=60,60", "/api/sim?bots=4&seconds=2", "/api/frontier?a=2,2&b=60,60"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), "truncated or changed") {
+			t.Errorf("%s on a cut store: %d %s", path, resp.StatusCode, b)
+		}
+	}
+	if resp, err := http.Get(srv.URL + "/api/info"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the server after the faults: %v", err)
+	}
+}

@@ -160,8 +160,8 @@ func TestCSharp(t *testing.T) {
 }
 
 // TestCHostile: NULL pointers, closed or unknown handles, cells off the
-// grid, small buffers and a truncated store give error codes with a
-// message, never a crash.
+// grid, small buffers, a truncated store and one cut while open (FS_EIO:
+// issue 58 items 2 and 15) give error codes with a message, never a crash.
 func TestCHostile(t *testing.T) {
 	dir := t.TempDir()
 	store := buildLib(t, dir)
@@ -173,8 +173,12 @@ func TestCHostile(t *testing.T) {
 	if err := os.WriteFile(hostile, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cut := filepath.Join(dir, "cut.pvs") // cut to 4 KiB while open
+	if err := os.WriteFile(cut, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bin := compileC(t, dir, "hostile", "testdata/hostile.c")
-	out, code := runC(t, dir, bin, store, hostile)
+	out, code := runC(t, dir, bin, store, hostile, cut)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -183,6 +187,7 @@ func TestCHostile(t *testing.T) {
 		"info-null": 1, "info-handle": 2, "frontier-outside": 3, "frontier-far": 3, "frontier-same": 3,
 		"frontier-options": 1, "frontier-null-res": 1, "frontier-small-buffer": 6, "pvs-small-mask": 6, "pvs-null": 1,
 		"map-far": 3, "lonlat-bad": 3, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,
+		"open-cut": 0, "info-cut": 0, "pvs-cut": 4, "frontier-cut": 4, "close-cut": 0,
 	}
 	seen := 0
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

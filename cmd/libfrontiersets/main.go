@@ -23,6 +23,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -66,7 +67,7 @@ func finish(err error, cerr *C.fs_error) C.int {
 	switch {
 	case errors.As(err, &st):
 		code = st.code
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, fault.ErrFault):
 		code = C.FS_EIO
 	case errors.As(err, &fe):
 		code = C.FS_EFORMAT
@@ -105,6 +106,9 @@ func guard(err *error) {
 // use runs fn on the open store of handle id, holding it open.
 func use(id C.fs_store, fn func(s *frontiersets.Store) error) (err error) {
 	defer guard(&err)
+	// A store file truncated or changed while open faults when read: an
+	// FS_EIO error, not the host program's end.
+	defer fault.Recover(&err, fault.Arm())
 	tableMu.Lock()
 	h := table[int64(id)]
 	tableMu.Unlock()

@@ -1,9 +1,11 @@
 /* hostile: calls every function of libfrontiersets with bad arguments and
  * prints one line per call: its name and the code returned (and, for the
- * first of each kind, the message). Run by lib_test.go. */
+ * first of each kind, the message); then cuts the store argv[3] to 4 KiB
+ * while it is open and reads it. Run by lib_test.go. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "frontiersets.h"
 
@@ -15,7 +17,7 @@
 	} while (0)
 
 int main(int argc, char **argv) {
-	if (argc != 3) return 2;
+	if (argc != 4) return 2;
 	fs_error err;
 	fs_store s = 0, bad = 0;
 	fs_info info;
@@ -49,5 +51,16 @@ int main(int argc, char **argv) {
 	SHOW("close", fs_close(s, &err));
 	SHOW("close-again", fs_close(s, &err));
 	SHOW("after-close", fs_pvs(s, 2, 2, mask, 4, &err));
+	/* A store file cut while open: its reads fault, which must be FS_EIO,
+	 * not the end of this program. */
+	fs_store cut = 0;
+	SHOW("open-cut", fs_open(argv[3], &cut, &err));
+	SHOW("info-cut", fs_info_get(cut, &info, &err));
+	if (truncate(argv[3], 4096) != 0) return 3;
+	uint8_t *big = malloc((size_t)info.width * info.height);
+	SHOW("pvs-cut", fs_pvs(cut, info.width - 2, info.height - 2, big, (int64_t)info.width * info.height, &err));
+	SHOW("frontier-cut", fs_frontier(cut, 2, 2, info.width - 3, info.height - 3, NULL, &res, NULL, &err));
+	SHOW("close-cut", fs_close(cut, &err));
+	free(big);
 	return 0;
 }
