@@ -317,8 +317,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -499,18 +497,16 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels []
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := atomicfile.CheckTarget(path); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*.tif")
+	// A locked temporary file (atomicfile.Create), which GDAL writes by
+	// name: the next write of path removes what a killed writer left.
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
 	tmpName := tmp.Name()
-	tmp.Close()
 	defer func() {
 		if err != nil {
-			os.Remove(tmpName)
+			tmp.Abort()
 		}
 	}()
 	cpath := C.CString(tmpName)
@@ -575,10 +571,7 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels []
 	if msg := strings.TrimSpace(C.GoString(C.CPLGetLastErrorMsg())); msg != "" && C.CPLGetLastErrorType() >= C.CE_Failure {
 		return errors.New(msg)
 	}
-	if err := os.Chmod(tmpName, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmpName, path)
+	return atomicfile.CommitAll([]*atomicfile.Temp{tmp})
 }
 
 // WriteMask writes width×height bytes (row-major, data[row*width+col]) as a

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const dataDir = "../../shared/data"
@@ -466,5 +467,32 @@ func TestImplausibleHeights(t *testing.T) {
 	}
 	if h.Nodata[9*16+9] || h.Elev[11*16+11] != MaxElevation {
 		t.Errorf("heights at the range's ends were changed")
+	}
+}
+
+// TestWriteRemovesStaleTemporaries: a temporary file that a killed writer
+// left beside a GeoTIFF output (here one older than a minute, unlocked) is
+// removed by the next write of that output, and the write leaves none of
+// its own (issue 58 item 14: `.tv.tif.tmp…tif` stayed forever).
+func TestWriteRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.tif")
+	stale := filepath.Join(dir, ".m.tif.tmp123.tif")
+	if err := os.WriteFile(stale, []byte("left by a killed writer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMask(path, Georef{}, 4, 3, make([]byte, 12), nil); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".m.tif.tmp*"))
+	if len(left) != 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Error(err)
 	}
 }
