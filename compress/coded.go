@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"slices"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -145,6 +146,32 @@ func ReplayIndex(s *CodedWriterState, quads int, next func() (q int, n uint64, o
 	}
 	if off != s.BlocksN {
 		return fmt.Errorf("compress: blocks of %d bytes replayed where the checkpoint wrote %d", off, s.BlocksN)
+	}
+	return nil
+}
+
+// CheckCodedPrefix checks that r holds the s.Pos bytes a coded writer had
+// written when its Checkpoint gave s: each whole 64 KiB chunk against
+// s.Sums, the last part against s.Cur (CRC-32C, as the SUMS section). It
+// reads the s.Pos bytes once. Errors: a *FormatError at the first chunk
+// that differs, or r's read error.
+func CheckCodedPrefix(r io.ReaderAt, s CodedWriterState) error {
+	if s.Pos < 0 || int64(len(s.Sums)) != s.Pos/sumChunk {
+		return &FormatError{0, fmt.Sprintf("a checkpoint of %d bytes with %d chunk sums", s.Pos, len(s.Sums))}
+	}
+	buf := make([]byte, min(s.Pos, sumChunk))
+	for lo := int64(0); lo < s.Pos; lo += sumChunk {
+		n := min(sumChunk, s.Pos-lo)
+		if _, err := r.ReadAt(buf[:n], lo); err != nil {
+			return err
+		}
+		want := s.Cur
+		if n == sumChunk {
+			want = s.Sums[lo/sumChunk]
+		}
+		if crc32.Checksum(buf[:n], castagnoli) != want {
+			return &FormatError{lo, fmt.Sprintf("bytes %d to %d differ from what was written", lo, lo+n)}
+		}
 	}
 	return nil
 }

@@ -7,7 +7,9 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -49,8 +51,11 @@ func codedAddsName(i int) string { return fmt.Sprintf("coded-output-%d.adds", i)
 // written, with the job it resumes from.
 var afterCheckpoint func(job int)
 
-// checkpointVersion changes when checkpointState does.
-const checkpointVersion = 1
+// checkpointVersion changes when checkpointState does (2: AddsCRC).
+const checkpointVersion = 2
+
+// castagnoli is CRC-32C's table, for the adds list's checksum.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // checkpointer is a resumable coded bake's: where it keeps its state, the
 // bake it belongs to, and the jobs that start a tile.
@@ -108,6 +113,7 @@ type codedState struct {
 	Pinned   int64
 	PinDone  int
 	Steps    int64
+	AddsCRC  uint32 // CRC-32C of the adds list's bytes
 	MaxLen   int
 	Pending  [][]ckPending // by level
 }
@@ -132,13 +138,31 @@ func newCheckpointer(cfg Config, plan Plan, dir string) (*checkpointer, error) {
 		return nil, fmt.Errorf("bake: checkpoint: %w; remove the folder to start again", err)
 	}
 	defer f.Close()
-	zr, err := zstd.NewReader(f)
+	// Decoded within bounds (a crafted checkpoint once took 5.3 GB): its
+	// bytes at most a bake's state can take, and every gob message no
+	// longer than the bytes left, so that gob allocates nothing more.
+	g, err := quadpvs.NewGeometry(cfg.DEM.Width, cfg.DEM.Height)
+	if err != nil {
+		return nil, err
+	}
+	limit := checkpointLimit(g.QuadCount(), len(cfg.Outputs))
+	zr, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(uint64(limit)))
 	if err != nil {
 		return nil, err
 	}
 	defer zr.Close()
+	raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err == nil && int64(len(raw)) > limit {
+		err = fmt.Errorf("over %d bytes decoded", limit)
+	}
+	if err == nil {
+		err = checkGobFrames(raw)
+	}
 	var st checkpointState
-	if err := gob.NewDecoder(zr).Decode(&st); err != nil || st.Version != checkpointVersion {
+	if err == nil {
+		err = gob.NewDecoder(bytes.NewReader(raw)).Decode(&st)
+	}
+	if err != nil || st.Version != checkpointVersion {
 		return nil, fmt.Errorf("bake: %s is not a checkpoint of this version (%v): remove the folder to start again", f.Name(), err)
 	}
 	if d := differ(key, st.Key); d != "" {
@@ -149,6 +173,42 @@ func newCheckpointer(cfg Config, plan Plan, dir string) (*checkpointer, error) {
 	}
 	ck.state = &st
 	return ck, nil
+}
+
+// checkpointLimit bounds the decoded bytes of a checkpoint of a bake of
+// plan with outputs outputs: the builder's partial trees and the trees
+// waiting for their parents, all of at most maxTreeCodes codes and a few
+// per level, and per output a word per quad besides — far above what a
+// bake writes, and proportional to what it holds in memory anyway.
+func checkpointLimit(quads, outputs int) int64 {
+	return 64<<20 + 8*int64(quads)*int64(1+outputs)
+}
+
+// checkGobFrames checks that b is a sequence of gob messages, each a
+// length (gob's unsigned integer: one byte under 128, else a negated byte
+// count and that many bytes, big-endian) and no more bytes than are left,
+// so that decoding b allocates no more than its size.
+func checkGobFrames(b []byte) error {
+	for at := 0; at < len(b); {
+		n, w := uint64(b[at]), 1
+		if n >= 128 {
+			k := int(-int8(b[at]))
+			if k < 1 || k > 8 || at+1+k > len(b) {
+				return fmt.Errorf("a bad message length at byte %d", at)
+			}
+			n = 0
+			for _, c := range b[at+1 : at+1+k] {
+				n = n<<8 | uint64(c)
+			}
+			w = 1 + k
+		}
+		at += w
+		if n > uint64(len(b)-at) {
+			return fmt.Errorf("a message of %d bytes at byte %d, where %d are left", n, at, len(b)-at)
+		}
+		at += int(n)
+	}
+	return nil
 }
 
 // tileStarts marks the jobs that start a tile of plan: the job whose first
@@ -193,14 +253,28 @@ func (ck *checkpointer) openCoded(i, quads int) (*os.File, *os.File, *compress.C
 		ws = &cs.Writer
 		pos = ws.Pos
 		for _, d := range cs.Done {
+			if d < 0 || d > quads {
+				return fail(fmt.Errorf("bake: %s: a checkpoint of %d quads coded at a level of a %d-quad bake: remove the folder to start again", ck.dir, d, quads))
+			}
 			n += 8 * int64(d)
+		}
+		if n > 8*int64(quads) || pos < 0 {
+			return fail(fmt.Errorf("bake: %s: a checkpoint of %d quads coded (%d bytes written) for %d quads: remove the folder to start again", ck.dir, n/8, pos, quads))
 		}
 		if st, err := f.Stat(); err != nil || st.Size() < pos {
 			return fail(fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", f.Name(), pos))
 		}
-		list := make([]byte, n)
-		if _, err := io.ReadFull(adds, list); err != nil {
+		if st, err := adds.Stat(); err != nil || st.Size() < n {
 			return fail(fmt.Errorf("bake: %s is shorter than its checkpoint says (%d bytes): remove the folder to start again", adds.Name(), n))
+		}
+		list := make([]byte, n)
+		if _, err := io.ReadFull(adds, list); err != nil || crc32.Checksum(list, castagnoli) != cs.AddsCRC {
+			return fail(fmt.Errorf("bake: %s does not hold the list its checkpoint wrote: remove the folder to start again", adds.Name()))
+		}
+		// The store's bytes must be those written then (the writer's chunk
+		// checksums), or the bake would go on from bytes it never wrote.
+		if err := compress.CheckCodedPrefix(f, *ws); err != nil {
+			return fail(fmt.Errorf("bake: %s does not hold what its checkpoint wrote (%v): remove the folder to start again", f.Name(), err))
 		}
 		k := 0
 		if err := compress.ReplayIndex(ws, quads, func() (int, uint64, bool) {
@@ -234,6 +308,9 @@ func (ck *checkpointer) restore(pl *pipeline) error {
 	if st.Job < 0 || st.Job > len(pl.jobs) || (st.Job > 0 && !ck.at[st.Job]) {
 		return fmt.Errorf("bake: %s: a checkpoint at job %d, not at a tile's start: %w", ck.dir, st.Job, ErrOtherBake)
 	}
+	if err := ck.validate(pl); err != nil {
+		return fmt.Errorf("bake: %s: a checkpoint this bake cannot have written (%v): remove the folder to start again", ck.dir, err)
+	}
 	bs := quadpvs.BuilderState{Next: st.Next, Partials: make([]*quadpvs.Tree, len(st.Partials))}
 	for l, c := range st.Partials {
 		var err error
@@ -263,6 +340,59 @@ func (ck *checkpointer) restore(pl *pipeline) error {
 					return fmt.Errorf("bake: checkpoint: a tree waiting at level %d: %v", l, err)
 				}
 				c.pending[l] = append(c.pending[l], pendingTree{pt.Q, pt.Step, *t})
+			}
+		}
+	}
+	return nil
+}
+
+// validate checks every number of the checkpoint against the bake pl is
+// (a tampered one panicked in make or at an index, or was taken as it
+// came: a negative Used printed -4.6e18 bytes in memory).
+func (ck *checkpointer) validate(pl *pipeline) error {
+	st := ck.state
+	quads := pl.g.Layout().Quads()
+	switch {
+	case st.Done < 0 || st.Done > pl.g.Width*pl.g.Height:
+		return fmt.Errorf("%d points done", st.Done)
+	case st.Next < 0 || st.Next > quads:
+		return fmt.Errorf("%d quads taken", st.Next)
+	case len(st.Partials) > pl.g.Levels():
+		return fmt.Errorf("%d partial trees", len(st.Partials))
+	}
+	for i, s := range pl.sink.(stores) {
+		cs, p := &st.Outputs[i], s.coded.p
+		if len(cs.Done) != len(p.quads) {
+			return fmt.Errorf("output %d: %d levels", i, len(cs.Done))
+		}
+		for l, d := range cs.Done {
+			if d < 0 || d > p.quads[l] {
+				return fmt.Errorf("output %d: %d quads of level %d coded", i, d, l)
+			}
+		}
+		if len(cs.Sched) > len(pl.jobs)/checkpointJobs+2 {
+			return fmt.Errorf("output %d: %d scheduled steps", i, len(cs.Sched))
+		}
+		for _, k := range cs.Sched {
+			if k < 0 || int(k) >= len(p.ladder) {
+				return fmt.Errorf("output %d: step %d of %d", i, k, len(p.ladder))
+			}
+		}
+		switch {
+		case cs.Used != int64(cs.Writer.BlocksN):
+			return fmt.Errorf("output %d: %d block bytes used, %d written", i, cs.Used, cs.Writer.BlocksN)
+		case !(cs.PredUsed >= 0) || math.IsInf(cs.PredUsed, 0):
+			return fmt.Errorf("output %d: %g bytes predicted", i, cs.PredUsed)
+		case cs.Pinned < 0 || cs.PinDone < 0 || cs.PinDone > quads || cs.Steps < 0:
+			return fmt.Errorf("output %d: pinned %d bytes of %d trees, %d steps", i, cs.Pinned, cs.PinDone, cs.Steps)
+		case cs.MaxLen < 0 || cs.MaxLen > 1<<quadpvs.IndexLenBits:
+			return fmt.Errorf("output %d: blocks of %d bytes", i, cs.MaxLen)
+		}
+		for l, ps := range cs.Pending {
+			for _, pt := range ps {
+				if pt.Q < 0 || pt.Q >= quads || pt.Step < 0 || int(pt.Step) >= len(p.ladder) {
+					return fmt.Errorf("output %d: a tree of quad %d at step %d waiting at level %d", i, pt.Q, pt.Step, l)
+				}
 			}
 		}
 	}
@@ -300,7 +430,7 @@ func (ck *checkpointer) save(pl *pipeline, job, done int) error {
 		sched := append([]int32(nil), p.sched...)
 		p.mu.Unlock()
 		cs := codedState{Writer: ws, Sched: sched, Done: p.done, Used: p.used, PredUsed: p.predUsed, Pinned: p.pinned,
-			PinDone: p.pinDone, Steps: p.steps, MaxLen: c.maxLen, Pending: make([][]ckPending, len(c.pending))}
+			PinDone: p.pinDone, Steps: p.steps, MaxLen: c.maxLen, AddsCRC: c.addsCRC, Pending: make([][]ckPending, len(c.pending))}
 		for l, ps := range c.pending {
 			for _, pt := range ps {
 				cs.Pending[l] = append(cs.Pending[l], ckPending{pt.q, pt.step, treeState(&pt.t)})

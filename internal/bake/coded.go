@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"math/bits"
@@ -487,6 +488,7 @@ type codedOutput struct {
 	// block its quad and length, uint32 little-endian.
 	adds     *bufio.Writer
 	addsFile *os.File
+	addsCRC  uint32 // CRC-32C of the list written so far, for the checkpoint
 	w        *compress.CodedWriter
 	hd       compress.Header
 	p        *pricing
@@ -532,6 +534,9 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 		return nil, err
 	}
 	c.f, c.addsFile, c.adds = f, adds, bufio.NewWriterSize(adds, 1<<16)
+	if ck.state != nil {
+		c.addsCRC = ck.state.Outputs[i].AddsCRC
+	}
 	if ws != nil {
 		c.w, err = compress.ResumeCodedWriter(f, *ws, c.h.Quads())
 	} else {
@@ -608,6 +613,7 @@ func (c *codedOutput) code(ch pendingTree, parent *quadpvs.Tree) error {
 		if _, err := c.adds.Write(rec[:]); err != nil {
 			return err
 		}
+		c.addsCRC = crc32.Update(c.addsCRC, castagnoli, rec[:])
 	}
 	p := c.p
 	l := c.h.Level(ch.q)

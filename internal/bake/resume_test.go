@@ -3,12 +3,15 @@ package bake
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -218,5 +221,109 @@ func TestResumePlantedLinks(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "s.pvs")); err == nil {
 			t.Errorf("%s planted: the store was written", name)
 		}
+	}
+}
+
+// interruptedCoded bakes a small coded store resumably in a new folder
+// and stops it once its first checkpoint is written; it returns the
+// folder and a function resuming the bake there.
+func interruptedCoded(t *testing.T) (ckpt string, resume func() error) {
+	t.Helper()
+	defer func(n int) { pointsPerTile = n }(pointsPerTile)
+	pointsPerTile = 1000
+	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 96, Height: 80})
+	p := horizon.ThesisParams()
+	p.Sectors = 64
+	quads := mustGeometry(t, dem).QuadCount()
+	dir := t.TempDir()
+	ckpt = filepath.Join(dir, "ckpt")
+	const budget = 2_400_000
+	cfg := Config{DEM: dem, Params: p, Outputs: []Output{{Path: filepath.Join(dir, "s.pvs"), Budget: budget, Cap: compress.Cap{Codes: compress.CodedCeiling(budget, quads), MinLoss: true}, Coded: true}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	afterCheckpoint = func(int) { cancel() }
+	defer func() { afterCheckpoint = nil }()
+	if _, err := Resume(ctx, cfg, ckpt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	return ckpt, func() error {
+		n := pointsPerTile
+		pointsPerTile = 1000
+		defer func() { pointsPerTile = n }()
+		_, err := Resume(context.Background(), cfg, ckpt)
+		return err
+	}
+}
+
+// TestResumeChecksWhatItContinues: a byte flipped in the folder's store
+// or adds list is refused, naming the file, where the bake went on from it
+// and wrote a store that failed its checksums (issue 58 item 3).
+func TestResumeChecksWhatItContinues(t *testing.T) {
+	for _, name := range []string{codedStoreName(0), codedAddsName(0)} {
+		ckpt, resume := interruptedCoded(t)
+		path := filepath.Join(ckpt, name)
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) < 16 {
+			t.Fatalf("%s: %d bytes, %v", name, len(b), err)
+		}
+		b[len(b)/2] ^= 0x10
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := resume(); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "remove the folder") {
+			t.Errorf("%s with a byte flipped: %v", name, err)
+		}
+	}
+}
+
+// TestResumeTamperedCheckpoint: a checkpoint whose numbers no bake writes
+// (a negative Used, a step past the price ladder, more quads than the
+// level has) or whose gob claims a 2^31-byte message is refused in one
+// error, without a panic or a large allocation (issue 58 item 4).
+func TestResumeTamperedCheckpoint(t *testing.T) {
+	read := func(ckpt string) checkpointState {
+		f, err := os.Open(filepath.Join(ckpt, checkpointName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, _ := zstd.NewReader(f)
+		defer zr.Close()
+		var st checkpointState
+		if err := gob.NewDecoder(zr).Decode(&st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	write := func(ckpt string, raw []byte) {
+		zw, _ := zstd.NewWriter(nil)
+		if err := os.WriteFile(filepath.Join(ckpt, checkpointName), zw.EncodeAll(raw, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		tamper func(st *checkpointState)
+	}{
+		{"negative used", func(st *checkpointState) { st.Outputs[0].Used = -4611686018425535687 }},
+		{"step past the ladder", func(st *checkpointState) { st.Outputs[0].Sched[0] = 1<<31 - 1 }},
+		{"quads past the level", func(st *checkpointState) { st.Outputs[0].Done[0] = 1 << 31 }},
+		{"points past the grid", func(st *checkpointState) { st.Done = 1 << 40 }},
+	} {
+		ckpt, resume := interruptedCoded(t)
+		st := read(ckpt)
+		c.tamper(&st)
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&st); err != nil {
+			t.Fatal(err)
+		}
+		write(ckpt, b.Bytes())
+		if err := resume(); err == nil || !strings.Contains(err.Error(), "remove the folder") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	ckpt, resume := interruptedCoded(t)
+	write(ckpt, []byte{0xfc, 0x80, 0, 0, 0, 1, 2, 3}) // a message of 2^31 bytes, 3 given
+	if err := resume(); err == nil || !strings.Contains(err.Error(), "not a checkpoint") {
+		t.Errorf("a 2^31-byte message: %v", err)
 	}
 }
