@@ -104,7 +104,7 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, fmt.Errorf("%s: %w", path, ErrNotFile)
 	}
 	var head [fileHeaderSize]byte
 	if _, err := f.ReadAt(head[:], 0); err == nil && string(head[:8]) == Magic && binary.LittleEndian.Uint32(head[8:]) == VersionAligned {

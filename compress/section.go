@@ -511,5 +511,9 @@ func (d *decoder) words(n uint64, crc uint32) ([]uint64, error) {
 // only need to know that the input is not a usable store.
 var ErrNotStore = errors.New("compress: not a PVS store")
 
+// ErrNotFile is Open's error for a path that is not a regular file (a
+// folder, a device, a pipe).
+var ErrNotFile = errors.New("compress: not a regular file")
+
 // Is makes errors.Is(err, ErrNotStore) true for any *FormatError.
 func (e *FormatError) Is(target error) bool { return target == ErrNotStore }

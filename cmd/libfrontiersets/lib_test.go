@@ -183,7 +183,7 @@ func TestCHostile(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	want := map[string]int{
-		"open-null": 1, "open-null-store": 1, "open-missing": 4, "open-hostile": 5, "open": 0,
+		"open-null": 1, "open-null-store": 1, "open-missing": 4, "open-hostile": 5, "open-dir": 4, "open": 0,
 		"info-null": 1, "info-handle": 2, "frontier-outside": 3, "frontier-far": 3, "frontier-same": 3,
 		"frontier-options": 1, "frontier-null-res": 1, "frontier-small-buffer": 6, "pvs-small-mask": 6, "pvs-null": 1,
 		"map-far": 3, "lonlat-bad": 3, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,

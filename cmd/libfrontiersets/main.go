@@ -67,7 +67,7 @@ func finish(err error, cerr *C.fs_error) C.int {
 	switch {
 	case errors.As(err, &st):
 		code = st.code
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, fault.ErrFault):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, fault.ErrFault), errors.Is(err, compress.ErrNotFile):
 		code = C.FS_EIO
 	case errors.As(err, &fe):
 		code = C.FS_EFORMAT

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
 	SHOW("open-null-store", fs_open(argv[1], NULL, &err));
 	SHOW("open-missing", fs_open("/nonexistent/x.pvs", &s, &err));
 	SHOW("open-hostile", fs_open(argv[2], &bad, &err));
+	SHOW("open-dir", fs_open(".", &bad, &err));
 	SHOW("open", fs_open(argv[1], &s, &err));
 	SHOW("info-null", fs_info_get(s, NULL, &err));
 	SHOW("info-handle", fs_info_get(12345, &info, &err));
