@@ -102,6 +102,11 @@ type viewer struct {
 	model   *horizon.Model
 	workers sync.Pool // *horizon.Worker
 	slots   chan struct{}
+	// simSlots bounds the simulations running at once to half the query
+	// slots (at least one), so that simulations, which take a few tenths
+	// of a second each, never hold every slot: 64 clients looping them
+	// made every frontier query wait 5 s and fail (503).
+	simSlots chan struct{}
 	shade   []byte // the hillshade PNG, one pixel per cell
 	relief  []byte // the tinted shaded relief PNG, one pixel per cell
 
@@ -117,7 +122,8 @@ func newViewer(path string) (*viewer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	n := runtime.GOMAXPROCS(0)
+	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, n), simSlots: make(chan struct{}, max(1, n/2))}
 	v.workers.New = func() any { return m.NewWorker() }
 	v.elevMin, v.elevMax = math.Inf(1), math.Inf(-1)
 	for i, e := range s.Elev {
@@ -159,7 +165,7 @@ func (v *viewer) handler() http.Handler {
 	mux.HandleFunc("GET /api/frontier.geojson", download("frontier.geojson", v.limited(serveQueryTimeout, v.exportGeoJSON)))
 	mux.HandleFunc("GET /api/frontier.png", download("frontier.png", v.limited(serveQueryTimeout, v.exportPNG)))
 	mux.HandleFunc("GET /api/pvs.png", v.limited(serveQueryTimeout, v.pvs))
-	mux.HandleFunc("GET /api/sim", v.limited(servePlaybackTimeout, v.playback))
+	mux.HandleFunc("GET /api/sim", v.share(v.simSlots, v.limited(servePlaybackTimeout, v.playback)))
 	mux.HandleFunc("GET /api/cell", v.limited(serveQueryTimeout, v.cell))
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, "no such API: "+r.URL.Path, http.StatusNotFound)
@@ -257,6 +263,23 @@ func (c *connLimit) state(conn net.Conn, s http.ConnState) {
 		} else {
 			c.open--
 		}
+	}
+}
+
+// share runs next with one of slots (a kind of request's share of the
+// query slots), or answers 503 when none frees up within serveQueryTimeout.
+func (v *viewer) share(slots chan struct{}, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), serveQueryTimeout)
+		defer cancel()
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			jsonError(w, "busy: too many simulations at once; try again", http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { <-slots }()
+		next(w, r)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -643,4 +644,39 @@ func TestServeStoreCutUnderIt(t *testing.T) {
 	if resp, err := http.Get(srv.URL + "/api/info"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Errorf("the server after the faults: %v", err)
 	}
+}
+
+// TestSimulationsLeaveQueriesSlots: simulations hold at most their share
+// of the query slots (half, at least one), so with every simulation slot
+// taken by a running simulation and more waiting, a frontier query is
+// answered at once (issue 58 item 5: 64 clients looping /api/sim made
+// every query wait 5 s for a 503).
+func TestSimulationsLeaveQueriesSlots(t *testing.T) {
+	_, v, srv := startViewer(t)
+	release := make(chan struct{})
+	running := make(chan struct{}, 64)
+	sim := v.share(v.simSlots, v.limited(servePlaybackTimeout, func(*http.Request) (string, []byte, error) {
+		running <- struct{}{}
+		<-release
+		return "text/plain", nil, nil
+	}))
+	var wg sync.WaitGroup
+	for range 4 * cap(v.slots) {
+		wg.Go(func() { sim(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/sim", nil)) })
+	}
+	for range cap(v.simSlots) {
+		<-running
+	}
+	a, b := hiddenPair(t, v)
+	start := time.Now()
+	resp, err := http.Get(srv.URL + "/api/frontier?a=" + cell(a) + "&b=" + cell(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || time.Since(start) > 2*time.Second {
+		t.Errorf("a frontier query beside %d simulations: %d after %s", 4*cap(v.slots), resp.StatusCode, time.Since(start))
+	}
+	close(release)
+	wg.Wait()
 }
