@@ -107,8 +107,8 @@ type viewer struct {
 	// of a second each, never hold every slot: 64 clients looping them
 	// made every frontier query wait 5 s and fail (503).
 	simSlots chan struct{}
-	shade   []byte // the hillshade PNG, one pixel per cell
-	relief  []byte // the tinted shaded relief PNG, one pixel per cell
+	shade    []byte // the hillshade PNG, one pixel per cell
+	relief   []byte // the tinted shaded relief PNG, one pixel per cell
 
 	elevMin, elevMax float64 // metres, over the cells that are not nodata
 }
@@ -203,10 +203,17 @@ func loopback(host string) bool {
 
 // serve answers on ln until ctx ends.
 func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
-	cl := &connLimit{max: serveMaxConns, idle: map[net.Conn]time.Time{}, gone: map[net.Conn]bool{}}
-	srv := &http.Server{Handler: v.handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+	cl := &connLimit{max: connsAllowed(), idle: map[net.Conn]time.Time{}, fresh: map[net.Conn]time.Time{}, gone: map[net.Conn]bool{}}
+	h := v.handler()
+	handle := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if conn, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+			cl.handled(conn)
+		}
+		h.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: handle, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: servePlaybackTimeout + 5*time.Second, IdleTimeout: serveIdleTimeout, MaxHeaderBytes: serveMaxHeader,
-		ConnState: cl.state}
+		ConnState: cl.state, ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -219,17 +226,55 @@ func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
+// connsAllowed is the connections serve keeps open: serveMaxConns, or
+// fewer when the process may open fewer descriptors (RLIMIT_NOFILE, less
+// 64 for the store, GDAL and the listener), so that accepting never fails
+// for want of one (under ulimit -n 1024, 1,100 connections trickling their
+// headers made every other request wait 5 s).
+func connsAllowed() int {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil || lim.Cur > 1<<20 {
+		return serveMaxConns
+	}
+	return max(8, min(serveMaxConns, int(lim.Cur)-64))
+}
+
 // connLimit keeps at most max connections open: when a new one would pass
-// max, idle keep-alive connections are closed, oldest first, so that
-// clients holding connections open without asking anything never keep a
-// new client waiting. Connections busy with a request are never closed
-// here (the server's read and write timeouts bound them).
+// max, idle keep-alive connections are closed, oldest first, then those
+// that have not finished sending their first request's header, slowest
+// (oldest) first, so that clients holding connections open without asking
+// anything, or asking at a trickle, never keep a new client waiting.
+// Connections busy with a request are never closed here (the server's
+// read and write timeouts bound them).
 type connLimit struct {
-	mu   sync.Mutex
-	max  int
-	open int                    // counted: accepted, not closed, not closed by us
-	idle map[net.Conn]time.Time // since when each idle one waits
-	gone map[net.Conn]bool      // closed by us, not yet reported closed
+	mu    sync.Mutex
+	max   int
+	open  int                    // counted: accepted, not closed, not closed by us
+	idle  map[net.Conn]time.Time // since when each idle one waits
+	fresh map[net.Conn]time.Time // since when each one reads a request's header (not yet handled)
+	gone  map[net.Conn]bool      // closed by us, not yet reported closed
+}
+
+// handled marks conn's request as read whole: its handler runs.
+func (c *connLimit) handled(conn net.Conn) {
+	c.mu.Lock()
+	delete(c.fresh, conn)
+	c.mu.Unlock()
+}
+
+// connKey is the context key of a request's connection (ConnContext).
+type connKey struct{}
+
+// oldest returns the connection of m waiting longest, other than but.
+func oldest(m map[net.Conn]time.Time, but net.Conn) net.Conn {
+	var o net.Conn
+	var since time.Time
+	for c, t := range m {
+		if c != but && (o == nil || t.Before(since)) {
+			o, since = c, t
+		}
+	}
+	return o
 }
 
 // state is the server's ConnState hook.
@@ -239,25 +284,31 @@ func (c *connLimit) state(conn net.Conn, s http.ConnState) {
 	switch s {
 	case http.StateNew:
 		c.open++
-		for c.open > c.max && len(c.idle) > 0 {
-			var oldest net.Conn
-			var since time.Time
-			for ic, t := range c.idle {
-				if oldest == nil || t.Before(since) {
-					oldest, since = ic, t
+		c.fresh[conn] = time.Now()
+		for c.open > c.max {
+			o := oldest(c.idle, nil)
+			if o == nil {
+				if o = oldest(c.fresh, conn); o == nil {
+					break
 				}
 			}
-			delete(c.idle, oldest)
-			c.gone[oldest] = true
+			delete(c.idle, o)
+			delete(c.fresh, o)
+			c.gone[o] = true
 			c.open--
-			oldest.Close()
+			o.Close()
 		}
-	case http.StateActive:
+	case http.StateActive: // reading a request: its header is in fresh until handled
 		delete(c.idle, conn)
+		if _, ok := c.fresh[conn]; !ok {
+			c.fresh[conn] = time.Now()
+		}
 	case http.StateIdle:
+		delete(c.fresh, conn)
 		c.idle[conn] = time.Now()
 	case http.StateHijacked, http.StateClosed:
 		delete(c.idle, conn)
+		delete(c.fresh, conn)
 		if c.gone[conn] {
 			delete(c.gone, conn)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"io"
@@ -679,4 +680,50 @@ func TestSimulationsLeaveQueriesSlots(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+}
+
+// TestSlowHeadersShed: connections that trickle their request's header
+// are shed, slowest first, once the server holds its most connections, so
+// they cannot take every descriptor (issue 58 item 6); a new client is
+// answered at once.
+func TestSlowHeadersShed(t *testing.T) {
+	_, v, _ := startViewer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go v.serve(ctx, ln)
+	extra := 40
+	var slow []net.Conn
+	for range connsAllowed() + extra {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte("GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n")) // the header never ends
+		slow = append(slow, c)
+	}
+	start := time.Now()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/api/info")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a new client beside %d trickling ones: %v", len(slow), err)
+	}
+	resp.Body.Close()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a new client answered after %s", d)
+	}
+	closed := 0
+	deadline := time.Now().Add(300 * time.Millisecond) // one wait for all
+	for _, c := range slow {
+		c.SetReadDeadline(deadline)
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) {
+			closed++
+		}
+	}
+	if closed < extra {
+		t.Errorf("%d of %d trickling connections closed, want at least %d", closed, len(slow), extra)
+	}
 }
