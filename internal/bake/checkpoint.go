@@ -176,10 +176,10 @@ func newCheckpointer(cfg Config, plan Plan, dir string) (*checkpointer, error) {
 }
 
 // checkpointLimit bounds the decoded bytes of a checkpoint of a bake of
-// plan with outputs outputs: the builder's partial trees and the trees
-// waiting for their parents, all of at most maxTreeCodes codes and a few
-// per level, and per output a word per quad besides — far above what a
-// bake writes, and proportional to what it holds in memory anyway.
+// quads quads with outputs outputs: 64 MiB and 8 bytes per quad for the
+// bake and for each output — far above what a bake writes there (a few
+// trees per level and per output some numbers per level and checkpoint),
+// and proportional to what the bake holds in memory anyway.
 func checkpointLimit(quads, outputs int) int64 {
 	return 64<<20 + 8*int64(quads)*int64(1+outputs)
 }
