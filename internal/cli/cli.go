@@ -10,7 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -316,10 +320,37 @@ func FitWindow(need func(width, height int, dx, dy float64) int64, w, h int, dx,
 	return size(lo)
 }
 
-// AvailableMemory returns MemAvailable from /proc/meminfo in bytes, or 0
-// when unknown.
+// AvailableMemory returns the bytes this process can still use, 0 when
+// unknown: the least of MemAvailable (/proc/meminfo), the address space
+// RLIMIT_AS leaves (the limit less VmSize: ulimit -v), and what the
+// process's cgroup (v2) leaves (memory.max less memory.current). The
+// memory guard must honour all three: under ulimit -v 4GB a 32768² raster
+// passed the guard on MemAvailable and died out of memory.
 func AvailableMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
+	avail := procField("/proc/meminfo", "MemAvailable:")
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) == nil && lim.Cur < 1<<62 /* not RLIM_INFINITY */ {
+		left := max(int64(lim.Cur)-procField("/proc/self/status", "VmSize:"), 1)
+		avail = leastKnown(avail, left)
+	}
+	return leastKnown(avail, cgroupLeft())
+}
+
+// leastKnown is the lesser of a and b, where 0 is unknown.
+func leastKnown(a, b int64) int64 {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// procField returns the field name (in kB) of a /proc file in bytes, 0
+// when absent.
+func procField(path, name string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
@@ -327,8 +358,47 @@ func AvailableMemory() int64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var kb int64
-		if n, _ := fmt.Sscanf(sc.Text(), "MemAvailable: %d kB", &kb); n == 1 {
+		if n, _ := fmt.Sscanf(sc.Text(), name+" %d kB", &kb); n == 1 {
 			return kb << 10
+		}
+	}
+	return 0
+}
+
+// cgroupLeft returns what the process's memory cgroup lets it allocate
+// still — v2: memory.max less memory.current; v1: memory.limit_in_bytes
+// less memory.usage_in_bytes —, 0 when there is no limit or none is found.
+func cgroupLeft() int64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	read := func(path string) int64 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0
+		}
+		v, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max": 0
+		return v
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var limit, used int64
+		switch {
+		case f[0] == "0" && f[1] == "":
+			dir := filepath.Join("/sys/fs/cgroup", f[2])
+			limit, used = read(filepath.Join(dir, "memory.max")), read(filepath.Join(dir, "memory.current"))
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
+			dir := filepath.Join("/sys/fs/cgroup/memory", f[2])
+			limit, used = read(filepath.Join(dir, "memory.limit_in_bytes")), read(filepath.Join(dir, "memory.usage_in_bytes"))
+		default:
+			continue
+		}
+		if limit > 0 && limit < 1<<60 { // v1 writes 2^63 rounded down to a page for no limit
+			return max(limit-used, 1)
 		}
 	}
 	return 0

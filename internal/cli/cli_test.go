@@ -3,8 +3,11 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -58,5 +61,24 @@ func TestFitWindow(t *testing.T) {
 	}
 	if w, h := FitWindow(need, 100, 100, 1, 1, 1000); w != 0 || h != 0 {
 		t.Errorf("nothing fits, got %d×%d", w, h)
+	}
+}
+
+// TestAvailableMemoryHonoursUlimit: under ulimit -v the memory guard's
+// figure is at most the address space left, where it read MemAvailable
+// alone and let a 32768² raster through to die out of memory (issue 58
+// item 15). The test runs itself again under the limit.
+func TestAvailableMemoryHonoursUlimit(t *testing.T) {
+	const limitKB = 3 << 20 // 3 GiB
+	if os.Getenv("CLI_TEST_ULIMIT_CHILD") == "1" {
+		if a := AvailableMemory(); a <= 0 || a > limitKB<<10 {
+			t.Fatalf("under ulimit -v %d: %d bytes available", limitKB, a)
+		}
+		return
+	}
+	cmd := exec.Command("sh", "-c", fmt.Sprintf("ulimit -v %d && exec \"$0\" -test.run '^TestAvailableMemoryHonoursUlimit$' -test.count 1", limitKB), os.Args[0])
+	cmd.Env = append(os.Environ(), "CLI_TEST_ULIMIT_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
 	}
 }
