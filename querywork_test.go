@@ -23,7 +23,7 @@ type queryWork struct {
 }
 
 // pinnedWork holds TestQueryWork's figures, measured on the committed
-// window when they were last set (issue 59). A change that makes queries
+// window when they were last set (2026-11-27). A change that makes queries
 // do more than 1.25 times the pinned work fails the test; one that makes
 // them do less than 0.8 times it must pin the new figures, so that the
 // guard stays tight. The counts are exact (the same stores and pairs on
@@ -40,7 +40,7 @@ var pinnedWork = map[string]queryWork{
 }
 
 // TestQueryWork is the guard against slower frontier queries that times
-// nothing (issue 59): a 128×128 window of the committed Mount Washington
+// nothing: a 128×128 window of the committed Mount Washington
 // crop, baked with the default model into a flat and a coded store of the
 // same budget (capped trees, as in the thesis benchmark), answers the same
 // 150 mutually hidden pairs with hierarchical growing — lossless and lossy

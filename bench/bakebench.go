@@ -26,8 +26,7 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// bakeCase is one bake of the bake benchmark (issue: bake game-size
-// terrains): a DEM window baked at the four limits in one pass.
+// bakeCase is one bake of the bake benchmark (game-size terrains): a DEM window baked at the four limits in one pass.
 type bakeCase struct {
 	Name        string
 	DEM         string  // path, or "synth:SIZE" for a synthetic hills terrain
@@ -43,7 +42,7 @@ var bakeCases = []bakeCase{
 	{"dsm-500", "annarbor-dsm-2ft.tif", "143,184,500,500", 0, "3 min 56 s (2026-11-22-9, per-observer engine)", ""},
 	{"hgt-1025", "N44W072.hgt", "88,88,1025,1025", 0, "25 min 37 s (2026-11-22-9, per-observer engine)", ""},
 	{"hgt-1201-2400m", "N44W072.hgt", "", 2400, "3 min 6 s (2026-11-22-8, per-observer engine)", ""},
-	{"hgt-1201", "N44W072.hgt", "", 0, "≈ 4.6–5.3 h projected (issue)", ""},
+	{"hgt-1201", "N44W072.hgt", "", 0, "≈ 4.6–5.3 h projected", ""},
 	// 5.6 million quads: 0.1 GiB is below one node per PVS.
 	{"synth-2049-3km", "synth:2049", "", 3000, "—", "0.25GiB,0.5GiB,1GiB"},
 }

@@ -29,7 +29,7 @@ type losCrop struct {
 	warp      []string
 }
 
-// losCrops are issue 32's terrains: both real DEMs, the HGT tile warped
+// losCrops are the visibility models' study terrains: both real DEMs, the HGT tile warped
 // to UTM at 30 and 80 m, the DSM (whose CRS is in feet) resampled to 1.5 m.
 func losCrops(hgt, dsm string) []losCrop {
 	return []losCrop{

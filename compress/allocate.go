@@ -13,7 +13,7 @@ import (
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// Global allocation (issue "more hidden cells per byte"): instead of one
+// Global allocation, to keep more hidden cells per byte: instead of one
 // cap for every tree (CapForBudget), one price for the whole store. Every
 // tree makes the prefix of its min-loss collapses (quadpvs.Capper.MinLoss)
 // that maximises λ·(bytes saved) − (hidden cells lost), λ the price in

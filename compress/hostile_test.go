@@ -247,7 +247,7 @@ func statAt(b []byte) int {
 	panic("no STAT section")
 }
 
-// TestHostileStores: every crafted store of issue 18 gives its one-line
+// TestHostileStores: every crafted store of testdata gives its one-line
 // error, through Decode and DecodeSize, and neither allocates more than a
 // few megabytes on the way.
 func TestHostileStores(t *testing.T) {
@@ -413,8 +413,8 @@ func TestHostileSharedStores(t *testing.T) {
 
 // TestAmplifyingReferences: a shared store whose trees expand, through
 // their references, past the cap they were shared under — or, without a
-// cap, to far more nodes than the codes stored — is refused at load (issue
-// 31 §1: a chain of subtrees each referring to the previous expanded every
+// cap, to far more nodes than the codes stored — is refused at load (a
+// chain of subtrees each referring to the previous expanded every
 // quad to the full 4^K tree and held queries for minutes).
 func TestAmplifyingReferences(t *testing.T) {
 	good, h := sharedStore(t, 21, 14)
@@ -444,7 +444,7 @@ func TestAmplifyingReferences(t *testing.T) {
 }
 
 // TestHostileMetadata: headers with nonsense numbers and NaN elevations are
-// refused at load with the section's offset (issue 31 §10).
+// refused at load with the section's offset.
 func TestHostileMetadata(t *testing.T) {
 	for _, v := range []uint32{VersionAligned, VersionShared} {
 		testHostileMetadata(t, v)

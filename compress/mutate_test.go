@@ -19,7 +19,7 @@ import (
 // byte flips of a whole file never reach the structure validators behind
 // them. These mutate one section's decompressed payload and write the file
 // back with valid checksums (parseFile, assemble), so every validator sees
-// them (issue 31 §11).
+// them.
 
 var atByte = regexp.MustCompile(`at byte \d+: `)
 

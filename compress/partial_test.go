@@ -176,7 +176,7 @@ func FuzzPartReader(f *testing.F) {
 
 // TestPartHostileHeaders: partial headers claiming absurd shard counts, or
 // output labels that would name files outside the join's folder or twice,
-// are refused when read, quickly and in one line (issue 31 §4, §5).
+// are refused when read, quickly and in one line.
 func TestPartHostileHeaders(t *testing.T) {
 	hd := Header{Width: 4, Height: 4, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams())}
 	for _, tc := range []struct {

@@ -170,7 +170,7 @@ func TestWriteRegions(t *testing.T) {
 }
 
 // TestLatitudeOffTheGlobe: a geographic raster reaching past 90° is refused
-// though its centre latitude is on the globe (issue 31 §2).
+// though its centre latitude is on the globe.
 func TestLatitudeOffTheGlobe(t *testing.T) {
 	wgs, err := CRSFromEPSG(4326)
 	if err != nil {

@@ -440,8 +440,8 @@ func TestPNG16(t *testing.T) {
 
 // TestImplausibleHeights: cells at heights no terrain has (−3.4e38, GDAL's
 // usual nodata when the file does not declare one, +3.4e38, −1e12) read as
-// nodata and are counted, where they used to bake silently (issue 58 item
-// 7); heights just inside the range stay.
+// nodata and are counted, where they used to bake silently (one such cell
+// hid almost everything); heights just inside the range stay.
 func TestImplausibleHeights(t *testing.T) {
 	g, err := Load("../data/mount-washington.tif", Options{Window: Window{0, 0, 16, 16}})
 	if err != nil {
@@ -473,7 +473,7 @@ func TestImplausibleHeights(t *testing.T) {
 // TestWriteRemovesStaleTemporaries: a temporary file that a killed writer
 // left beside a GeoTIFF output (here one older than a minute, unlocked) is
 // removed by the next write of that output, and the write leaves none of
-// its own (issue 58 item 14: `.tv.tif.tmp…tif` stayed forever).
+// its own (a killed bake's `.tv.tif.tmp…tif` stayed forever).
 func TestWriteRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.tif")

@@ -4,7 +4,7 @@ import "math"
 
 // CodeStats tallies trees' codes by context, to measure what an entropy
 // coder could spend per code against the 2 bits (2.5 with rank samples)
-// each takes today (issue "more hidden cells per byte"). Contexts: none;
+// each takes today, to keep more hidden cells per byte. Contexts: none;
 // the node's depth; the depth and the code of the previous sibling (none
 // for a first child and the root). Redundant counts the codes of a quad's
 // tree that lie inside a Hidden leaf of its parent quad's tree: the parent's

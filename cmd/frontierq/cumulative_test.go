@@ -162,8 +162,8 @@ func TestCumulativeBadInput(t *testing.T) {
 }
 
 // TestCumulativeStoreCut: the store's file cut while its PVSs are added
-// gives an error wrapping fault.ErrFault, where the command died of SIGBUS
-// (issue 58 item 2).
+// gives an error wrapping fault.ErrFault, where the command died of
+// SIGBUS.
 func TestCumulativeStoreCut(t *testing.T) {
 	b, err := os.ReadFile(testStore(t))
 	if err != nil {

@@ -232,7 +232,7 @@ func TestVerifyExact(t *testing.T) {
 }
 
 // TestVerifyExactMaxDistance: the exact check applies the store's view
-// distance, as the bake does (issue 58 item 8): pairs farther apart than
+// distance, as the bake does: pairs farther apart than
 // --max-distance cannot see each other, so a clean store with one passes.
 // Without it the exact check counted thousands of far cell pairs.
 func TestVerifyExactMaxDistance(t *testing.T) {
@@ -537,7 +537,7 @@ func TestNoGeoreferencing(t *testing.T) {
 // TestVerifyNodataAndWrongDEM: verify applies the bake's rule for nodata
 // cells (hidden, never a player's) and so finds no violation on a
 // half-nodata terrain; given another DEM it says the DEM does not match the
-// store instead of blaming the frontiers (issue 31 §3).
+// store instead of blaming the frontiers.
 func TestVerifyNodataAndWrongDEM(t *testing.T) {
 	src, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 60, Row: 60, Width: 40, Height: 40}})
 	if err != nil {
@@ -667,7 +667,7 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 
 // TestPVSReportsCorruptTrees: a cell whose tree fails its checks (an index
 // entry set to 2^63) is an error naming the quad, where frontierq pvs used
-// to write the one Visible node it reads as (issue 58 item 12).
+// to write the one Visible node it reads as.
 func TestPVSReportsCorruptTrees(t *testing.T) {
 	b, err := os.ReadFile(testStore(t))
 	if err != nil {

@@ -357,7 +357,7 @@ func (v *viewer) limited(timeout time.Duration, h func(r *http.Request) (content
 		ch := make(chan answer, 1)
 		go func() {
 			defer release()
-			ch <- v.guarded(h, r.WithContext(ctx)) // work that checks ctx stops at the timeout
+			ch <- guarded(h, r.WithContext(ctx)) // work that checks ctx stops at the timeout
 		}()
 		defer release()
 		select {
@@ -389,7 +389,7 @@ type answer struct {
 // truncated or changed while served: SIGBUS, or the out-of-range reads of
 // changed bytes) into an error wrapping fault.ErrFault, answered 500,
 // instead of killing the server.
-func (v *viewer) guarded(h func(r *http.Request) (string, []byte, error), r *http.Request) (a answer) {
+func guarded(h func(r *http.Request) (string, []byte, error), r *http.Request) (a answer) {
 	defer fault.Recover(&a.err, fault.Arm())
 	a.ct, a.body, a.err = h(r)
 	return a

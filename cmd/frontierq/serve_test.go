@@ -549,7 +549,7 @@ func TestServeInBrowser(t *testing.T) {
 }
 
 // TestPlaybackStopsAtTimeout: a simulation whose request has timed out stops
-// at its next tick and frees its slot (issue 31 §1).
+// at its next tick and frees its slot.
 func TestPlaybackStopsAtTimeout(t *testing.T) {
 	_, v, _ := startViewer(t)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -586,19 +586,28 @@ func TestSlotFreedAtDeadline(t *testing.T) {
 	}
 }
 
-// TestIdleConnectionsLockNobodyOut: clients holding more keep-alive
-// connections than the server keeps open, idle, do not make a new client
-// wait: the oldest idle ones are closed.
-func TestIdleConnectionsLockNobodyOut(t *testing.T) {
+// serveViewer runs serve (its connection limits included, which the test
+// server of startViewer lacks) on a fresh demo store until the test ends,
+// and returns its address.
+func serveViewer(t *testing.T) string {
+	t.Helper()
 	_, v, _ := startViewer(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
+	t.Cleanup(cancel)
 	go v.serve(ctx, ln)
-	url := "http://" + ln.Addr().String() + "/api/info"
+	return ln.Addr().String()
+}
+
+// TestIdleConnectionsLockNobodyOut: clients holding more keep-alive
+// connections than the server keeps open, idle, do not make a new client
+// wait: the oldest idle ones are closed.
+func TestIdleConnectionsLockNobodyOut(t *testing.T) {
+	addr := serveViewer(t)
+	url := "http://" + addr + "/api/info"
 	var idle []*http.Client
 	for range serveMaxConns + 40 {
 		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -625,7 +634,7 @@ func TestIdleConnectionsLockNobodyOut(t *testing.T) {
 // TestServeStoreCutUnderIt: the store's file cut to 4 KiB while served —
 // the cell readout, a PVS picture, a simulation and a frontier then read
 // past its end — gives 500 for each, and the server keeps answering
-// (issue 58 item 2: "fatal error: fault [SIGBUS]" before).
+// ("fatal error: fault [SIGBUS]" before).
 func TestServeStoreCutUnderIt(t *testing.T) {
 	store, _, srv := startViewer(t)
 	if err := os.Truncate(store, 4096); err != nil {
@@ -650,8 +659,8 @@ func TestServeStoreCutUnderIt(t *testing.T) {
 // TestSimulationsLeaveQueriesSlots: simulations hold at most their share
 // of the query slots (half, at least one), so with every simulation slot
 // taken by a running simulation and more waiting, a frontier query is
-// answered at once (issue 58 item 5: 64 clients looping /api/sim made
-// every query wait 5 s for a 503).
+// answered at once (64 clients looping /api/sim made every query wait 5 s
+// for a 503).
 func TestSimulationsLeaveQueriesSlots(t *testing.T) {
 	_, v, srv := startViewer(t)
 	release := make(chan struct{})
@@ -684,21 +693,13 @@ func TestSimulationsLeaveQueriesSlots(t *testing.T) {
 
 // TestSlowHeadersShed: connections that trickle their request's header
 // are shed, slowest first, once the server holds its most connections, so
-// they cannot take every descriptor (issue 58 item 6); a new client is
-// answered at once.
+// they cannot take every descriptor; a new client is answered at once.
 func TestSlowHeadersShed(t *testing.T) {
-	_, v, _ := startViewer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	go v.serve(ctx, ln)
+	addr := serveViewer(t)
 	extra := 40
 	var slow []net.Conn
 	for range connsAllowed() + extra {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -707,7 +708,7 @@ func TestSlowHeadersShed(t *testing.T) {
 		slow = append(slow, c)
 	}
 	start := time.Now()
-	resp, err := http.Get("http://" + ln.Addr().String() + "/api/info")
+	resp, err := http.Get("http://" + addr + "/api/info")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("a new client beside %d trickling ones: %v", len(slow), err)
 	}

@@ -160,8 +160,8 @@ func TestCSharp(t *testing.T) {
 }
 
 // TestCHostile: NULL pointers, closed or unknown handles, cells off the
-// grid, small buffers, a truncated store and one cut while open (FS_EIO:
-// issue 58 items 2 and 15) give error codes with a message, never a crash.
+// grid, small buffers, a truncated store, a folder and a store cut while
+// open (FS_EIO) give error codes with a message, never a crash.
 func TestCHostile(t *testing.T) {
 	dir := t.TempDir()
 	store := buildLib(t, dir)

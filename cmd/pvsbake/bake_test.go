@@ -109,8 +109,8 @@ func TestCheckDisk(t *testing.T) {
 }
 
 // corruptIndex sets the first entry of a flat store's tree index (TIDX:
-// the start of quad 0's record, the cell (0,0)) to 2^63, as issue 58 item
-// 12's audit did.
+// the start of quad 0's record, the cell (0,0)) to 2^63, as a hostile
+// input audit did.
 func corruptIndex(t *testing.T, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -129,7 +129,7 @@ func corruptIndex(t *testing.T, path string) {
 
 // TestStatCodesReportsCorruptTrees: stat --codes reads every tree, so a
 // tree whose index entry is corrupt is an error naming the quad, not a
-// measurement of the one Visible node it reads as (issue 58 item 12).
+// measurement of the one Visible node it reads as (exit 0 before).
 func TestStatCodesReportsCorruptTrees(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "s.pvs")

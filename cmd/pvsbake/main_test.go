@@ -181,7 +181,7 @@ func TestJSONReports(t *testing.T) {
 
 // TestOutputsNeverOverwriteInputs: an output naming an input, directly or
 // through a link, or another output, is refused before any work, and the
-// input is left as it was (issue 31 §9).
+// input is left as it was.
 func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	dir := t.TempDir()
 	dem := filepath.Join(dir, "d.tif")

@@ -1,7 +1,7 @@
 // Package audit checks a store's frontier guarantee against the exact line
-// of sight on the DEM's bilinear surface (internal/losref): the adversarial
-// search of issue 32 and the count of hidden cells exact line of sight
-// sees. frontierq verify and the benchmark use it.
+// of sight on the DEM's bilinear surface (internal/losref): an adversarial
+// search for cells the store hides that exact line of sight sees, and the
+// count of such cells. frontierq verify and the benchmark use it.
 package audit
 
 import (
@@ -29,7 +29,7 @@ type AdversarialReport struct {
 }
 
 // Adversarial searches where the store's frontier guarantee could fail
-// against exact line of sight (issue 32): from n random observers with data,
+// against exact line of sight: from n random observers with data,
 // the cells the store's PVS hides while the conservative model
 // (horizon.Params.Conservative, which never hides an exactly visible cell)
 // does not are the only candidates; those that exact line of sight sees in

@@ -185,8 +185,8 @@ func TestResumeCoded(t *testing.T) {
 
 // TestResumePlantedLinks: links planted in a resumable bake's folder, under
 // the names its files take, are refused, naming the file, and what they
-// point to is left as it was (issue 58 item 1: the bake followed them and
-// overwrote their targets with store bytes).
+// point to is left as it was (the bake followed them and overwrote their
+// targets with store bytes).
 func TestResumePlantedLinks(t *testing.T) {
 	dem := loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 64, Height: 48})
 	p := horizon.ThesisParams()
@@ -256,7 +256,7 @@ func interruptedCoded(t *testing.T) (ckpt string, resume func() error) {
 
 // TestResumeChecksWhatItContinues: a byte flipped in the folder's store
 // or adds list is refused, naming the file, where the bake went on from it
-// and wrote a store that failed its checksums (issue 58 item 3).
+// and wrote a store that failed its checksums.
 func TestResumeChecksWhatItContinues(t *testing.T) {
 	for _, name := range []string{codedStoreName(0), codedAddsName(0)} {
 		ckpt, resume := interruptedCoded(t)
@@ -278,7 +278,7 @@ func TestResumeChecksWhatItContinues(t *testing.T) {
 // TestResumeTamperedCheckpoint: a checkpoint whose numbers no bake writes
 // (a negative Used, a step past the price ladder, more quads than the
 // level has) or whose gob claims a 2^31-byte message is refused in one
-// error, without a panic or a large allocation (issue 58 item 4).
+// error, without a panic or a large allocation.
 func TestResumeTamperedCheckpoint(t *testing.T) {
 	read := func(ckpt string) checkpointState {
 		f, err := os.Open(filepath.Join(ckpt, checkpointName))

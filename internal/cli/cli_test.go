@@ -66,8 +66,7 @@ func TestFitWindow(t *testing.T) {
 
 // TestAvailableMemoryHonoursUlimit: under ulimit -v the memory guard's
 // figure is at most the address space left, where it read MemAvailable
-// alone and let a 32768² raster through to die out of memory (issue 58
-// item 15). The test runs itself again under the limit.
+// alone and let a 32768² raster through to die out of memory. The test runs itself again under the limit.
 func TestAvailableMemoryHonoursUlimit(t *testing.T) {
 	const limitKB = 3 << 20 // 3 GiB
 	if os.Getenv("CLI_TEST_ULIMIT_CHILD") == "1" {
