@@ -91,8 +91,8 @@ type VisParams struct {
 	EarthCurvature  bool    `json:"earth_curvature"`
 	Refraction      float64 `json:"refraction"`
 	MarginM         float64 `json:"margin_m,omitempty"`
-	// LOS names the visibility model (horizon.LOS: "sector" or
-	// "conservative") and LOSVersion its version, which changes whenever
+	// LOS names the visibility model (horizon.LOS: "sector",
+	// "conservative" or "region") and LOSVersion its version, which changes whenever
 	// the model bakes other bytes. Stores written before models were named
 	// have neither: their model is Conservative's, version 0 (unknown).
 	LOS        string `json:"los,omitempty"`

@@ -223,3 +223,16 @@ func BenchmarkBlockConservative(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBlockRegion is BenchmarkBlock in the region mode (LOSRegion),
+// whose profiles bound the surface over each arc swept by a cell's square:
+// the bake's cost of that mode.
+func BenchmarkBlockRegion(b *testing.B) {
+	for _, bt := range benchTerrains {
+		b.Run(bt.name, func(b *testing.B) {
+			p := ThesisParams()
+			p.LOS = LOSRegion
+			benchBlock(b, loadWindow(b, bt.name, bt.win), p)
+		})
+	}
+}

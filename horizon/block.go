@@ -213,7 +213,7 @@ func (bw *BlockWorker) Classify(col, row int, mask *Mask, dst *Block) error {
 			continue // nobody stands on, so nobody sees, a nodata cell
 		}
 		bw.active |= 1 << b
-		bw.eye[b] = m.t.Elev[r*W+c] + float32(m.p.ObserverHeight)
+		bw.eye[b] = m.top[r*W+c] + float32(m.p.ObserverHeight)
 		bw.tau[b] = float32(m.p.TargetHeight+m.p.Margin) - bw.eye[b]
 	}
 	dst.Col, dst.Row, dst.Points = col, row, bw.points

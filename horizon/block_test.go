@@ -324,6 +324,10 @@ func TestBlockMatchesClassify(t *testing.T) {
 	cons.LOS = LOSConservative
 	consCurved := curved
 	consCurved.Sectors, consCurved.LOS = 256, LOSConservative
+	region := cons
+	region.LOS = LOSRegion
+	regionFar := region
+	regionFar.MaxDistance = 400
 	cases := []struct {
 		name   string
 		ter    Terrain
@@ -350,6 +354,10 @@ func TestBlockMatchesClassify(t *testing.T) {
 		{"conservative random 33x20 nodata", random(33, 20, 40), cons, 0.15},
 		{"conservative hgt 50x50 curved", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), consCurved, 0},
 		{"conservative dsm 57x61", cropWindow(t, "dsm-120x136", 40, 60, 57, 61), cons, 0},
+		{"region walls 41x38", walls(41, 38), region, 0},
+		{"region random 33x20 nodata", random(33, 20, 40), region, 0.15},
+		{"region hgt 50x50", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), region, 0},
+		{"region dsm 48x48 400m", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), regionFar, 0},
 	}
 	for i, tc := range cases {
 		// -short (make test) runs the small cases and every other real crop;

@@ -47,7 +47,7 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 					continue
 				}
 				j.cells |= 1 << k
-				j.z[k] = m.t.Elev[r*W+c]
+				j.z[k] = m.top[r*W+c]
 				wc, wr := bw.col-c, bw.row-r // the window's nearest column and row
 				if east {
 					wc = c - bw.col - (BlockSide - 1)
@@ -76,7 +76,7 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 // by lane, and returns those that see it.
 func (bw *BlockWorker) cell(c, r int, act uint16) uint16 {
 	m := bw.m
-	z := m.t.Elev[r*m.t.Width+c]
+	z := m.top[r*m.t.Width+c]
 	var vis uint16
 	for b := range Lanes {
 		if act&(1<<b) == 0 {

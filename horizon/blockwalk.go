@@ -8,14 +8,14 @@ import "math"
 // cell away, and the vector walk loads whole rows of 8 and 16 floats.
 const blockPad = 16
 
-// padded returns the model's elevations with a border of blockPad cells
+// padded returns the surface the lines walk (Model.occ) with a border of blockPad cells
 // (zero metres), row-major over Width+2·blockPad columns, built once.
 func (m *Model) padded() ([]float32, int) {
 	m.padOnce.Do(func() {
 		pw := m.t.Width + 2*blockPad
 		m.pad = make([]float32, pw*(m.t.Height+2*blockPad))
 		for r := range m.t.Height {
-			copy(m.pad[(r+blockPad)*pw+blockPad:], m.t.Elev[r*m.t.Width:(r+1)*m.t.Width])
+			copy(m.pad[(r+blockPad)*pw+blockPad:], m.occ[r*m.t.Width:(r+1)*m.t.Width])
 		}
 		m.padW = pw
 	})
@@ -161,7 +161,16 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 	}
 	next := leave()
 	var skip uint16 // lanes that cannot rise in the current chunk
+	first := 1
+	if m.consFirst != nil {
+		first = m.consFirst[k]
+	}
 	for i := 1; i+e <= n && todo != 0; i++ {
+		if i < first { // an arc the region model does not count
+			*(*[Lanes]float32)(bw.prof[(pos+i+e)*Lanes:]) = j.cur
+			last = i + e
+			continue
+		}
 		if i > next {
 			for b := range Lanes {
 				if i+e > int(bw.ext[b]) {

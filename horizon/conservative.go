@@ -85,10 +85,10 @@ func (m *Model) patchTables() {
 	m.consOnce.Do(func() {
 		W, H := m.t.Width, m.t.Height
 		pw, ph := max(W-1, 1), max(H-1, 1)
-		elev := m.t.Elev
+		elev := m.occ
 		var mag float32
-		for _, z := range elev {
-			mag = max(mag, abs32(z))
+		for i, z := range elev {
+			mag = max(mag, abs32(z), abs32(m.top[i]))
 		}
 		mag += float32(m.p.ObserverHeight + m.p.TargetHeight + math.Abs(m.p.Margin))
 		m.consPad = float32(8e-6*float64(mag) + 1e-6)
@@ -191,6 +191,16 @@ func (m *Model) segTable() {
 	m.segOnce.Do(m.buildSegTable)
 }
 
+// consSegCap returns the chord-segment table's cap in segments:
+// consTableSegs, or regionTableSegs under LOSRegion, whose steps have
+// several times more.
+func (m *Model) consSegCap() int {
+	if m.consFirst != nil {
+		return regionTableSegs
+	}
+	return consTableSegs
+}
+
 // consTableSegs caps the chord-segment table at this many segments (40
 // bytes each): the steps nearest the observers, which every line walks,
 // are looked up; farther ones are computed (consStep).
@@ -214,7 +224,7 @@ func (m *Model) buildSegTable() {
 				n += len(scratch)
 			}
 		}
-		if n == 0 || total+n > consTableSegs {
+		if n == 0 || total+n > m.consSegCap() {
 			break
 		}
 		total, L = total+n, i
@@ -406,7 +416,7 @@ func (m *Model) chordLow(col, row int, segs []consSeg, bulge, drop, eye, inv, cu
 	if !in {
 		return 0, false
 	}
-	elev := m.t.Elev
+	elev := m.occ
 	z = float32(math.Inf(1))
 	for i := range segs {
 		s := &segs[i]
@@ -458,6 +468,9 @@ func (m *Model) consDist(k, i int) float64 {
 // chord of sector k for an observer at cell (0,0): the arc at distance d =
 // consDist(k, i) metres from midline k to midline k+1.
 func (m *Model) consChord(k, i int, segs []consSeg) []consSeg {
+	if m.consFirst != nil {
+		return m.regionChord(k, i, segs)
+	}
 	dir := m.consDir[k]
 	d := m.consDist(k, i)
 	// Converted: a product feeding a subtraction may not be fused.
@@ -481,7 +494,7 @@ func (m *Model) consScalars(k, i int) (bulge, drop, inv float32) {
 // its last step inside the grid.
 func (conservativeLines) walk(w *Worker, col, row int) {
 	m := w.m
-	eye := m.t.Elev[row*m.t.Width+col] + float32(m.p.ObserverHeight)
+	eye := m.top[row*m.t.Width+col] + float32(m.p.ObserverHeight)
 	w.eye, w.col, w.row = eye, col, row
 	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
 	for k := range m.p.Sectors {
@@ -516,7 +529,15 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 		prof[j] = negInf
 	}
 	cur := negInf
+	first := 1
+	if m.consFirst != nil {
+		first = m.consFirst[k]
+	}
 	for i := 1; i+e < len(prof); i++ {
+		if i < first { // an arc the region model does not count
+			prof[i+e] = cur
+			continue
+		}
 		*scratch = m.consChord(k, i, *scratch)
 		segs := *scratch
 		bulge, drop, inv := m.consScalars(k, i)

@@ -102,7 +102,8 @@ func readCrop(t testing.TB, name string) Terrain {
 
 // goldenParams are the parameter sets the golden test hashes: the thesis's
 // (sector model, 1,024 sectors), one with every option that enters the
-// arithmetic, and the conservative model. Keys name the model and its
+// arithmetic, the conservative model, and the region model with a view
+// distance. Keys name the model and its
 // version (LOS.Version): a change of a model's bytes fails here and needs
 // a new version, so that stores, shards and checkpoints of the old bytes
 // are refused instead of mixed (-update then writes the new keys).
@@ -113,6 +114,7 @@ var goldenParams = []struct {
 	{"s1024", ThesisParams()},
 	{"s360-curved-margin-2km", Params{Sectors: 360, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, EarthCurvature: true, Refraction: 0.13, Margin: 0.05}},
 	{"s256", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}},
+	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion}},
 }
 
 // TestGolden holds SHA-256 hashes of the visibility tables, of the
@@ -143,7 +145,7 @@ func TestGolden(t *testing.T) {
 			// Conservative steps walk chords and cost several times
 			// more: fewer observers keep the arm64 run (qemu) short.
 			stride, every := 37, 3
-			if gp.p.LOS == LOSConservative {
+			if gp.p.LOS != LOSSector {
 				stride, every = 149, 11
 			}
 			for i := 0; i < ter.Width*ter.Height; i += stride {

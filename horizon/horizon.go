@@ -166,6 +166,14 @@ type Model struct {
 
 	lines lineModel // the visibility model's implementation (lineModels[p.LOS])
 
+	// occ is the surface the lines walk (the occluders) and top the
+	// ground under eyes and targets, row-major like Elev: both Elev,
+	// except top under LOSRegion (region.go: the squares' highest
+	// points). user is the Params New was given (p's MaxDistance is
+	// widened under LOSRegion).
+	occ, top []float32
+	user     Params
+
 	// Conservative mode: the padded patch tables (patchTables: twice the
 	// patches' slope bounds in metres per cell and their highest corners,
 	// consGW patches per row) and the rounding allowance consPad in
@@ -188,6 +196,7 @@ type Model struct {
 	consStopPad []float32 // metres: the early stops' allowance for that (patchTables)
 	consDir     [][4]float32
 	consSlack   float64
+	consFirst   []int // per sector, the first step whose arc counts (LOSRegion; nil: 1)
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -221,6 +230,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: refraction coefficient %.4g, want 0 ≤ k < 1", ErrParams, p.Refraction)
 	case !p.LOS.Valid():
 		return fmt.Errorf("%w: visibility model %v, want %s", ErrParams, p.LOS, LOSNames())
+	case p.LOS == LOSRegion && p.EarthCurvature:
+		return fmt.Errorf("%w: the region model does not take Earth curvature; bake without it or with the conservative model", ErrParams)
 	}
 	return nil
 }
@@ -249,7 +260,16 @@ func New(t Terrain, p Params) (*Model, error) {
 			return nil, fmt.Errorf("%w: cell %d has elevation %v; fill nodata first", ErrTerrain, i, z)
 		}
 	}
-	m := &Model{t: t, p: p}
+	m := &Model{t: t, p: p, user: p, occ: t.Elev, top: t.Elev}
+	if p.LOS == LOSRegion {
+		m.top = regionTops(t)
+		if p.MaxDistance > 0 {
+			// Cells are hidden by distance only when all their positions
+			// are (region.go).
+			m.p.MaxDistance += regionDiagonal(t.Dx, t.Dy)
+			p = m.p
+		}
+	}
 	m.lim, m.invLim = float32(math.Inf(1)), 0
 	if p.MaxDistance > 0 {
 		// invLim rounds down: no cell within the limit has a smaller 1/d.
@@ -270,6 +290,9 @@ func New(t Terrain, p Params) (*Model, error) {
 // does not know adds nothing.
 func TableBytes(width, height int, dx, dy float64, p Params) int64 {
 	sectors := p.Sectors
+	if p.LOS == LOSRegion && p.MaxDistance > 0 {
+		p.MaxDistance += regionDiagonal(dx, dy)
+	}
 	var model int64
 	if p.LOS.Valid() {
 		model = lineModels[p.LOS].tableBytes(width, height, sectors)
@@ -296,7 +319,7 @@ func reach(width, height int, maxDistance, dx, dy float64) (rc, rr int) {
 func (m *Model) Terrain() Terrain { return m.t }
 
 // Params returns the parameters the model was built with.
-func (m *Model) Params() Params { return m.p }
+func (m *Model) Params() Params { return m.user }
 
 // maxDist returns the distance limit in metres (+Inf when none).
 func (m *Model) maxDist() float64 {
@@ -474,7 +497,8 @@ func (m *Model) azU(dc, dr int) float32 {
 	return quadrantU(m.azQ(abs(dc), abs(dr)), dc, dr, m.p.Sectors)
 }
 
-// buildPyramid builds the min/max elevation pyramid.
+// buildPyramid builds the min/max elevation pyramid of the ground under
+// targets (Model.top). It bounds the occluders too: top ≥ occ everywhere.
 func (m *Model) buildPyramid() {
 	W, H := m.t.Width, m.t.Height
 	levels := bits.Len(uint(max(W, H)-1)) + 1
@@ -484,7 +508,7 @@ func (m *Model) buildPyramid() {
 		c, _ := quadsAcross(W, H, l)
 		m.cols[l] = int32(c)
 	}
-	m.zmin[0], m.zmax[0] = m.t.Elev, m.t.Elev
+	m.zmin[0], m.zmax[0] = m.top, m.top
 	for l := 1; l < levels; l++ {
 		cc, cr := quadsAcross(W, H, l-1)
 		pc, pr := quadsAcross(W, H, l)

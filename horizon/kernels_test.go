@@ -52,7 +52,7 @@ func TestSetKernels(t *testing.T) {
 		}
 	}
 	ter := cropWindow(t, "hgt-130x110", 20, 10, 48, 40)
-	for _, p := range []Params{{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8}, {Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}} {
+	for _, p := range []Params{{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8}, {Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}, {Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSRegion}} {
 		m, err := New(ter, p)
 		if err != nil {
 			t.Fatal(err)

@@ -28,6 +28,12 @@ const (
 	// arc between two midlines (conservative.go). It never hides an
 	// exactly visible cell and costs more per observer.
 	LOSConservative
+	// LOSRegion is from-region visibility (region.go): a target cell is
+	// hidden only when no position in the observer's cell sees any
+	// position in the target's, eye and top above the bilinear surface
+	// there. It hides fewer cells than LOSConservative and holds for
+	// players standing anywhere, not only on the samples.
+	LOSRegion
 	numLOS
 )
 
@@ -40,9 +46,10 @@ var losInfo = [numLOS]struct {
 }{
 	LOSSector:       {"sector", 1},
 	LOSConservative: {"conservative", 1},
+	LOSRegion:       {"region", 1},
 }
 
-// String returns the model's name: "sector" or "conservative".
+// String returns the model's name: "sector", "conservative" or "region".
 func (l LOS) String() string {
 	if l < numLOS {
 		return losInfo[l].name
@@ -62,7 +69,8 @@ func (l LOS) Version() int {
 // Valid reports whether l is a model this build implements.
 func (l LOS) Valid() bool { return l < numLOS }
 
-// ParseLOS returns the model named name ("sector" or "conservative").
+// ParseLOS returns the model named name ("sector", "conservative" or
+// "region").
 // Errors wrap ErrParams.
 func ParseLOS(name string) (LOS, error) {
 	for l := range numLOS {
@@ -73,7 +81,7 @@ func ParseLOS(name string) (LOS, error) {
 	return 0, fmt.Errorf("%w: visibility model %q, want %s", ErrParams, name, LOSNames())
 }
 
-// LOSNames lists the models' names, "sector or conservative".
+// LOSNames lists the models' names, "sector or conservative or region".
 func LOSNames() string {
 	names := make([]string, numLOS)
 	for l := range numLOS {
@@ -104,4 +112,4 @@ type lineModel interface {
 	tableBytes(width, height, sectors int) int64
 }
 
-var lineModels = [numLOS]lineModel{LOSSector: sectorLines{}, LOSConservative: conservativeLines{}}
+var lineModels = [numLOS]lineModel{LOSSector: sectorLines{}, LOSConservative: conservativeLines{}, LOSRegion: regionLines{}}

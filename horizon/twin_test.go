@@ -161,6 +161,8 @@ func blockTwins(t *testing.T, set kernelSet) {
 	cons := Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}
 	consFar := far
 	consFar.Sectors, consFar.LOS = 256, LOSConservative
+	region := cons
+	region.LOS, region.MaxDistance = LOSRegion, 600
 	for _, tc := range []struct {
 		name string
 		ter  Terrain
@@ -171,6 +173,7 @@ func blockTwins(t *testing.T, set kernelSet) {
 		{"hgt far curved", cropWindow(t, "hgt-130x110", 0, 30, 61, 57), far},
 		{"hgt conservative", cropWindow(t, "hgt-130x110", 20, 10, 50, 46), cons},
 		{"dsm conservative curved", cropWindow(t, "dsm-120x136", 30, 40, 45, 42), consFar},
+		{"hgt region 600 m", cropWindow(t, "hgt-130x110", 40, 30, 45, 41), region},
 	} {
 		m, err := New(tc.ter, tc.p)
 		if err != nil {

@@ -223,7 +223,7 @@ func (w *Worker) threshold(u, d float32) float32 {
 func (w *Worker) cellVisible(c, r int) bool {
 	m := w.m
 	o, u := m.offset(c-w.col, r-w.row)
-	z := m.t.Elev[r*m.t.Width+c] + w.tau
+	z := m.top[r*m.t.Width+c] + w.tau
 	if m.offDrp != nil {
 		z -= m.offDrp[o]
 	}

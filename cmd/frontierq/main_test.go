@@ -252,6 +252,29 @@ func TestVerifyExactMaxDistance(t *testing.T) {
 	}
 }
 
+// TestVerifyExactRegion: a store of the region model passes the exact
+// check at positions inside the cells (its default there), which says how
+// many position pairs it tried; --positions needs --exact.
+func TestVerifyExactRegion(t *testing.T) {
+	dem, err := heightmap.Load("../../data/mount-washington.tif", heightmap.Options{Window: heightmap.Window{Col: 120, Row: 90, Width: 40, Height: 36}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.LOS, p.MaxDistance = horizon.LOSRegion, 1200
+	store := filepath.Join(t.TempDir(), "region.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 400}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd("verify", store, "--dem", "../../data/mount-washington.tif", "--pairs", "3", "--sample", "3", "--exact", "-q")
+	if code != 0 || !strings.Contains(out, "between positions inside the cells") || strings.Contains(out, "cells: 0 position pairs") || !strings.Contains(out, "violations 0") {
+		t.Errorf("exit %d: %s %s", code, out, errOut)
+	}
+	if _, errOut, code := runCmd("verify", store, "--dem", "../../data/mount-washington.tif", "--positions", "4"); code != 2 || !strings.Contains(errOut, "with --exact") {
+		t.Errorf("--positions without --exact: exit %d: %s", code, errOut)
+	}
+}
+
 // TestSim runs the simulation on the test store: the table lists every
 // scheme, FB misses nothing, and bad flags are usage errors.
 func TestSim(t *testing.T) {

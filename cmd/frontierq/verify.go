@@ -28,7 +28,10 @@ import (
 // check is the exact line of sight (internal/losref) from each sampled point
 // to every point of the other frontier and back, which the store's sector
 // model only approximates: a store baked with a margin (--margin) should
-// pass it.
+// pass it. With --positions N (the default for stores of the region
+// model), each cell pair is checked at positions inside the two cells
+// instead of their sample points: the 16 corner combinations, N random
+// pairs and an ascent to the highest sight line (losref.Positions).
 func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "verify STORE [--dem DEM]", Short: "Audit a store's frontier sets against per-point PVSs recomputed from its DEM", Args: cli.Args("STORE")}
 	c.Example = `  frontierq verify mw.pvs --pairs 50
@@ -45,10 +48,14 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := cli.JSONFlag(fs, "the counts")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
+	positions := fs.Int("positions", -1, "with --exact: check each cell pair at positions inside the two cells — the 16 corner combinations, this many random pairs and an ascent to the highest sight line — instead of their sample points (0: sample points; default 16 for stores of the region model, else 0)")
 	adversarial := fs.Bool("adversarial", false, "with --exact: search, from --pairs random observers, the cells the store calls hidden that exact line of sight sees, and grow frontier sets for those pairs")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *adversarial && !*exact {
 			return cli.Usagef("--adversarial searches against the exact line of sight: add --exact")
+		}
+		if fs.Changed("positions") && (*positions < 0 || *positions > maxPositions || !*exact || *adversarial) {
+			return cli.Usagef("--positions %d: want 0 to %d random position pairs per cell pair, with --exact and without --adversarial", *positions, maxPositions)
 		}
 		if *pairs < 1 || *pairs > maxPairs || *sample < 0 || *sample > maxSample {
 			return cli.Usagef("--pairs %d, --sample %d: want 1 to %d pairs and 0 to %d points", *pairs, *sample, maxPairs, maxSample)
@@ -98,6 +105,12 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if *positions < 0 {
+			*positions = 0
+			if s.Params.Horizon().LOS == horizon.LOSRegion {
+				*positions = 16
+			}
+		}
 		if *adversarial {
 			rep, err := audit.Adversarial(s, gr, g, model, opt, *pairs, *seed)
 			if err != nil {
@@ -131,7 +144,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
 		}
 		var mu sync.Mutex
-		checked, violations, points, done := 0, 0, 0, 0
+		checked, violations, points, done, posPairs := 0, 0, 0, 0, 0
 		if !*quiet {
 			stop := make(chan struct{})
 			defer close(stop)
@@ -173,6 +186,17 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				beyond := func(p, q [2]int) bool {
 					return hp.MaxDistance > 0 && float32(math.Hypot(float64(p[0]-q[0])*tr.Dx, float64(p[1]-q[1])*tr.Dy)) > float32(hp.MaxDistance)
 				}
+				// Positions: every pair farther apart than MaxDistance sees
+				// nothing, so cells are skipped only when all of theirs are.
+				pos := losref.Positions{Grid: lg, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: 16,
+					Random: *positions, Search: true, Dx: tr.Dx, Dy: tr.Dy, MaxDistance: hp.MaxDistance}
+				if *positions > 0 {
+					diag := math.Hypot(tr.Dx, tr.Dy)
+					beyond = func(p, q [2]int) bool {
+						return hp.MaxDistance > 0 && math.Hypot(float64(p[0]-q[0])*tr.Dx, float64(p[1]-q[1])*tr.Dy) > hp.MaxDistance+diag
+					}
+				}
+				np := 0
 				for i := range next {
 					j := jobs[i]
 					if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
@@ -191,6 +215,19 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 								// an eye and a target's top, both ways.
 								for _, q := range other {
 									if g.IsNodata(q[1]*g.Width+q[0]) || beyond(p, q) {
+										continue
+									}
+									if *positions > 0 {
+										// Both ways when the heights differ.
+										n, best := pos.Worst(rng, p[0], p[1], q[0], q[1])
+										np += n
+										if hp.ObserverHeight != hp.TargetHeight {
+											n2, best2 := pos.Worst(rng, q[0], q[1], p[0], p[1])
+											np, best = np+n2, max(best, best2)
+										}
+										if best >= 0 {
+											v++
+										}
 										continue
 									}
 									if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
@@ -215,6 +252,8 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 					mu.Lock()
 					checked += c
 					violations += v
+					posPairs += np
+					np = 0
 					points += res.A.Points + res.B.Points
 					done++
 					mu.Unlock()
@@ -226,12 +265,15 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		how := "PVS recomputed"
-		if *exact {
+		switch {
+		case *exact && *positions > 0:
+			how = fmt.Sprintf("exact line of sight between positions inside the cells: %d position pairs", posPairs)
+		case *exact:
 			how = "exact line of sight"
 		}
 		if *asJSON {
 			if err := cli.WriteJSON(stdout, map[string]any{"pairs": len(jobs), "frontier_points": points, "points_checked": checked,
-				"check": how, "violations": violations}); err != nil {
+				"check": how, "position_pairs": posPairs, "violations": violations}); err != nil {
 				return err
 			}
 		} else {
@@ -261,6 +303,7 @@ func samplePoints(f *grow.Frontier, n int, rng *rand.Rand) [][2]int {
 // Bounds of verify's counts: a million pairs is hours of work; a side's
 // sample beyond a million points is every point of any storable frontier.
 const (
-	maxPairs  = 1_000_000
-	maxSample = 1 << 20
+	maxPairs     = 1_000_000
+	maxSample    = 1 << 20
+	maxPositions = 1 << 16
 )

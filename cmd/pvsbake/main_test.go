@@ -240,6 +240,7 @@ func TestConservativeBake(t *testing.T) {
 		{nil, []string{`"los": "conservative"`, `"los_version": 1`, `"conservative": true`}},
 		{[]string{"--los", "conservative"}, []string{`"los": "conservative"`, `"los_version": 1`}},
 		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
+		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 1`}},
 	} {
 		store := filepath.Join(dir, "c.pvs")
 		if _, errOut, code := runCmd(append([]string{"bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q"}, tc.flags...)...); code != 0 {
@@ -251,9 +252,12 @@ func TestConservativeBake(t *testing.T) {
 				t.Errorf("%v: stat has no %s: %s", tc.flags, w, out)
 			}
 		}
-		if len(tc.flags) > 0 && tc.flags[1] == "sector" && strings.Contains(out, `"conservative"`) {
+		if len(tc.flags) > 0 && tc.flags[1] != "conservative" && strings.Contains(out, `"conservative"`) {
 			t.Errorf("--los sector: stat: %s", out)
 		}
+	}
+	if _, errOut, code := runCmd("bake", dem, "-o", filepath.Join(dir, "r.pvs"), "--nodes", "30", "--los", "region", "--curvature"); code != 2 || !strings.Contains(errOut, "region model does not take Earth curvature") {
+		t.Errorf("--los region --curvature: exit %d: %s", code, errOut)
 	}
 	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
 	for i, los := range []string{"conservative", "sector"} {

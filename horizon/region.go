@@ -1,0 +1,209 @@
+package horizon
+
+import "math"
+
+// From-region visibility (LOSRegion): target cell T is hidden from
+// observer cell O only when no position p in O's square sees any position
+// q in T's square, the eye hObs metres above the bilinear surface at p,
+// the top τ above it at q. A cell's square is the heightmap cell centred
+// on its sample, Dx × Dy metres, clipped to the grid's hull; "sees" is the
+// exact test of the positions check (losref.PositionVisible): the segment
+// between eye and top never passes below the surface, ignoring the surface
+// within the heightmap cell centred on either end, as the point models
+// ignore the two end cells.
+//
+// The argument: the conservative point model (conservative.go), run from
+// O's centre at height Z_O to T's centre at height Z_T, with each arc
+// thickened by the square and wider exclusions at both ends.
+//
+//   - Z_O and Z_T (Model.top): the highest eye and top in each square, the
+//     surface's maximum over the square plus the height. The bilinear
+//     surface is bilinear on each quarter of the square (the patches
+//     split it), so the maximum is at one of the nine points where the
+//     quarters' corners lie: the sample, the four edge midpoints, the four
+//     corners (rounded up to float32).
+//   - The ground: take p ∈ O, q ∈ T and the centres' segment point P =
+//     (1−t)·O_c + t·T_c; the positions' segment point x = (1−t)·p + t·q
+//     lies in the square of one cell centred on P. The conservative model
+//     bounds the surface from below over the arc through P; this one over
+//     the arc swept by that square. Up to the arc's bulge (the slack, as
+//     there), that is the chord swept by the square, a hexagon. On each
+//     patch the bilinear surface has no minimum inside a region that is
+//     not on its boundary or at a patch corner (its critical point is a
+//     saddle; along patch edges it is linear), so the least value over the
+//     hexagon is the least over its boundary — the chord moved to the two
+//     square corners farthest either side of it, and the squares' edges at
+//     both ends — and over the samples inside it (regionChord).
+//   - The heights: the positions' segment at x is (1−t)(surface(p)+hObs) +
+//     t(surface(q)+τ) ≤ (1−t)·Z_O + t·Z_T, the centres' segment at P. So
+//     where the centres' segment passes below that bound at P, every
+//     positions' segment passes below the surface at its own x.
+//   - The ends: x lies t·|q−p| from p, and |q−p| ≥ D − δ, D = |T_c − O_c|,
+//     δ the square's diagonal. The model counts P only where d = t·D > e
+//     and D − d > e with e = ½·diag + ½·δ (regionExclusion; the arcs nearer
+//     the observer are skipped, Model.consFirst, and those nearer the
+//     target by the slot shift of consMargin). Then t·|q−p| ≥ d(D − δ)/D,
+//     which with D ≥ d + e exceeds ½·diag, so x lies outside the heightmap
+//     cell centred on p (every point of that cell is within half its
+//     diagonal of p), and likewise for q.
+//   - Distance: cells are hidden by distance only when every pair of their
+//     positions is farther than MaxDistance apart, i.e. their centres more
+//     than MaxDistance + δ (the model's reach is widened by δ).
+//
+// Earth curvature is not part of the argument (the drop is measured from
+// the observer's centre), so the model refuses it. The price of the
+// region: raised eyes and tops, a ground lower by the square's sweep, and
+// nothing hidden within 2e of the observer (its eight neighbours and the
+// next ring), measured in TestRegion; a step evaluates the hexagon's
+// boundary, about three chords.
+
+// regionExclusion returns e, the distance in metres from either centre
+// within which the region model ignores the surface: half the heightmap
+// cell's diagonal plus half the region square's (here the same cell).
+func regionExclusion(dx, dy float64) float64 {
+	return math.Hypot(dx, dy)
+}
+
+// regionDiagonal returns δ, the region square's diagonal in metres.
+func regionDiagonal(dx, dy float64) float64 { return math.Hypot(dx, dy) }
+
+// regionLines implements LOSRegion: the conservative model's walk over
+// swept arcs (regionChord), with the region's exclusions.
+type regionLines struct{ conservativeLines }
+
+// setup builds the conservative model's tables with every arc at least e
+// from the target (the slot shift of consMargin) and the first step of each
+// sector whose arc lies more than e from the observer (regionFirst).
+func (regionLines) setup(m *Model) {
+	conservativeLines{}.setup(m)
+	t, p := m.t, m.p
+	e := regionExclusion(t.Dx, t.Dy)
+	width := 2 * math.Pi / float64(p.Sectors)
+	m.consFirst = make([]int, p.Sectors)
+	for k := range m.consShift {
+		az := m.sectorAzimuth(k)
+		m.consShift[k], m.consPull[k] = m.consMargin(k, max(e, exitMax(az, az+width, t.Dx, t.Dy)))
+		// The first arc strictly beyond e, with the same allowance for
+		// rounding as the slot rule's.
+		i := 1
+		for m.consDist(k, i) <= e*(1+1e-6)+1e-6 {
+			i++
+		}
+		m.consFirst[k] = i
+	}
+}
+
+// regionTableSegs caps the region model's chord-segment table (40 bytes
+// a segment): a step has about 14 segments near the observer, 60 at a
+// thousand cells, so the table holds fewer steps than consTableSegs does.
+const regionTableSegs = 1 << 21
+
+// tableBytes: the conservative model's tables with the larger segment
+// table, plus the tops (a grid of float32).
+func (regionLines) tableBytes(width, height, sectors int) int64 {
+	return conservativeLines{}.tableBytes(width, height, sectors) + 40*(regionTableSegs-consTableSegs) + 4*int64(width)*int64(height)
+}
+
+// regionTops returns the region model's tops: the bilinear surface's
+// maximum over each cell's square, clipped to the grid's hull, rounded up
+// to float32, row-major like t.Elev.
+func regionTops(t Terrain) []float32 {
+	W, H := t.Width, t.Height
+	e := t.Elev
+	top := make([]float32, W*H)
+	at := func(c, r int) float64 { return float64(e[r*W+c]) }
+	for r := range H {
+		for c := range W {
+			z := at(c, r)
+			// Edge midpoints and corners inside the hull: the means of
+			// the two or four samples around them.
+			for dr := -1; dr <= 1; dr++ {
+				for dc := -1; dc <= 1; dc++ {
+					c2, r2 := c+dc, r+dr
+					if c2 < 0 || r2 < 0 || c2 >= W || r2 >= H || (dc == 0 && dr == 0) {
+						continue
+					}
+					z = max(z, (at(c, r)+at(c2, r)+at(c, r2)+at(c2, r2))/4)
+				}
+			}
+			top[r*W+c] = roundUp32(z)
+		}
+	}
+	return top
+}
+
+// regionChord appends to segs[:0] the segments of step i's swept arc of
+// sector k for an observer at cell (0,0) (above): the chord of consChord
+// moved to the two corners of a cell's square farthest either side of it,
+// the edges of the squares at the chord's ends, and every sample inside
+// the hexagon they bound, as a point (a segment of length 0) in each of
+// the four patches that share it, so that one inside the grid holds it.
+// Coordinates are cells, as chordSegs's.
+func (m *Model) regionChord(k, i int, segs []consSeg) []consSeg {
+	dir := m.consDir[k]
+	d := m.consDist(k, i)
+	// Converted: a product feeding a subtraction may not be fused.
+	x0, y0 := float64(d*float64(dir[0])), float64(d*float64(dir[1]))
+	x1, y1 := float64(d*float64(dir[2])), float64(d*float64(dir[3]))
+	const h = 0.5          // the square's half side, cells
+	nx, ny := y0-y1, x1-x0 // a normal of the chord
+	sx, sy := h, h
+	if nx < 0 {
+		sx = -h
+	}
+	if ny < 0 {
+		sy = -h
+	}
+	segs = chordSegs(x0+sx, y0+sy, x1+sx, y1+sy, segs[:0])
+	segs = chordSegs(x0-sx, y0-sy, x1-sx, y1-sy, segs)
+	// The squares' edges on the hexagon's boundary: at the chord's start
+	// those whose outward normal n has n·(B−A) ≤ 0, at its end ≥ 0.
+	dx, dy := x1-x0, y1-y0
+	for end, e := range [2][2]float64{{x0, y0}, {x1, y1}} {
+		cx, cy := e[0], e[1]
+		ex, ey := dx, dy
+		if end == 0 {
+			ex, ey = -dx, -dy
+		}
+		if ex >= 0 { // the edge facing +x
+			segs = chordSegs(cx+h, cy-h, cx+h, cy+h, segs)
+		}
+		if ex <= 0 {
+			segs = chordSegs(cx-h, cy-h, cx-h, cy+h, segs)
+		}
+		if ey >= 0 {
+			segs = chordSegs(cx-h, cy+h, cx+h, cy+h, segs)
+		}
+		if ey <= 0 {
+			segs = chordSegs(cx-h, cy-h, cx+h, cy-h, segs)
+		}
+	}
+	// The samples inside: (c,r) is in the hexagon when some t in [0,1]
+	// puts the chord's point within h of it on both axes (with a little
+	// to spare: a point outside only lowers the bound).
+	const eps = 1e-6
+	span := func(z, z0, dz float64) (lo, hi float64) {
+		if dz == 0 {
+			if math.Abs(z-z0) <= h+eps {
+				return 0, 1
+			}
+			return 1, 0
+		}
+		a, b := (z-z0-h-eps)/dz, (z-z0+h+eps)/dz
+		return min(a, b), max(a, b)
+	}
+	for r := int(math.Floor(min(y0, y1) - h)); r <= int(math.Ceil(max(y0, y1)+h)); r++ {
+		for c := int(math.Floor(min(x0, x1) - h)); c <= int(math.Ceil(max(x0, x1)+h)); c++ {
+			a0, a1 := span(float64(c), x0, dx)
+			b0, b1 := span(float64(r), y0, dy)
+			if max(a0, b0, 0) > min(a1, b1, 1) {
+				continue
+			}
+			for q := range 4 {
+				u, v := float32(q&1), float32(q>>1)
+				segs = append(segs, consSeg{px: int32(c - q&1), py: int32(r - q>>1), ua: u, va: v, ub: u, vb: v})
+			}
+		}
+	}
+	return segs
+}

@@ -1,0 +1,159 @@
+package horizon
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/frontiersets/frontiersets/internal/losref"
+)
+
+// TestRegion: on windows of both real crops, no position in an observer
+// cell sees a position in a cell the region model hides (corners, random
+// positions and an adversarial search for the highest sight line, against
+// exact line of sight sampled 16 times per cell on the bilinear surface),
+// Classify's pyramid agrees with Viewshed, and the model keeps most of
+// the point model's hidden cells (logged; the bench measures it on the
+// full terrains).
+func TestRegion(t *testing.T) {
+	size, observers, perObserver := 48, 6, 150
+	if !testing.Short() {
+		size, observers, perObserver = 80, 12, 400
+	}
+	for _, crop := range []string{"hgt-130x110", "dsm-120x136"} {
+		ter := cropWindow(t, crop, 10, 10, size, size)
+		p := DefaultParams()
+		point, err := New(ter, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.LOS = LOSRegion
+		region, err := New(ter, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp, wr := point.NewWorker(), region.NewWorker()
+		g := losref.Grid{Width: size, Height: size, Elev: ter.Elev}
+		check := losref.Positions{Grid: g, HObs: p.ObserverHeight, Tau: p.TargetHeight, PerCell: 16, Random: 16, Dx: ter.Dx, Dy: ter.Dy}
+		search := check
+		search.Search = true
+		rng := rand.New(rand.NewPCG(5, uint64(len(crop))))
+		lv := NewLevels(size, size)
+		var hiddenP, hiddenR, both, pairs, checked, ceilN, ceilSeen int
+		worst := math.Inf(-1)
+		for range observers {
+			oc, or := rng.IntN(size), rng.IntN(size)
+			bp, _ := wp.Viewshed(oc, or, Bitmap{})
+			br, _ := wr.Viewshed(oc, or, Bitmap{})
+			if err := wr.Classify(oc, or, lv, nil); err != nil {
+				t.Fatal(err)
+			}
+			var hidden [][2]int
+			for r := range size {
+				for c := range size {
+					if !bp.Visible(c, r) {
+						hiddenP++
+					}
+					if br.Visible(c, r) {
+						continue
+					}
+					hiddenR++
+					if !bp.Visible(c, r) {
+						both++
+					}
+					if levelStatus(lv, size, c, r) != QuadHidden {
+						t.Fatalf("%s: Classify and Viewshed differ at (%d,%d) from (%d,%d)", crop, c, r, oc, or)
+					}
+					if max(abs(c-oc), abs(r-or)) <= 1 {
+						t.Fatalf("%s: (%d,%d) hides its neighbour (%d,%d)", crop, oc, or, c, r)
+					}
+					hidden = append(hidden, [2]int{c, r})
+				}
+			}
+			if !testing.Short() {
+				// The ceiling: the point model's hidden cells that positions
+				// see, which no from-region model may hide.
+				for range perObserver / 4 {
+					c, r := rng.IntN(size), rng.IntN(size)
+					if bp.Visible(c, r) {
+						continue
+					}
+					ceilN++
+					if _, best := search.Worst(rng, oc, or, c, r); best >= 0 {
+						ceilSeen++
+					}
+				}
+			}
+			rng.Shuffle(len(hidden), func(i, j int) { hidden[i], hidden[j] = hidden[j], hidden[i] })
+			for i, h := range hidden[:min(len(hidden), perObserver)] {
+				ck := check
+				if i < perObserver/3 {
+					ck = search
+				}
+				n, c := ck.Worst(rng, oc, or, h[0], h[1])
+				pairs += n
+				checked++
+				worst = max(worst, c)
+				if c >= 0 {
+					t.Errorf("%s: (%d,%d) hides (%d,%d), but positions in them see each other (clearance %.3f m)", crop, oc, or, h[0], h[1], c)
+				}
+			}
+		}
+		if hiddenR == 0 || pairs == 0 {
+			t.Fatalf("%s: the region model hid nothing: the test checks nothing", crop)
+		}
+		t.Logf("%s %d²: region hides %d cells, point model %d (%.1f%% of its hidden kept); %d hidden cell pairs checked with %d position pairs, highest sight line %.3f m under the surface",
+			crop, size, hiddenR, hiddenP, 100*float64(both)/float64(max(hiddenP, 1)), checked, pairs, -worst)
+		if ceilN > 0 {
+			t.Logf("%s: positions see each other in %d of %d cell pairs the point model hides: a from-region model keeps at most %.1f%%",
+				crop, ceilSeen, ceilN, 100*(1-float64(ceilSeen)/float64(ceilN)))
+		}
+	}
+}
+
+// TestRegionWall: a known answer. A flat plane with a wall 10 m high and 9
+// cells thick: the region model hides the lee beyond the wall's foot from
+// an observer 11 cells before it, sees the near side and the wall's top,
+// and no observer hides its eight neighbours, even at the wall's foot.
+func TestRegionWall(t *testing.T) {
+	ter := plane(41, 9, 1)
+	for r := range 9 {
+		for c := 16; c <= 24; c++ {
+			ter.Elev[r*41+c] = 10
+		}
+	}
+	p := DefaultParams()
+	p.LOS = LOSRegion
+	m, err := New(ter, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := m.NewWorker()
+	bm, err := w.Viewshed(5, 4, Bitmap{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 41 {
+		switch vis := bm.Visible(c, 4); {
+		case c <= 15 && !vis:
+			t.Errorf("(%d,4) on the near side is hidden", c)
+		case c >= 16 && c <= 18 && !vis:
+			t.Errorf("(%d,4) on the wall's near edge is hidden", c)
+		case c >= 27 && vis:
+			t.Errorf("(%d,4) in the wall's lee is visible", c)
+		}
+	}
+	for _, c := range []int{15, 16, 24, 25} {
+		bm, err = w.Viewshed(c, 4, bm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dc := -1; dc <= 1; dc++ {
+			for dr := -1; dr <= 1; dr++ {
+				if !bm.Visible(c+dc, 4+dr) {
+					t.Errorf("(%d,4) hides its neighbour (%d,%d)", c, c+dc, 4+dr)
+				}
+			}
+		}
+	}
+}
