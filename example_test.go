@@ -89,3 +89,37 @@ func ExampleStore_LonLatToCell() {
 	fmt.Printf("cell %d,%d: UTM 19N %.0f E %.0f N, %.0f m\n", col, row, x, y, z)
 	// Output: cell 24,20: UTM 19N 300645 E 4928295 N, 46 m
 }
+
+// Grow the frontier set of players standing between samples, from a store
+// of the region model, whose frontier sets hold for every position in
+// their cells.
+func ExampleStore_FrontierAt() {
+	dir, _ := os.MkdirTemp("", "frontiersets-example")
+	defer os.RemoveAll(dir)
+	dem, err := heightmap.Load("data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors, p.LOS = 256, horizon.LOSRegion
+	path := filepath.Join(dir, "region.pvs")
+	if _, err := frontiersets.Bake(context.Background(), dem, path, frontiersets.BakeOptions{Params: p, Nodes: 40}); err != nil {
+		log.Fatal(err)
+	}
+	s, err := frontiersets.Open(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := s.FrontierAt([2]float64{2.3, 1.8}, [2]float64{44.6, 37.2}, grow.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("see each other:", res.MutuallyVisible)
+	fmt.Printf("A at cell %d,%d; B at cell %d,%d\n", res.A.Col, res.A.Row, res.B.Col, res.B.Row)
+	_, err = s.FrontierAt([2]float64{47.5, 0}, [2]float64{1, 1}, grow.Options{})
+	fmt.Println(err)
+	// Output:
+	// see each other: false
+	// A at cell 2,2; B at cell 45,37
+	// frontiersets: position 47.5,0 is outside the 48×40 grid (cells -0.5 to 47.5, -0.5 to 39.5)
+}

@@ -18,6 +18,7 @@ package frontiersets
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -79,6 +80,35 @@ func (s *Store) Frontier(a, b [2]int, opt grow.Options) (grow.Result, error) {
 	var res grow.Result
 	err := s.grower.Grow(a, b, opt, sc, &res)
 	return res, err
+}
+
+// PositionCell returns the cell whose square holds the position (x, y) in
+// fractional cells (column, row; sample (c, r) at (c, r), its square
+// reaching half a cell either side): the nearest sample, halves rounding
+// up. A store of the region model (horizon.LOSRegion) keeps its frontier
+// guarantee for every position in its cells' squares; the point models'
+// for the samples alone. Errors: a position outside the grid.
+func (s *Store) PositionCell(x, y float64) (col, row int, err error) {
+	if !(x >= -0.5 && x < float64(s.Width)-0.5 && y >= -0.5 && y < float64(s.Height)-0.5) {
+		return 0, 0, fmt.Errorf("frontiersets: position %g,%g is outside the %d×%d grid (cells -0.5 to %g, -0.5 to %g)",
+			x, y, s.Width, s.Height, float64(s.Width)-0.5, float64(s.Height)-0.5)
+	}
+	return int(math.Floor(x + 0.5)), int(math.Floor(y + 0.5)), nil
+}
+
+// FrontierAt is Frontier for players at positions a and b in fractional
+// cells (PositionCell). Errors: as Frontier, and a position outside the
+// grid.
+func (s *Store) FrontierAt(a, b [2]float64, opt grow.Options) (grow.Result, error) {
+	ac, ar, err := s.PositionCell(a[0], a[1])
+	if err != nil {
+		return grow.Result{}, err
+	}
+	bc, br, err := s.PositionCell(b[0], b[1])
+	if err != nil {
+		return grow.Result{}, err
+	}
+	return s.Frontier([2]int{ac, ar}, [2]int{bc, br}, opt)
 }
 
 // Georef returns the store's georeferencing: the DEM window's geotransform

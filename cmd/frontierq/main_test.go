@@ -152,6 +152,7 @@ func TestQueryErrors(t *testing.T) {
 		{"bad method", []string{store, "--a", "1,1", "--b", "2,2", "--method", "magic"}, 2, "--method"},
 		{"bad neighbours", []string{store, "--a", "1,1", "--b", "2,2", "--neighbours", "6"}, 2, "--neighbours"},
 		{"outside", []string{store, "--a", "48,1", "--b", "2,2"}, 1, "--a 48,1 is outside the 48×40 grid: want col 0 to 47, row 0 to 39"},
+		{"position outside", []string{store, "--a", "47.6,1.2", "--b", "2,2"}, 1, "--a 47.6,1.2 is outside the 48×40 grid: want col 0 to 47, row 0 to 39"},
 		{"map point outside", []string{store, "--a-xy", "0,0", "--b", "2,2"}, 1, "is outside the grid: x 300400.000 to 300880.000, y 4928100.000 to 4928500.000"},
 		{"lonlat outside", []string{store, "--a-lonlat", "-75,44", "--b", "2,2"}, 1, "--a-lonlat -75,44 is outside the grid: want lon -71."},
 		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},

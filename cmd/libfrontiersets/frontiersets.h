@@ -125,6 +125,13 @@ int fs_pvs(fs_store store, int32_t col, int32_t row, uint8_t *mask, int64_t mask
 int fs_cell_to_map(fs_store store, int32_t col, int32_t row, double *x, double *y, fs_error *err);
 int fs_map_to_cell(fs_store store, double x, double y, int32_t *col, int32_t *row, fs_error *err);
 
+/* The cell whose square holds position (x, y) in fractional cells
+ * (column, row; sample (c, r) at (c, r)): the nearest sample. A store of
+ * the region model keeps its frontier guarantee for every position in its
+ * cells' squares, the point models' for the samples alone. FS_ERANGE
+ * outside the grid. */
+int fs_position_to_cell(fs_store store, double x, double y, int32_t *col, int32_t *row, fs_error *err);
+
 /* Cell centre <-> longitude/latitude (degrees, WGS 84). */
 int fs_cell_to_lonlat(fs_store store, int32_t col, int32_t row, double *lon, double *lat, fs_error *err);
 int fs_lonlat_to_cell(fs_store store, double lon, double lat, int32_t *col, int32_t *row, fs_error *err);

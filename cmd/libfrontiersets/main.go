@@ -346,6 +346,21 @@ func fs_map_to_cell(store C.fs_store, x, y C.double, col, row *C.int32_t, cerr *
 	}), cerr)
 }
 
+//export fs_position_to_cell
+func fs_position_to_cell(store C.fs_store, x, y C.double, col, row *C.int32_t, cerr *C.fs_error) C.int {
+	return finish(use(store, func(s *frontiersets.Store) error {
+		if col == nil || row == nil {
+			return null("col or row")
+		}
+		c, r, err := s.PositionCell(float64(x), float64(y))
+		if err != nil {
+			return fail(C.FS_ERANGE, "%v", err)
+		}
+		*col, *row = C.int32_t(c), C.int32_t(r)
+		return nil
+	}), cerr)
+}
+
 //export fs_cell_to_lonlat
 func fs_cell_to_lonlat(store C.fs_store, col, row C.int32_t, lon, lat *C.double, cerr *C.fs_error) C.int {
 	return finish(use(store, func(s *frontiersets.Store) error {

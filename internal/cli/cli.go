@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -442,14 +443,18 @@ func (v *VisFlags) Checked() (horizon.Params, error) {
 	return v.p, nil
 }
 
-// ParseCell parses "col,row" (cells).
+// ParseCell parses "col,row": whole cells, or a position in fractional
+// cells ("12.37,40.8", sample (c,r) at (c,r)), which names the cell whose
+// square holds it (the nearest sample; halves round up).
 func ParseCell(flagName, s string) (col, row int, err error) {
-	var extra string
-	n, _ := fmt.Sscanf(s+" ", "%d,%d%s", &col, &row, &extra)
-	if n != 2 {
-		return 0, 0, Usagef("--%s %q: want col,row in cells", flagName, s)
+	x, y, err := parsePair("--"+flagName, s, "col,row in cells (fractional for a position inside a cell)")
+	if err != nil {
+		return 0, 0, err
 	}
-	return col, row, nil
+	// Beyond int32 a position is outside any grid; clamping keeps the
+	// conversion defined and the caller's range check names it.
+	cell := func(v float64) int { return int(max(min(math.Floor(v+0.5), 1<<31), -1<<31)) }
+	return cell(x), cell(y), nil
 }
 
 // CheckStandable returns an error when (col,row) is outside g or on a

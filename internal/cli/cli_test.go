@@ -30,10 +30,12 @@ func TestParseAndExitCodes(t *testing.T) {
 	if ExitCode(nil) != 0 || ExitCode(errors.New("x")) != 1 || ExitCode(flag.ErrHelp) != 2 || ExitCode(Usagef("u")) != 2 {
 		t.Error("exit codes")
 	}
-	if c, r, err := ParseCell("at", "5,7"); err != nil || c != 5 || r != 7 {
-		t.Errorf("ParseCell: %d %d %v", c, r, err)
+	for s, want := range map[string][2]int{"5,7": {5, 7}, "12.37,40.8": {12, 41}, "4.5,-0.5": {5, 0}, "-0.6,0.49": {-1, 0}, "1e12,3": {1 << 31, 3}} {
+		if c, r, err := ParseCell("at", s); err != nil || c != want[0] || r != want[1] {
+			t.Errorf("ParseCell(%q): %d %d %v, want %v", s, c, r, err, want)
+		}
 	}
-	for _, bad := range []string{"5", "5,7,9", "a,b", ""} {
+	for _, bad := range []string{"5", "5,7,9", "a,b", "", "NaN,1", "1,Inf"} {
 		if _, _, err := ParseCell("at", bad); ExitCode(err) != 2 {
 			t.Errorf("ParseCell(%q): %v", bad, err)
 		}

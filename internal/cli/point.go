@@ -24,7 +24,7 @@ type PointFlags struct {
 // point in the help ("player A's").
 func (p *PointFlags) Register(fs *pflag.FlagSet, name, what string) {
 	p.name = name
-	fs.StringVar(&p.cell, name, "", what+" cell `col,row` on the grid (0-based, from the top-left)")
+	fs.StringVar(&p.cell, name, "", what+" cell `col,row` on the grid (0-based, from the top-left; fractional for a position, e.g. 12.37,40.8: the cell whose square holds it)")
 	fs.StringVar(&p.xy, name+"-xy", "", what+" map coordinates `x,y` in the grid's CRS (instead of a cell)")
 	fs.StringVar(&p.lonlat, name+"-lonlat", "", what+" `lon,lat` in degrees on WGS 84 (instead of a cell)")
 }

@@ -41,7 +41,8 @@ type Config struct {
 	// by the uncompressed PVS lie.
 	AOIRadiusM float64
 	// ExactEvery audits one in ExactEvery of FB's silent (tick, pair)
-	// against the exact line of sight, both ways; 0: none.
+	// against the exact line of sight between the two bots' real
+	// positions (losref.PositionVisible), both ways; 0: none.
 	ExactEvery int
 	// Workers for the oracle's viewsheds; 0 means GOMAXPROCS. Frontier
 	// queries always run on one goroutine, so their times are one core's.
@@ -153,7 +154,9 @@ type Result struct {
 	Standable  int
 	Respawns   int
 	// ExactChecked silent FB (tick, pair) were checked against the exact
-	// line of sight; ExactMissed of them were visible in one direction.
+	// line of sight between the bots' positions; ExactMissed of them were
+	// visible in one direction (stores of the point models promise
+	// nothing between samples; the region model's must miss none).
 	ExactChecked, ExactMissed int64
 	// TickP99MS and TickMaxMS are FB's whole Manager.Tick wall times.
 	TickP99MS, TickMaxMS float64
@@ -465,8 +468,12 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 					if exactK++; exactK%cfg.ExactEvery == 0 {
 						a, b := players[i], players[j]
 						r.ExactChecked++
-						if losref.Visible(lg, a.Col, a.Row, b.Col, b.Row, hp.ObserverHeight, hp.TargetHeight) ||
-							losref.Visible(lg, b.Col, b.Row, a.Col, a.Row, hp.ObserverHeight, hp.TargetHeight) {
+						// Between the bots' real positions, not their cells'
+						// samples: what players see.
+						ax, ay := float64(a.Col)+a.FCol, float64(a.Row)+a.FRow
+						bx, by := float64(b.Col)+b.FCol, float64(b.Row)+b.FRow
+						if losref.PositionVisible(lg, ax, ay, bx, by, hp.ObserverHeight, hp.TargetHeight, exactPerCell) ||
+							losref.PositionVisible(lg, bx, by, ax, ay, hp.ObserverHeight, hp.TargetHeight, exactPerCell) {
 							r.ExactMissed++
 						}
 					}
@@ -764,6 +771,10 @@ func (h *distHist) quantile(q float64) float64 {
 	}
 	return 0
 }
+
+// exactPerCell is how many times per cell the exact audit samples a line
+// of sight between two bots' positions.
+const exactPerCell = 16
 
 // ticksPerSecond is the tick rate, rounded, at least 1.
 func ticksPerSecond(cfg Config) int { return max(1, int(math.Round(1/cfg.Bots.TickSeconds))) }

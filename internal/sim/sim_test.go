@@ -19,6 +19,14 @@ import (
 
 func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap) (*compress.Store, *grow.Grower) {
 	t.Helper()
+	p := horizon.ThesisParams()
+	p.Sectors = 256
+	return bakeWith(t, path, win, cp, p)
+}
+
+// bakeWith is bakeWindow with parameters p.
+func bakeWith(t *testing.T, path string, win heightmap.Window, cp compress.Cap, p horizon.Params) (*compress.Store, *grow.Grower) {
+	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("DEM %s absent: %v", path, err)
 	}
@@ -26,8 +34,6 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := horizon.ThesisParams()
-	p.Sectors = 256
 	out := filepath.Join(t.TempDir(), "s.pvs")
 	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: out, Cap: cp, Budget: 1 << 30}}}); err != nil {
 		t.Fatal(err)
@@ -41,6 +47,30 @@ func bakeWindow(t *testing.T, path string, win heightmap.Window, cp compress.Cap
 		t.Fatal(err)
 	}
 	return s, gr
+}
+
+// TestRealPositions: the exact audit tests line of sight between the bots'
+// real positions, and on a store of the region model, whose frontier sets
+// hold for positions anywhere in their cells, FB's silent pairs see each
+// other at none of them (the sector model's store, for comparison, is
+// logged).
+func TestRealPositions(t *testing.T) {
+	win := heightmap.Window{Col: 280, Row: 180, Width: 64, Height: 64}
+	for _, los := range []horizon.LOS{horizon.LOSRegion, horizon.LOSSector} {
+		p := horizon.DefaultParams()
+		p.Sectors, p.LOS = 256, los
+		s, gr := bakeWith(t, "../../../shared/data/annarbor-dsm-2ft.tif", win, compress.Cap{Nodes: 60}, p)
+		bo := bots.Defaults(s.DxM, s.DyM)
+		bo.Bots, bo.Ticks, bo.SpeedMS, bo.MaxSlope = 8, 300, bo.SpeedMS*4, 3
+		r, err := Run(s, gr, Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: true, Predict: 3, ExactEvery: 1, Workers: 2, SnapshotTick: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: %d of %d silent (tick, pair) see each other between real positions", los, r.ExactMissed, r.ExactChecked)
+		if los == horizon.LOSRegion && (r.ExactChecked < 100 || r.ExactMissed != 0) {
+			t.Errorf("region model: %d of %d silent pairs see each other between real positions, want 0 of at least 100", r.ExactMissed, r.ExactChecked)
+		}
+	}
 }
 
 // TestRunCounts checks the schemes' counts against each other on an

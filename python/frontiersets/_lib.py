@@ -1,6 +1,7 @@
 """ctypes binding of libfrontiersets.so (frontiersets.h)."""
 
 import ctypes
+import math
 import os
 from dataclasses import dataclass
 
@@ -53,6 +54,7 @@ _sigs = {
     "fs_pvs": [_i64, _i32, _i32, ctypes.c_void_p, _i64, _P(_Error)],
     "fs_cell_to_map": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_map_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
+    "fs_position_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
     "fs_cell_to_lonlat": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_lonlat_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
 }
@@ -76,11 +78,14 @@ def _check(rc, err):
 
 
 def _cell(c, what):
+    """A (col, row) cell; a pair of floats is a position in fractional cells
+    and names the cell whose square holds it (the nearest sample, halves
+    rounding up), as the library's fs_position_to_cell does."""
     try:
         col, row = c
-        col, row = int(col), int(row)
-    except (TypeError, ValueError, OverflowError):  # int(inf) overflows
-        raise ValueError(f"{what} {c!r}: want a (col, row) pair of integers") from None
+        col, row = math.floor(col + 0.5), math.floor(row + 0.5)
+    except (TypeError, ValueError, OverflowError):  # floor(inf) overflows, floor(nan) is a ValueError
+        raise ValueError(f"{what} {c!r}: want a (col, row) pair of cells or fractional positions") from None
     if not (-(2**31) <= col < 2**31 and -(2**31) <= row < 2**31):
         raise ValueError(f"{what} {c!r} is outside the grid")
     return col, row
@@ -148,7 +153,8 @@ class Store:
             pass
 
     def frontier(self, a, b, lossy=False, max_steps=0, simple=False):
-        """The frontier set of players at cells a and b ((col, row) each).
+        """The frontier set of players at cells a and b ((col, row) each;
+        fractional for positions inside cells).
         lossy: lossy merges (faster, smaller regions); max_steps: bound the
         quads considered (0: none); simple: grow point by point instead of
         over the quad hierarchy."""
@@ -209,6 +215,14 @@ class Store:
         """The cell holding map point (x, y)."""
         c, r, err = _i32(), _i32(), _Error()
         _check(_lib.fs_map_to_cell(self._h, float(x), float(y), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
+        return c.value, r.value
+
+    def position_to_cell(self, x, y):
+        """The cell whose square holds position (x, y) in fractional cells
+        (sample (c, r) at (c, r)). A store of the region model keeps its
+        frontier guarantee for every position in its cells' squares."""
+        c, r, err = _i32(), _i32(), _Error()
+        _check(_lib.fs_position_to_cell(self._h, float(x), float(y), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
         return c.value, r.value
 
     def cell_to_lonlat(self, cell):

@@ -56,6 +56,9 @@ def test_coordinates(store):
     lon, lat = store.cell_to_lonlat((5, 7))
     assert -180 <= lon <= 180 and -90 <= lat <= 90
     assert store.lonlat_to_cell(lon, lat) == (5, 7)
+    assert store.position_to_cell(12.37, 20.8) == (12, 21)
+    a = (WANT["a"][0] + 0.4, WANT["a"][1] - 0.3)
+    assert store.frontier(a, WANT["b"]).a_points == store.frontier(WANT["a"], WANT["b"]).a_points
 
 
 def test_errors(store):
@@ -81,6 +84,10 @@ def test_errors(store):
         frontiersets.open(STORE + "\0x")
     with pytest.raises(ValueError, match="col, row"):
         store.pvs((float("inf"), 0))
+    with pytest.raises(ValueError, match="col, row"):
+        store.pvs((float("nan"), 0))
+    with pytest.raises(ValueError, match="outside"):
+        store.position_to_cell(-0.6, 3)
     s = frontiersets.open(STORE)
     s.close()
     with pytest.raises(ValueError, match="not open"):

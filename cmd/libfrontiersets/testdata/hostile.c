@@ -47,6 +47,11 @@ int main(int argc, char **argv) {
 	SHOW("pvs-null", fs_pvs(s, 2, 2, NULL, 4, &err));
 	SHOW("map-far", fs_map_to_cell(s, 1e12, 1e12, &c, &r, &err));
 	SHOW("lonlat-bad", fs_lonlat_to_cell(s, 500, 100, &c, &r, &err));
+	SHOW("position", fs_position_to_cell(s, 12.37, 20.8, &c, &r, &err));
+	printf("position-cell %d %d\n", c, r);
+	SHOW("position-outside", fs_position_to_cell(s, -0.6, 3, &c, &r, &err));
+	SHOW("position-nan", fs_position_to_cell(s, 0.0 / 0.0, 3, &c, &r, &err));
+	SHOW("position-null", fs_position_to_cell(s, 1, 1, NULL, &r, &err));
 	SHOW("cell-null", fs_cell_to_map(s, 1, 1, NULL, &y, &err));
 	SHOW("null-err", fs_cell_to_map(s, -5, 1, &x, &y, NULL));
 	SHOW("close", fs_close(s, &err));
