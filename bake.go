@@ -33,7 +33,9 @@ type BakeOptions struct {
 	Progress func(done, total int)
 }
 
-// Bake computes every cell's PVS of the DEM dem (heightmap.Load), caps the
+// Bake computes every cell's PVS of the DEM dem (heightmap.Load) — with
+// Params.PVSCell = k > 1 and the region model, of its PVS cells of k×k
+// heightmap cells (heightmap.Coarsen), judged on its surface — caps the
 // PVSs to opt's budget and writes the store to path atomically (a temporary
 // file renamed at the end: an interrupted bake leaves no store). It returns
 // the store's statistics. Errors: invalid options or parameters, a budget
@@ -53,6 +55,12 @@ func Bake(ctx context.Context, dem *heightmap.Grid, path string, opt BakeOptions
 	}
 	if dem == nil || dem.Width < 1 || dem.Height < 1 {
 		return compress.Stats{}, errors.New("frontiersets: no DEM to bake")
+	}
+	if p.PVSCell > 1 && dem.Heightmap == nil {
+		var err error
+		if dem, err = heightmap.Coarsen(dem, p.PVSCell); err != nil {
+			return compress.Stats{}, err
+		}
 	}
 	geo, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 	if err != nil {

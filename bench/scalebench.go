@@ -20,7 +20,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
-	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 	"gonum.org/v1/plot"
@@ -237,7 +237,7 @@ func scaleQueries(row *scaleRow, path string, pairs, warmup, maxSteps, audits, a
 	}
 	row.OpenS = time.Since(start).Seconds()
 	row.MemoryBytes, row.HiddenKept = int64(s.Hierarchy.Bytes()), s.HiddenKept
-	model, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+	model, err := bake.StoreModel(s)
 	if err != nil {
 		return err
 	}

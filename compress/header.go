@@ -101,6 +101,20 @@ type VisParams struct {
 	// the exact line of sight is blocked); absent: the sector model. Still
 	// written, for readers from before LOS.
 	Conservative bool `json:"conservative,omitempty"`
+	// PVSCell: the store's cells are PVS cells of PVSCell × PVSCell
+	// heightmap cells (horizon.Params.PVSCell; absent: the heightmap's
+	// own). Width, Height, DxM, DyM and the geotransform are the PVS
+	// cells'; Window is the heightmap's in its source raster.
+	PVSCell int `json:"pvs_cell,omitempty"`
+}
+
+// WindowFits reports whether the header's window of the source raster
+// (the heightmap's) gives its grid: the same size, or with PVS cells of k
+// heightmap cells, ⌈size/k⌉.
+func (h *Header) WindowFits() bool {
+	k := max(h.Params.PVSCell, 1)
+	w := h.Window
+	return w[2] > 0 && w[3] > 0 && (w[2]+k-1)/k == h.Width && (w[3]+k-1)/k == h.Height
 }
 
 // Model returns the visibility model the parameters name and its version
@@ -125,6 +139,10 @@ func (v VisParams) Model() (horizon.LOS, int, error) {
 	if v.LOSVersion < 0 || v.LOSVersion > l.Version() || (v.Conservative != (l == horizon.LOSConservative)) {
 		return 0, 0, fmt.Errorf("%w: visibility model %q version %d is not one this build knows (%s); read it with the build that wrote it",
 			horizon.ErrParams, v.LOS, v.LOSVersion, knownModels())
+	}
+	if v.PVSCell < 0 || v.PVSCell > horizon.MaxPVSCell || (v.PVSCell > 1 && l != horizon.LOSRegion) {
+		return 0, 0, fmt.Errorf("%w: PVS cells of %d heightmap cells under the %s model; want 0 to %d, and more than 1 only under the region model",
+			horizon.ErrParams, v.PVSCell, l, horizon.MaxPVSCell)
 	}
 	return l, v.LOSVersion, nil
 }
@@ -165,7 +183,7 @@ func (v VisParams) Horizon() horizon.Params {
 	}
 	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
 		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
-		LOS: l}
+		LOS: l, PVSCell: v.PVSCell}
 }
 
 // FromHorizon converts horizon.Params, naming the model with this build's
@@ -173,7 +191,15 @@ func (v VisParams) Horizon() horizon.Params {
 func FromHorizon(p horizon.Params) VisParams {
 	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
 		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin,
-		LOS: p.LOS.String(), LOSVersion: p.LOS.Version(), Conservative: p.LOS == horizon.LOSConservative}
+		LOS: p.LOS.String(), LOSVersion: p.LOS.Version(), Conservative: p.LOS == horizon.LOSConservative, PVSCell: pvsCell(p.PVSCell)}
+}
+
+// pvsCell is a PVS cell's side as stored: 0 for the heightmap's own cells.
+func pvsCell(k int) int {
+	if k <= 1 {
+		return 0
+	}
+	return k
 }
 
 // Stats are measured while baking: the STAT section, as JSON.
@@ -294,7 +320,7 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	if gt := h.GeoTransform; h.HasGeoTransform && gt[1]*gt[5]-gt[2]*gt[4] == 0 {
 		return 0, 0, fmt.Errorf("geotransform %v maps the grid to a line", gt)
 	}
-	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || w[2] != h.Width || w[3] != h.Height) {
+	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || !h.WindowFits()) {
 		return 0, 0, fmt.Errorf("window %v of the source raster for a %d×%d grid", w, h.Width, h.Height)
 	}
 	if l := h.Load; l != nil && !(l.CellSizeM >= 0 && l.CellSizeM <= maxSpacingM && l.ZScale >= 0 && l.ZScale <= 1e6 &&

@@ -110,6 +110,11 @@ type Grid struct {
 	// file (Window and Check left out): a store records them, so that the
 	// DEM loads again as it was baked.
 	Loaded Options
+	// Heightmap is the grid whose k×k cells each of this grid's cells
+	// covers, when this grid is its PVS cells (Coarsen), else nil.
+	Heightmap *Grid
+	// PVSCell is that k (0 when Heightmap is nil).
+	PVSCell int
 }
 
 // Index returns the index of cell (col,row) in Elev: row*Width + col.

@@ -81,7 +81,16 @@ type Params struct {
 	// exact line of sight to it is blocked. Worker and BlockWorker both
 	// honour it.
 	LOS LOS
+	// PVSCell is the side of a PVS cell in heightmap cells (0 or 1: the
+	// heightmap's own cells; > 1 only with LOSRegion, at most
+	// MaxPVSCell). New then builds the model on the grid of PVS cells
+	// (PVSGrid): observers and targets are PVS cells, visibility is judged
+	// on the heightmap's surface (region.go).
+	PVSCell int
 }
+
+// MaxPVSCell bounds Params.PVSCell, in heightmap cells.
+const MaxPVSCell = 1024
 
 // DefaultParams returns S = 1024 sectors, observer and target 1.8 m tall, no
 // distance limit, no Earth curvature, and the conservative model (exact:
@@ -171,8 +180,9 @@ type Model struct {
 	// except top under LOSRegion (region.go: the squares' highest
 	// points). user is the Params New was given (p's MaxDistance is
 	// widened under LOSRegion).
-	occ, top []float32
-	user     Params
+	occ, top       []float32
+	user           Params
+	fineDx, fineDy float64 // the heightmap's cell spacing, metres (t's, unless PVSCell > 1)
 
 	// Conservative mode: the padded patch tables (patchTables: twice the
 	// patches' slope bounds in metres per cell and their highest corners,
@@ -232,6 +242,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: visibility model %v, want %s", ErrParams, p.LOS, LOSNames())
 	case p.LOS == LOSRegion && p.EarthCurvature:
 		return fmt.Errorf("%w: the region model does not take Earth curvature; bake without it or with the conservative model", ErrParams)
+	case p.PVSCell < 0 || p.PVSCell > MaxPVSCell:
+		return fmt.Errorf("%w: PVS cells of %d heightmap cells, want 1 to %d", ErrParams, p.PVSCell, MaxPVSCell)
+	case p.PVSCell > 1 && p.LOS != LOSRegion:
+		return fmt.Errorf("%w: PVS cells coarser than the heightmap need the region model (%v judges sample points)", ErrParams, p.LOS)
 	}
 	return nil
 }
@@ -260,13 +274,22 @@ func New(t Terrain, p Params) (*Model, error) {
 			return nil, fmt.Errorf("%w: cell %d has elevation %v; fill nodata first", ErrTerrain, i, z)
 		}
 	}
-	m := &Model{t: t, p: p, user: p, occ: t.Elev, top: t.Elev}
+	var err error
+	m := &Model{t: t, p: p, user: p, occ: t.Elev, top: t.Elev, fineDx: t.Dx, fineDy: t.Dy}
 	if p.LOS == LOSRegion {
-		m.top = regionTops(t)
+		if p.PVSCell > 1 {
+			if m.t, err = pvsGrid(t, p.PVSCell); err != nil {
+				return nil, err
+			}
+			m.occ, m.top = regionCoarse(t, p.PVSCell)
+			m.t.Elev = m.top
+		} else {
+			m.top = regionTops(t)
+		}
 		if p.MaxDistance > 0 {
 			// Cells are hidden by distance only when all their positions
 			// are (region.go).
-			m.p.MaxDistance += regionDiagonal(t.Dx, t.Dy)
+			m.p.MaxDistance += regionDiagonal(m.t.Dx, m.t.Dy)
 			p = m.p
 		}
 	}
@@ -315,7 +338,9 @@ func reach(width, height int, maxDistance, dx, dy float64) (rc, rr int) {
 	return rc, rr
 }
 
-// Terrain returns the terrain the model was built on.
+// Terrain returns the terrain the model was built on; with PVS cells
+// coarser than the heightmap, the grid of PVS cells (PVSGrid), whose
+// elevations are each cell's highest ground.
 func (m *Model) Terrain() Terrain { return m.t }
 
 // Params returns the parameters the model was built with.

@@ -1,6 +1,9 @@
 package horizon
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // From-region visibility (LOSRegion): target cell T is hidden from
 // observer cell O only when no position p in O's square sees any position
@@ -59,9 +62,9 @@ import "math"
 
 // regionExclusion returns e, the distance in metres from either centre
 // within which the region model ignores the surface: half the heightmap
-// cell's diagonal plus half the region square's (here the same cell).
-func regionExclusion(dx, dy float64) float64 {
-	return math.Hypot(dx, dy)
+// cell's diagonal plus half the region square's (the PVS cell's).
+func (m *Model) regionExclusion() float64 {
+	return 0.5*math.Hypot(m.fineDx, m.fineDy) + 0.5*regionDiagonal(m.t.Dx, m.t.Dy)
 }
 
 // regionDiagonal returns δ, the region square's diagonal in metres.
@@ -77,7 +80,7 @@ type regionLines struct{ conservativeLines }
 func (regionLines) setup(m *Model) {
 	conservativeLines{}.setup(m)
 	t, p := m.t, m.p
-	e := regionExclusion(t.Dx, t.Dy)
+	e := m.regionExclusion()
 	width := 2 * math.Pi / float64(p.Sectors)
 	m.consFirst = make([]int, p.Sectors)
 	for k := range m.consShift {
@@ -206,4 +209,100 @@ func (m *Model) regionChord(k, i int, segs []consSeg) []consSeg {
 		}
 	}
 	return segs
+}
+
+// PVSGrid returns the grid of PVS cells of side k heightmap cells over a
+// width×height heightmap: ⌈width/k⌉ × ⌈height/k⌉ cells, PVS cell (C, R)
+// covering heightmap cells kC … kC+k−1 and kR … kR+k−1 (fewer at the
+// right and bottom edges), its centre at heightmap position (kC + (k−1)/2,
+// kR + (k−1)/2).
+func PVSGrid(width, height, k int) (cols, rows int) {
+	k = max(k, 1)
+	return (width + k - 1) / k, (height + k - 1) / k
+}
+
+// pvsGrid returns the terrain of t's PVS cells of side k (PVSGrid):
+// spacing k·Dx × k·Dy metres, elevations to be filled. Errors: fewer than
+// 2×2 PVS cells.
+func pvsGrid(t Terrain, k int) (Terrain, error) {
+	w, h := PVSGrid(t.Width, t.Height, k)
+	if w < 2 || h < 2 {
+		return Terrain{}, fmt.Errorf("%w: PVS cells of %d heightmap cells leave %d×%d of them on a %d×%d heightmap; want at least 2×2", ErrParams, k, w, h, t.Width, t.Height)
+	}
+	return Terrain{Width: w, Height: h, Dx: float64(k) * t.Dx, Dy: float64(k) * t.Dy}, nil
+}
+
+// regionCoarse returns the region model's tables on the grid of PVS cells
+// of side k (PVSGrid) of heightmap t, row-major over that grid:
+//
+//   - top: the heightmap surface's maximum over each PVS cell's square (the
+//     maximum of its heightmap cells' tops, regionTops);
+//   - occ: a lower surface whose bilinear interpolation between PVS cell
+//     centres never exceeds the heightmap surface: each value is the least
+//     heightmap sample within one PVS cell of the centre along both axes,
+//     so that the four corners of every patch between centres are at most
+//     the surface anywhere in that patch. Along the grid's edges the window
+//     reaches 1½ PVS cells along the edge: the heightmap's hull reaches up
+//     to half a PVS cell beyond the centres' hull, and a positions' segment
+//     there passes beside the point of the swept arc on the centres' hull,
+//     which these edge values bound (region.go).
+func regionCoarse(t Terrain, k int) (occ, top []float32) {
+	W, H := t.Width, t.Height
+	cw, ch := PVSGrid(W, H, k)
+	fine := regionTops(t)
+	top = make([]float32, cw*ch)
+	for i := range top {
+		top[i] = float32(math.Inf(-1))
+	}
+	for r := range H {
+		for c := range W {
+			i := (r/k)*cw + c/k
+			top[i] = max(top[i], fine[r*W+c])
+		}
+	}
+	// The window of PVS centre C along one axis of n heightmap samples
+	// (cn PVS cells): samples ⌊cx − k⌋ … ⌈cx + k⌉, cx = kC + (k−1)/2, and
+	// 1½ PVS cells along an edge.
+	span := func(C, n, cn int, edge bool) (lo, hi int) {
+		cx := float64(k*C) + float64(k-1)/2
+		reach := float64(k)
+		if edge {
+			reach = 1.5 * float64(k)
+		}
+		return max(int(math.Floor(cx-reach)), 0), min(int(math.Ceil(cx+reach)), n-1)
+	}
+	// Rows first: per heightmap row, the least sample of each PVS
+	// column's window, both the plain and the edge window.
+	plain, wide := make([]float32, H*cw), make([]float32, H*cw)
+	for r := range H {
+		row := t.Elev[r*W : (r+1)*W]
+		for C := range cw {
+			for e, dst := range [2][]float32{plain, wide} {
+				lo, hi := span(C, W, cw, e == 1)
+				v := row[lo]
+				for _, z := range row[lo+1 : hi+1] {
+					v = min(v, z)
+				}
+				dst[r*cw+C] = v
+			}
+		}
+	}
+	occ = make([]float32, cw*ch)
+	for R := range ch {
+		for C := range cw {
+			// Edge columns reach further along the column (rows), edge
+			// rows further along the row (the wide row minima).
+			src := plain
+			if R == 0 || R == ch-1 {
+				src = wide
+			}
+			lo, hi := span(R, H, ch, C == 0 || C == cw-1)
+			v := src[lo*cw+C]
+			for r := lo + 1; r <= hi; r++ {
+				v = min(v, src[r*cw+C])
+			}
+			occ[R*cw+C] = v
+		}
+	}
+	return occ, top
 }

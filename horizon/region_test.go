@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -155,5 +156,108 @@ func TestRegionWall(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRegionCoarse: with PVS cells of k×k heightmap cells (odd and even
+// k) the model lives on the grid of PVS cells, and no position in an
+// observer PVS cell sees a position in a PVS cell it hides, against exact
+// line of sight on the heightmap's surface; Classify agrees with Viewshed,
+// and the block engine with Worker.
+func TestRegionCoarse(t *testing.T) {
+	observers, perObserver := 5, 120
+	if !testing.Short() {
+		observers, perObserver = 12, 400
+	}
+	for _, tc := range []struct {
+		crop string
+		k    int
+		dist float64
+	}{
+		{"hgt-130x110", 3, 0},
+		{"dsm-120x136", 4, 0},
+		{"dsm-120x136", 5, 40},
+	} {
+		ter := readCrop(t, tc.crop)
+		p := DefaultParams()
+		p.LOS, p.PVSCell, p.MaxDistance = LOSRegion, tc.k, tc.dist
+		m, err := New(ter, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg := m.Terrain()
+		if w, h := PVSGrid(ter.Width, ter.Height, tc.k); pg.Width != w || pg.Height != h || pg.Dx != float64(tc.k)*ter.Dx {
+			t.Fatalf("%s k=%d: PVS grid %d×%d at %g m, want %d×%d at %g m", tc.crop, tc.k, pg.Width, pg.Height, pg.Dx, w, h, float64(tc.k)*ter.Dx)
+		}
+		check := losref.Positions{Grid: losref.Grid{Width: ter.Width, Height: ter.Height, Elev: ter.Elev}, Cell: tc.k,
+			HObs: p.ObserverHeight, Tau: p.TargetHeight, PerCell: 8, Random: 16, Search: true, Dx: ter.Dx, Dy: ter.Dy, MaxDistance: tc.dist}
+		w := m.NewWorker()
+		lv := NewLevels(pg.Width, pg.Height)
+		rng := rand.New(rand.NewPCG(9, uint64(tc.k)))
+		hidden, pairs, checked := 0, 0, 0
+		for range observers {
+			oc, or := rng.IntN(pg.Width), rng.IntN(pg.Height)
+			bm, err := w.Viewshed(oc, or, Bitmap{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Classify(oc, or, lv, nil); err != nil {
+				t.Fatal(err)
+			}
+			var hid [][2]int
+			for r := range pg.Height {
+				for c := range pg.Width {
+					if bm.Visible(c, r) {
+						continue
+					}
+					if levelStatus(lv, pg.Width, c, r) != QuadHidden {
+						t.Fatalf("%s k=%d: Classify and Viewshed differ at (%d,%d) from (%d,%d)", tc.crop, tc.k, c, r, oc, or)
+					}
+					hid = append(hid, [2]int{c, r})
+				}
+			}
+			hidden += len(hid)
+			rng.Shuffle(len(hid), func(i, j int) { hid[i], hid[j] = hid[j], hid[i] })
+			for _, h := range hid[:min(len(hid), perObserver)] {
+				n, best := check.Worst(rng, oc, or, h[0], h[1])
+				pairs += n
+				checked++
+				if best >= 0 {
+					t.Errorf("%s k=%d: (%d,%d) hides (%d,%d), but positions in them see each other (clearance %.3f m)", tc.crop, tc.k, oc, or, h[0], h[1], best)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Fatalf("%s k=%d: nothing hidden: the test checks nothing", tc.crop, tc.k)
+		}
+		// The block engine gives Worker's pyramids (every fifth block under
+		// -short).
+		bw := m.NewBlockWorker()
+		var blk Block
+		nb := 0
+		for row := 0; row < pg.Height; row += BlockSide {
+			for col := 0; col < pg.Width; col += BlockSide {
+				if nb++; testing.Short() && nb%5 != 1 {
+					continue
+				}
+				if err := bw.Classify(col, row, nil, &blk); err != nil {
+					t.Fatal(err)
+				}
+				for b := range Lanes {
+					c, r := col+b%BlockSide, row+b/BlockSide
+					if c >= pg.Width || r >= pg.Height {
+						continue
+					}
+					if err := w.Classify(c, r, lv, nil); err != nil {
+						t.Fatal(err)
+					}
+					if got, want := blockCodes(&blk, b), levelCodes(lv, pg.Width, pg.Height); !bytes.Equal(got, want) {
+						t.Fatalf("%s k=%d: block (%d,%d) lane %d differs from Worker", tc.crop, tc.k, col, row, b)
+					}
+				}
+			}
+		}
+		t.Logf("%s, PVS cells of %d (%d×%d): %d hidden cells from %d observers; %d checked with %d position pairs, none seeing each other",
+			tc.crop, tc.k, pg.Width, pg.Height, hidden, observers, checked, pairs)
 	}
 }

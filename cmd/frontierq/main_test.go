@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	stdpng "image/png"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -273,6 +274,54 @@ func TestVerifyExactRegion(t *testing.T) {
 	}
 	if _, errOut, code := runCmd("verify", store, "--dem", "../../data/mount-washington.tif", "--positions", "4"); code != 2 || !strings.Contains(errOut, "with --exact") {
 		t.Errorf("--positions without --exact: exit %d: %s", code, errOut)
+	}
+}
+
+// TestPVSCellStore: a store of PVS cells 3×3 heightmap cells wide answers
+// queries on its own grid and passes verify --exact at positions on the
+// heightmap; the readers that would recompute PVSs from its own elevations
+// (pvs --exact, sim) refuse in one line, and serve refuses only exact=1.
+func TestPVSCellStore(t *testing.T) {
+	fine, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 60, Height: 51}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dem, err := heightmap.Coarsen(fine, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors, p.LOS, p.PVSCell = 256, horizon.LOSRegion, 3
+	store := filepath.Join(t.TempDir(), "pvs3.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 60}}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(store, "--a", "1.2,0.8", "--b", "19,16", "--json")
+	if code != 0 || !strings.Contains(out, `"col":1,"row":1`) {
+		t.Errorf("query: exit %d: %s %s", code, out, errOut)
+	}
+	out, errOut, code = runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--pairs", "3", "--sample", "3", "--exact", "-q")
+	if code != 0 || !strings.Contains(out, "between positions inside the cells") || !strings.Contains(out, "violations 0") {
+		t.Errorf("verify --exact: exit %d: %s %s", code, out, errOut)
+	}
+	if _, errOut, code := runCmd("verify", store, "--dem", "../../data/demo-hills.tif", "--exact", "--positions", "0"); code != 2 || !strings.Contains(errOut, "no one sample point") {
+		t.Errorf("verify --exact --positions 0: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCmd("pvs", store, "--at", "2,2", "--exact", "-o", filepath.Join(t.TempDir(), "p.tif")); code != 1 || !strings.Contains(errOut, "coarser than its heightmap") {
+		t.Errorf("pvs --exact: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCmd("sim", store, "--bots", "4", "--minutes", "0.1"); code != 1 || !strings.Contains(errOut, "coarser than its heightmap") {
+		t.Errorf("sim: exit %d: %s", code, errOut)
+	}
+	v, err := newViewer(store)
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, _, err := v.pvs(httptest.NewRequest("GET", "/api/pvs?at=2,2&exact=1", nil)); err == nil || !strings.Contains(err.Error(), "coarser than its heightmap") {
+		t.Errorf("serve exact=1: %v", err)
+	}
+	if _, _, err := v.pvs(httptest.NewRequest("GET", "/api/pvs?at=2,2", nil)); err != nil {
+		t.Errorf("serve: %v", err)
 	}
 }
 

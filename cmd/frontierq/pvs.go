@@ -10,6 +10,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -92,7 +93,7 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		var wk *horizon.Worker
 		if *exact {
-			m, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+			m, err := bake.StoreModel(s)
 			if err != nil {
 				return fmt.Errorf("%s: %w", pos[0], err)
 			}

@@ -31,6 +31,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/internal/render"
@@ -118,13 +119,15 @@ func newViewer(path string) (*viewer, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
-	if err != nil {
+	m, err := bake.StoreModel(s)
+	if err != nil && !errors.Is(err, bake.ErrNeedsHeightmap) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	n := runtime.GOMAXPROCS(0)
 	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, n), simSlots: make(chan struct{}, max(1, n/2))}
-	v.workers.New = func() any { return m.NewWorker() }
+	if m != nil { // else recomputed PVSs are refused (viewer.pvs)
+		v.workers.New = func() any { return m.NewWorker() }
+	}
 	v.elevMin, v.elevMax = math.Inf(1), math.Inf(-1)
 	for i, e := range s.Elev {
 		if s.Nodata == nil || !s.Nodata[i] {
@@ -603,6 +606,9 @@ func (v *viewer) pvs(r *http.Request) (string, []byte, error) {
 	}
 	var wk *horizon.Worker
 	if r.URL.Query().Get("exact") == "1" {
+		if v.model == nil {
+			return "", nil, &badRequest{fmt.Sprintf("exact=1: %s %v", v.path, bake.ErrNeedsHeightmap)}
+		}
 		wk = v.workers.Get().(*horizon.Worker)
 		defer v.workers.Put(wk)
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/audit"
 	"github.com/frontiersets/frontiersets/internal/bake"
@@ -78,7 +79,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		// recorded for those not given.
 		dem.UseStore(s.Load)
 		w := s.Window
-		if w[0] < 0 || w[1] < 0 || w[2] != s.Width || w[3] != s.Height {
+		if w[0] < 0 || w[1] < 0 || !s.WindowFits() {
 			return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
 				pos[0], w, s.Width, s.Height)
 		}
@@ -88,6 +89,12 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		g, err := dem.LoadDEM("frontierq", *demPath, stderr)
 		if err != nil {
 			return err
+		}
+		hm := g // the heightmap; g becomes its PVS cells where the store's are coarser
+		if k := s.Params.PVSCell; k > 1 {
+			if g, err = heightmap.Coarsen(hm, k); err != nil {
+				return fmt.Errorf("%s: %w", *demPath, err)
+			}
 		}
 		if g.Width != s.Width || g.Height != s.Height {
 			return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
@@ -110,6 +117,9 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			if s.Params.Horizon().LOS == horizon.LOSRegion {
 				*positions = 16
 			}
+		}
+		if *exact && *positions == 0 && s.Params.PVSCell > 1 {
+			return cli.Usagef("--positions 0: the store's cells are PVS cells of %d×%d heightmap cells, which have no one sample point; want --positions 1 or more", s.Params.PVSCell, s.Params.PVSCell)
 		}
 		if *adversarial {
 			rep, err := audit.Adversarial(s, gr, g, model, opt, *pairs, *seed)
@@ -177,7 +187,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				var res grow.Result
 				bm := horizon.NewBitmap(s.Width, s.Height)
 				rng := rand.New(rand.NewPCG(*seed, 7))
-				lg := losref.Grid{Width: g.Width, Height: g.Height, Elev: g.Elev}
+				lg := losref.Grid{Width: hm.Width, Height: hm.Height, Elev: hm.Elev}
 				hp := s.Params.Horizon()
 				tr := model.Terrain()
 				// The store's view distance ends every line of sight, as the
@@ -188,8 +198,8 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				// Positions: every pair farther apart than MaxDistance sees
 				// nothing, so cells are skipped only when all of theirs are.
-				pos := losref.Positions{Grid: lg, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: 16,
-					Random: *positions, Search: true, Dx: tr.Dx, Dy: tr.Dy, MaxDistance: hp.MaxDistance}
+				pos := losref.Positions{Grid: lg, Cell: s.Params.PVSCell, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: 16,
+					Random: *positions, Search: true, Dx: hm.Dx, Dy: hm.Dy, MaxDistance: hp.MaxDistance}
 				if *positions > 0 {
 					diag := math.Hypot(tr.Dx, tr.Dy)
 					beyond = func(p, q [2]int) bool {

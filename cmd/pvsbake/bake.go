@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -54,6 +55,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	totalVS := fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
 	kernels := fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
+	pvsCell := fs.Float64("pvs-cell", 0, "side of a PVS cell in `metres`, a whole multiple of the heightmap's square cells (0: the heightmap's cell); needs --los region: regions, quads, frontier sets and the store live on the grid of PVS cells, visibility is judged on the heightmap's surface")
 	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *out == "" || (*budgets == "") == (*nodes == "") {
@@ -97,6 +99,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if fs.Changed("pvs-cell") && (!(*pvsCell >= 0) || math.IsInf(*pvsCell, 0) || (*pvsCell > 0 && p.LOS != horizon.LOSRegion)) {
+			return cli.Usagef("--pvs-cell %g: want a positive number of metres, a whole multiple of the heightmap's cell, with --los region", *pvsCell)
+		}
 		if err := checkOutput(*out); err != nil {
 			return err
 		}
@@ -121,10 +126,29 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			nw = runtime.GOMAXPROCS(0)
 		}
 		nOut := len(strings.Split(*budgets+*nodes, ","))
-		dem.Need = func(w, h int, dx, dy float64) int64 { return bake.Estimate(w, h, p, dx, dy, nw, nOut) }
+		dem.Need = func(w, h int, dx, dy float64) int64 {
+			if k, err := heightmap.PVSCellFactor(*pvsCell, dx, dy); *pvsCell > 0 && err == nil && k > 1 {
+				// The bake's on the PVS cells, and the heightmap's tables:
+				// its elevations, their tops and the minima's rows.
+				q := p
+				q.PVSCell = k
+				return bake.Estimate((w+k-1)/k, (h+k-1)/k, q, dx*float64(k), dy*float64(k), nw, nOut) + 16*int64(w)*int64(h)
+			}
+			return bake.Estimate(w, h, p, dx, dy, nw, nOut)
+		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {
 			return err
+		}
+		if *pvsCell > 0 {
+			k, err := heightmap.PVSCellFactor(*pvsCell, g.Dx, g.Dy)
+			if err != nil {
+				return cli.Usagef("--pvs-cell: %v", strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+			}
+			if g, err = heightmap.Coarsen(g, k); err != nil {
+				return cli.Usagef("--pvs-cell %g: %v", *pvsCell, strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+			}
+			p.PVSCell = k
 		}
 		geo, err := quadpvs.NewGeometry(g.Width, g.Height)
 		if err != nil {

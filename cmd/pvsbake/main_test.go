@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +305,76 @@ func TestForcedKernels(t *testing.T) {
 		if !bytes.Equal(stores[i], stores[0]) {
 			t.Errorf("the %s and %s kernels baked other stores", names[i], names[0])
 		}
+	}
+}
+
+// TestPVSCellBake: --pvs-cell bakes the region model on PVS cells of k×k
+// heightmap cells — the store's grid, recorded with the heightmap's window
+// and k — flat, coded, resumed and sharded alike (the resumed and joined
+// stores the same bytes as the whole bake); frontierq verify --exact
+// checks positions on the heightmap; readers that would recompute PVSs
+// from the store's own elevations refuse; and bad values are usage errors
+// before any bake.
+func TestPVSCellBake(t *testing.T) {
+	dir := t.TempDir()
+	dem := filepath.Join(dir, "h.tif")
+	if _, errOut, code := runCmd("synth", "--size", "40", "-o", dem); code != 0 { // 10 m cells
+		t.Fatal(errOut)
+	}
+	base := []string{"bake", dem, "--los", "region", "--pvs-cell", "30", "--sectors", "64", "--nodes", "40", "-q"}
+	whole := filepath.Join(dir, "w.pvs")
+	if _, errOut, code := runCmd(append(base, "-o", whole)...); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, _, _ := runCmd("stat", whole)
+	for _, w := range []string{`"width": 14`, `"height": 14`, `"dx_m": 30`, `"pvs_cell": 3`, `"los": "region"`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stat has no %s: %s", w, out)
+		}
+	}
+	resumed := filepath.Join(dir, "r.pvs")
+	if _, errOut, code := runCmd(append(base, "-o", resumed, "--resume", filepath.Join(dir, "tiles"))...); code != 0 {
+		t.Fatal(errOut)
+	}
+	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
+	for i, p := range []string{p0, p1} {
+		if _, errOut, code := runCmd(append(base, "-o", p, "--shard", fmt.Sprintf("%d/2", i))...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	joined := filepath.Join(dir, "j.pvs")
+	if _, errOut, code := runCmd("join", "-o", joined, p0, p1); code != 0 {
+		t.Fatal(errOut)
+	}
+	want, _ := os.ReadFile(whole)
+	for _, p := range []string{resumed, joined} {
+		if got, _ := os.ReadFile(p); !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the whole bake", filepath.Base(p))
+		}
+	}
+	coded := filepath.Join(dir, "c.pvs")
+	cargs := append(slices.Clone(base[:len(base)-3]), "--budget", "2MB", "--encoding", "coded", "-q", "-o", coded)
+	if _, errOut, code := runCmd(cargs...); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pvs-cell", "25"}, "25 m is not a whole multiple of the heightmap's 10 m cells: want 10, 20, 40 m"},
+		{[]string{"--pvs-cell", "500"}, "leave 1×1 of them on the 40×40 heightmap; want at least 2×2"},
+		{[]string{"--pvs-cell", "-5"}, "--pvs-cell -5: want a positive number of metres"},
+	} {
+		args := append(slices.Clone(base), "-o", filepath.Join(dir, "bad.pvs"))
+		args[5] = tc.args[1]
+		if _, errOut, code := runCmd(args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+	}
+	if _, errOut, code := runCmd("bake", dem, "--pvs-cell", "20", "--nodes", "40", "-o", filepath.Join(dir, "bad.pvs")); code != 2 || !strings.Contains(errOut, "with --los region") {
+		t.Errorf("--pvs-cell without --los region: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.pvs")); err == nil {
+		t.Error("a refused bake wrote its output")
 	}
 }

@@ -2,6 +2,8 @@ package bake
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/bits"
 	"runtime"
 	"time"
@@ -36,6 +38,9 @@ const projectPrice = 3
 // for the merge up the hierarchy: it runs beside the workers. It returns
 // early with what it has when ctx ends.
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
+	if err := checkPVSCell(cfg); err != nil {
+		return Projection{}, err
+	}
 	dem := cfg.DEM
 	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 	if err != nil {
@@ -122,7 +127,39 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 
 // Terrain returns the DEM g as the visibility model's terrain
 // (horizon.New): its size, elevations in metres and cell spacing in
-// metres, sharing g's elevations.
+// metres, sharing g's elevations; for a grid of PVS cells
+// (heightmap.Coarsen), its heightmap's, which horizon.New with
+// Params.PVSCell turns into the PVS cells' model.
 func Terrain(g *heightmap.Grid) horizon.Terrain {
+	if g.Heightmap != nil { // a grid of PVS cells: the model reads the heightmap
+		g = g.Heightmap
+	}
 	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
+}
+
+// checkPVSCell reports a configuration whose parameters name PVS cells of
+// k > 1 heightmap cells without the DEM being those PVS cells
+// (heightmap.Coarsen with the same k), which horizon.New would build on
+// another grid than the bake's.
+func checkPVSCell(cfg Config) error {
+	if k := cfg.Params.PVSCell; cfg.DEM != nil && (k > 1 || cfg.DEM.Heightmap != nil) && (cfg.DEM.Heightmap == nil || cfg.DEM.PVSCell != k) {
+		return fmt.Errorf("bake: the parameters' PVS cells of %d heightmap cells and the DEM's of %d differ: bake heightmap.Coarsen(dem, %d)", k, cfg.DEM.PVSCell, k)
+	}
+	return nil
+}
+
+// ErrNeedsHeightmap reports a store whose cells are PVS cells coarser
+// than the heightmap it was baked from (compress.VisParams.PVSCell): it
+// keeps the PVS cells' mean elevations, not the heightmap's, so a model
+// recomputed from it would not be the bake's.
+var ErrNeedsHeightmap = errors.New("its cells are PVS cells coarser than its heightmap, whose elevations it does not keep: recomputing its PVSs needs the DEM (frontierq verify --dem)")
+
+// StoreModel returns the visibility model of store s recomputed from its
+// own elevations and parameters, as the bake computed it. Errors:
+// ErrNeedsHeightmap, horizon.New's.
+func StoreModel(s *compress.Store) (*horizon.Model, error) {
+	if s.Params.PVSCell > 1 {
+		return nil, ErrNeedsHeightmap
+	}
+	return horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
 }

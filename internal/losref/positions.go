@@ -46,8 +46,12 @@ func PositionVisible(g Grid, x0, y0, x1, y1, hObs, tau float64, perCell int) boo
 
 // Positions searches for the highest sight line between positions inside
 // two cells: the from-region check of horizon.LOSRegion. A cell's square
-// is the heightmap cell centred on its sample, clipped to the grid's hull.
+// is the heightmap cell centred on its sample, clipped to the grid's hull;
+// with Cell = k > 1, cells are PVS cells of k×k heightmap cells
+// (horizon.PVSGrid): PVS cell (C, R)'s square is the union of heightmap
+// cells kC … kC+k−1, kR … kR+k−1, clipped to the hull.
 type Positions struct {
+	Cell      int // heightmap cells per side of a cell (0 or 1: the heightmap's)
 	Grid      Grid
 	HObs, Tau float64 // eye and top above the surface, metres
 	PerCell   int     // samples per cell along a segment (PositionClearance)
@@ -61,15 +65,16 @@ type Positions struct {
 
 // Worst tries position pairs p in cell (oc,or) and q in cell (tc,tr): the
 // 16 combinations of the squares' corners, s.Random random pairs from rng,
-// and with s.Search a coordinate ascent on the clearance (steps of ¼ down
-// to 1/32 cell) from the best of those. It returns how many pairs it tried
+// and with s.Search a coordinate ascent on the clearance (steps of ¼ cell
+// down to 1/32 heightmap cell) from the best of those. It returns how many pairs it tried
 // and the highest clearance in metres (≥ 0: that pair sees each other;
 // −Inf when every pair is beyond MaxDistance).
 func (s Positions) Worst(rng *rand.Rand, oc, or, tc, tr int) (pairs int, best float64) {
 	W, H := s.Grid.Width, s.Grid.Height
-	lo := func(v int) float64 { return max(float64(v)-0.5, 0) }
-	hiC := func(v int) float64 { return min(float64(v)+0.5, float64(W-1)) }
-	hiR := func(v int) float64 { return min(float64(v)+0.5, float64(H-1)) }
+	k := float64(max(s.Cell, 1))
+	lo := func(v int) float64 { return max(k*float64(v)-0.5, 0) }
+	hiC := func(v int) float64 { return min(k*float64(v)+k-0.5, float64(W-1)) }
+	hiR := func(v int) float64 { return min(k*float64(v)+k-0.5, float64(H-1)) }
 	clampC := func(x float64, v int) float64 { return min(max(x, lo(v)), hiC(v)) }
 	clampR := func(y float64, v int) float64 { return min(max(y, lo(v)), hiR(v)) }
 	type pos struct{ x0, y0, x1, y1 float64 }
@@ -91,14 +96,14 @@ func (s Positions) Worst(rng *rand.Rand, oc, or, tc, tr int) (pairs int, best fl
 		try(pos{[2]float64{lo(oc), hiC(oc)}[k&1], [2]float64{lo(or), hiR(or)}[k>>1&1],
 			[2]float64{lo(tc), hiC(tc)}[k>>2&1], [2]float64{lo(tr), hiR(tr)}[k>>3&1]})
 	}
+	in := func(v int, hi func(int) float64) float64 { return lo(v) + rng.Float64()*(hi(v)-lo(v)) }
 	for range s.Random {
-		try(pos{clampC(float64(oc)+rng.Float64()-0.5, oc), clampR(float64(or)+rng.Float64()-0.5, or),
-			clampC(float64(tc)+rng.Float64()-0.5, tc), clampR(float64(tr)+rng.Float64()-0.5, tr)})
+		try(pos{in(oc, hiC), in(or, hiR), in(tc, hiC), in(tr, hiR)})
 	}
 	if !s.Search {
 		return pairs, best
 	}
-	for step := 0.25; step > 0.02; step /= 2 {
+	for step := 0.25 * k; step > 0.02; step /= 2 {
 		for improved := true; improved; {
 			improved = false
 			for d := range 8 {

@@ -23,6 +23,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
@@ -640,9 +641,9 @@ type oracle struct {
 }
 
 func newOracle(s *compress.Store, gr *grow.Grower, p *bots.Paths, cfg Config) (*oracle, error) {
-	model, err := horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+	model, err := bake.StoreModel(s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the simulation's oracle: %w", err)
 	}
 	w := cfg.Workers
 	if w == 0 {
