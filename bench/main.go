@@ -96,6 +96,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "los" {
 		return runLOSBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "region" {
+		return runRegionBench(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "raw" {
 		return runRawBench(args[1:], stdout, stderr)
 	}
