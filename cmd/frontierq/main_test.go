@@ -280,7 +280,8 @@ func TestVerifyExactRegion(t *testing.T) {
 // TestPVSCellStore: a store of PVS cells 3×3 heightmap cells wide answers
 // queries on its own grid and passes verify --exact at positions on the
 // heightmap; the readers that would recompute PVSs from its own elevations
-// (pvs --exact, sim) refuse in one line, and serve refuses only exact=1.
+// (pvs --exact) refuse in one line, serve refuses only exact=1, and sim
+// reads the heightmap for its oracle and its exact audit of real positions.
 func TestPVSCellStore(t *testing.T) {
 	fine, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 60, Height: 51}})
 	if err != nil {
@@ -310,9 +311,16 @@ func TestPVSCellStore(t *testing.T) {
 	if _, errOut, code := runCmd("pvs", store, "--at", "2,2", "--exact", "-o", filepath.Join(t.TempDir(), "p.tif")); code != 1 || !strings.Contains(errOut, "coarser than its heightmap") {
 		t.Errorf("pvs --exact: exit %d: %s", code, errOut)
 	}
-	if _, errOut, code := runCmd("sim", store, "--bots", "4", "--minutes", "0.1"); code != 1 || !strings.Contains(errOut, "coarser than its heightmap") {
-		t.Errorf("sim: exit %d: %s", code, errOut)
+	out, errOut, code = runCmd("sim", store, "--bots", "16", "--minutes", "1", "--exact-every", "1", "--json", "-q")
+	var run struct {
+		Checked int64 `json:"exact_checked"`
+		Missed  int64 `json:"exact_missed"`
 	}
+	if err := json.Unmarshal([]byte(out), &run); code != 0 || err != nil || run.Checked < 50 || run.Missed != 0 {
+		t.Errorf("sim, the heightmap from the store's source: exit %d (%v): %d of %d silent pairs seen between real positions; %s",
+			code, err, run.Missed, run.Checked, errOut)
+	}
+	t.Logf("sim: %d of %d silent pairs seen between real positions", run.Missed, run.Checked)
 	v, err := newViewer(store)
 	if err != nil {
 		t.Fatalf("serve: %v", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -51,6 +52,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	ring := fs.Int("joint-ring", -1, "GQ reports exits when this many `cells` around a player leave its side (-1: sized from --delay-ms and the speed; 0: none)")
 	regionLevel := fs.Int("region-level", sim.DefaultRegionLevel, "RP's region quads: `level` l, squares of 2^l cells")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
+	var dem cli.DEMFlags
+	dem.Register(fs)
+	demPath := fs.String("dem", "", "the `DEM` the store was baked from, for a store of PVS cells coarser than its heightmap (default: the path the store names, with the loading flags it recorded)")
 	schemes := fs.String("schemes", "", "the `schemes` to count, a list such as CS,GQ (\"\": all of "+schemeNames()+"); leaving out FB and FBP makes runs with many bots affordable")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		switch {
@@ -118,7 +122,13 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *slope > 0 {
 			bo.MaxSlope = *slope
 		}
-		cfg := sim.Config{Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only,
+		var g *heightmap.Grid
+		if s.Params.PVSCell > 1 { // the oracle and the exact audit read the heightmap
+			if g, err = storeDEM(s, pos[0], "sim", *demPath, &dem, fs, stderr); err != nil {
+				return err
+			}
+		}
+		cfg := sim.Config{DEM: g, Bots: bo, Grow: opt, Extend: *extend, Budget: time.Duration(*budget * 1e6), Predict: *predict, AOIRadiusM: *aoi, ExactEvery: *exactEvery, SnapshotTick: -1, Schemes: only,
 			DelayMS: *delay, JointRing: *ring, RegionLevel: *regionLevel}
 		if !*quiet {
 			start := time.Now()

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
@@ -69,44 +71,13 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if *demPath == "" { // the DEM the store was baked from, where it still is
-			if _, err := os.Stat(s.Source); s.Source == "" || err != nil {
-				return cli.Usagef("verify needs --dem DEM: %s was baked from %q, which is not there", pos[0], s.Source)
-			}
-			*demPath = s.Source
-		}
-		// The DEM with the store's window, and the loading flags it
-		// recorded for those not given.
-		dem.UseStore(s.Load)
-		w := s.Window
-		if w[0] < 0 || w[1] < 0 || !s.WindowFits() {
-			return fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
-				pos[0], w, s.Width, s.Height)
-		}
-		if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
-			return err
-		}
-		g, err := dem.LoadDEM("frontierq", *demPath, stderr)
+		g, err := storeDEM(s, pos[0], "verify", *demPath, &dem, fs, stderr)
 		if err != nil {
 			return err
 		}
-		hm := g // the heightmap; g becomes its PVS cells where the store's are coarser
-		if k := s.Params.PVSCell; k > 1 {
-			if g, err = heightmap.Coarsen(hm, k); err != nil {
-				return fmt.Errorf("%s: %w", *demPath, err)
-			}
-		}
-		if g.Width != s.Width || g.Height != s.Height {
-			return fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", *demPath, w, g.Width, g.Height, s.Width, s.Height)
-		}
-		// The store keeps the elevations it was baked from: a DEM that
-		// differs is not the store's, whatever the frontiers.
-		for i := range g.Elev {
-			nd := s.Nodata != nil && s.Nodata[i]
-			if g.Elev[i] != s.Elev[i] || g.IsNodata(i) != nd {
-				return fmt.Errorf("%s does not match %s: cell (%d,%d) is %g m (nodata %t) in the DEM and %g m (nodata %t) in the store; give the DEM and loading flags it was baked with",
-					*demPath, pos[0], i%g.Width, i/g.Width, g.Elev[i], g.IsNodata(i), s.Elev[i], nd)
-			}
+		hm := g // the heightmap; g is its PVS cells where the store's are coarser
+		if g.Heightmap != nil {
+			hm = g.Heightmap
 		}
 		model, err := horizon.New(bake.Terrain(g), s.Params.Horizon())
 		if err != nil {
@@ -317,3 +288,48 @@ const (
 	maxSample    = 1 << 20
 	maxPositions = 1 << 16
 )
+
+// storeDEM loads the DEM store s (at path) was baked from — demPath, or the
+// path the store names — with the store's window and the loading flags it
+// recorded for those not given in fs, as the PVS cells the store's are
+// (heightmap.Coarsen), and checks that its elevations are the store's.
+// Errors name the command (cmd) and what to give.
+func storeDEM(s *compress.Store, path, cmd, demPath string, dem *cli.DEMFlags, fs *pflag.FlagSet, stderr io.Writer) (*heightmap.Grid, error) {
+	if demPath == "" { // the DEM the store was baked from, where it still is
+		if _, err := os.Stat(s.Source); s.Source == "" || err != nil {
+			return nil, cli.Usagef("%s needs --dem DEM: %s was baked from %q, which is not there", cmd, path, s.Source)
+		}
+		demPath = s.Source
+	}
+	dem.UseStore(s.Load)
+	w := s.Window
+	if w[0] < 0 || w[1] < 0 || !s.WindowFits() {
+		return nil, fmt.Errorf("%s: its header's window %v does not match its %d×%d grid; the store is damaged or was not baked from a DEM file",
+			path, w, s.Width, s.Height)
+	}
+	if err := fs.Set("window", fmt.Sprintf("%d,%d,%d,%d", w[0], w[1], w[2], w[3])); err != nil {
+		return nil, err
+	}
+	g, err := dem.LoadDEM("frontierq", demPath, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if k := s.Params.PVSCell; k > 1 {
+		if g, err = heightmap.Coarsen(g, k); err != nil {
+			return nil, fmt.Errorf("%s: %w", demPath, err)
+		}
+	}
+	if g.Width != s.Width || g.Height != s.Height {
+		return nil, fmt.Errorf("%s: window %v gives %d×%d cells, the store has %d×%d", demPath, w, g.Width, g.Height, s.Width, s.Height)
+	}
+	// The store keeps the elevations it was baked from: a DEM that
+	// differs is not the store's, whatever the frontiers.
+	for i := range g.Elev {
+		nd := s.Nodata != nil && s.Nodata[i]
+		if g.Elev[i] != s.Elev[i] || g.IsNodata(i) != nd {
+			return nil, fmt.Errorf("%s does not match %s: cell (%d,%d) is %g m (nodata %t) in the DEM and %g m (nodata %t) in the store; give the DEM and loading flags it was baked with",
+				demPath, path, i%g.Width, i/g.Width, g.Elev[i], g.IsNodata(i), s.Elev[i], nd)
+		}
+	}
+	return g, nil
+}

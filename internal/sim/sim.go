@@ -21,6 +21,7 @@ import (
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/bake"
@@ -32,6 +33,11 @@ var ErrScheme = errors.New("sim: unknown scheme")
 
 // Config of a simulation.
 type Config struct {
+	// DEM is the store's grid loaded from its DEM (frontierq's storeDEM):
+	// needed when the store's cells are PVS cells coarser than the
+	// heightmap (its Heightmap then), whose elevations the store does not
+	// keep; nil otherwise.
+	DEM     *heightmap.Grid
 	Bots    bots.Options
 	Grow    grow.Options  // FB and FBP frontier queries
 	Extend  bool          // FB and FBP extend one side silently (interest.Options.Extend)
@@ -399,7 +405,13 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	talk := make([]uint64, (n*n+63)/64)
 	var lifeSum, lifeN int64
 	exactK := 0
-	lg := losref.Grid{Width: o.s.Width, Height: o.s.Height, Elev: o.s.Elev}
+	// Line of sight between real positions, on the heightmap: a position
+	// x in PVS cells of k heightmap cells lies at k·x + (k−1)/2 on it.
+	lg, k := losref.Grid{Width: o.s.Width, Height: o.s.Height, Elev: o.s.Elev}, 1.0
+	if hm := cfg.DEM; hm != nil && hm.Heightmap != nil {
+		lg, k = losref.Grid{Width: hm.Heightmap.Width, Height: hm.Heightmap.Height, Elev: hm.Heightmap.Elev}, float64(hm.PVSCell)
+	}
+	fine := func(v float64) float64 { return k*v + (k-1)/2 }
 	hp := o.s.Params.Horizon()
 	w := wire(cfg)
 	for tk := range T {
@@ -471,8 +483,8 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 						r.ExactChecked++
 						// Between the bots' real positions, not their cells'
 						// samples: what players see.
-						ax, ay := float64(a.Col)+a.FCol, float64(a.Row)+a.FRow
-						bx, by := float64(b.Col)+b.FCol, float64(b.Row)+b.FRow
+						ax, ay := fine(float64(a.Col)+a.FCol), fine(float64(a.Row)+a.FRow)
+						bx, by := fine(float64(b.Col)+b.FCol), fine(float64(b.Row)+b.FRow)
 						if losref.PositionVisible(lg, ax, ay, bx, by, hp.ObserverHeight, hp.TargetHeight, exactPerCell) ||
 							losref.PositionVisible(lg, bx, by, ax, ay, hp.ObserverHeight, hp.TargetHeight, exactPerCell) {
 							r.ExactMissed++
@@ -642,6 +654,9 @@ type oracle struct {
 
 func newOracle(s *compress.Store, gr *grow.Grower, p *bots.Paths, cfg Config) (*oracle, error) {
 	model, err := bake.StoreModel(s)
+	if d := cfg.DEM; errors.Is(err, bake.ErrNeedsHeightmap) && d != nil && d.Heightmap != nil && d.Width == s.Width && d.Height == s.Height {
+		model, err = horizon.New(bake.Terrain(d), s.Params.Horizon())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the simulation's oracle: %w", err)
 	}
