@@ -52,13 +52,18 @@ func bakeWith(t *testing.T, path string, win heightmap.Window, cp compress.Cap, 
 // TestRealPositions: the exact audit tests line of sight between the bots'
 // real positions, and on a store of the region model, whose frontier sets
 // hold for positions anywhere in their cells, FB's silent pairs see each
-// other at none of them (the sector model's store, for comparison, is
+// other at none of them, with or without a view distance (which ends the
+// audit's lines of sight too; the sector model's store, for comparison, is
 // logged).
 func TestRealPositions(t *testing.T) {
 	win := heightmap.Window{Col: 280, Row: 180, Width: 64, Height: 64}
-	for _, los := range []horizon.LOS{horizon.LOSRegion, horizon.LOSSector} {
+	for _, tc := range []struct {
+		los  horizon.LOS
+		dist float64
+	}{{horizon.LOSRegion, 0}, {horizon.LOSRegion, 15}, {horizon.LOSSector, 0}} {
+		los := tc.los
 		p := horizon.DefaultParams()
-		p.Sectors, p.LOS = 256, los
+		p.Sectors, p.LOS, p.MaxDistance = 256, los, tc.dist
 		s, gr := bakeWith(t, "../../../shared/data/annarbor-dsm-2ft.tif", win, compress.Cap{Nodes: 60}, p)
 		bo := bots.Defaults(s.DxM, s.DyM)
 		bo.Bots, bo.Ticks, bo.SpeedMS, bo.MaxSlope = 8, 300, bo.SpeedMS*4, 3
@@ -66,7 +71,7 @@ func TestRealPositions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%v: %d of %d silent (tick, pair) see each other between real positions", los, r.ExactMissed, r.ExactChecked)
+		t.Logf("%v, view distance %g m: %d of %d silent (tick, pair) see each other between real positions", los, tc.dist, r.ExactMissed, r.ExactChecked)
 		if los == horizon.LOSRegion && (r.ExactChecked < 100 || r.ExactMissed != 0) {
 			t.Errorf("region model: %d of %d silent pairs see each other between real positions, want 0 of at least 100", r.ExactMissed, r.ExactChecked)
 		}
