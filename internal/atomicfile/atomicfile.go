@@ -8,42 +8,29 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
-// Write calls fill with a buffered writer on a temporary file beside path
-// (mode 0644), then renames the file to path. When fill, the flush, the
-// close or the rename fails, the temporary file is removed and the error
-// returned; path is then untouched. A path naming anything but a regular
-// file is refused (CheckTarget).
+// Write calls fill with a buffered writer on a locked temporary file
+// beside path (Create: what a killed writer of path left is removed), then
+// renames the file to path with mode 0644 (CommitAll, which sweeps what
+// was too young to remove at the start). When fill, the flush or the
+// commit fails, the temporary file is removed and the error returned;
+// path is then untouched. A path naming anything but a regular file is
+// refused (CheckTarget).
 func Write(path string, fill func(w io.Writer) error) (err error) {
-	if err := CheckTarget(path); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	t, err := Create(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err = fill(bw); err != nil {
+	bw := bufio.NewWriter(t)
+	if err = fill(bw); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		t.Abort()
 		return err
 	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return CommitAll([]*Temp{t})
 }
 
 // ErrNotRegular is wrapped by CheckTarget's errors: an output path naming

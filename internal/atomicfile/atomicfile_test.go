@@ -30,6 +30,20 @@ func TestWrite(t *testing.T) {
 	if err := Write(filepath.Join(dir, "missing", "x"), func(io.Writer) error { return nil }); err == nil {
 		t.Error("write into a missing folder succeeded")
 	}
+	// What a killed writer of p left goes with the next Write (a PNG, a
+	// checkpoint, a viewshed: every output Write makes).
+	killed := filepath.Join(dir, ".out.txt.tmp77")
+	os.WriteFile(killed, []byte("x"), 0o644)
+	age(t, killed)
+	if err := Write(p, func(w io.Writer) error { _, err := io.WriteString(w, "two"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a killed writer's temporary file outlived the next Write: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Errorf("wrote %q", b)
+	}
 }
 
 // age makes a file look older than staleAfter.
