@@ -136,6 +136,18 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			return bake.Estimate(w, h, p, dx, dy, nw, nOut)
 		}
+		if *pvsCell > 0 { // refused before any cell is read
+			dem.Precheck = func(g *heightmap.Grid) error {
+				k, err := heightmap.PVSCellFactor(*pvsCell, g.Dx, g.Dy)
+				if err != nil {
+					return cli.Usagef("--pvs-cell: %v", strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+				}
+				if w, h := horizon.PVSGrid(g.Width, g.Height, k); w < 2 || h < 2 {
+					return cli.Usagef("--pvs-cell %g: PVS cells of %d heightmap cells leave %d×%d of them on the %d×%d heightmap; want at least 2×2", *pvsCell, k, w, h, g.Width, g.Height)
+				}
+				return nil
+			}
+		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {
 			return err

@@ -131,6 +131,10 @@ type DEMFlags struct {
 	// Available returns the bytes of memory available, 0 when unknown (no
 	// guard); nil reads MemAvailable from /proc/meminfo.
 	Available func() int64
+	// Precheck, when not nil, is called with the grid about to be loaded
+	// (its size and cell spacing) before the memory guard and before any
+	// cell is read; its error ends LoadDEM.
+	Precheck func(g *heightmap.Grid) error
 	// AssumeScales reads a heightmap without georeferencing whose scales
 	// the flags do not give (heightmap.ErrNoScale) with 1 m cells and 1 m
 	// per sample unit, warning on stderr, instead of refusing it: for
@@ -278,6 +282,11 @@ func warnImplausible(prog, path string, g *heightmap.Grid, stderr io.Writer) {
 
 // guard is the memory guard of LoadDEM (heightmap.Options.Check).
 func (d *DEMFlags) guard(g *heightmap.Grid) error {
+	if d.Precheck != nil {
+		if err := d.Precheck(g); err != nil {
+			return err
+		}
+	}
 	need, availFn := d.Need, d.Available
 	if need == nil {
 		need = LoadBytes
