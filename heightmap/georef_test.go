@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCoordinatesRealDEMs: cells, map coordinates and lon/lat agree with
@@ -109,10 +110,22 @@ func TestWriteRegions(t *testing.T) {
 	fill(0, 5, 2, 8, 1)  //
 	fill(6, 1, 11, 6, 2) // B: one region with a hole
 	fill(8, 3, 9, 4, 0)
-	path := filepath.Join(t.TempDir(), "f.geojson")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.geojson")
+	// What a writer killed while GDAL wrote its file left: gone after the
+	// next write of the same path.
+	killed := filepath.Join(dir, ".f.geojson.tmp123")
+	for _, n := range []string{killed, killed + ".geojson"} {
+		os.WriteFile(n, []byte("{"), 0o600)
+		old := time.Now().Add(-time.Minute)
+		os.Chtimes(n, old, old)
+	}
 	n, err := WriteRegions(path, ref, w, h, mask, map[byte]string{1: "A", 2: "B"})
 	if err != nil || n != 3 {
 		t.Fatalf("WriteRegions: %d polygons, %v", n, err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {

@@ -70,28 +70,21 @@ func WriteRegions(path string, ref Georef, width, height int, data []byte, label
 	if driver == "" {
 		return 0, fmt.Errorf("write %s: want a name ending in .geojson or .gpkg (the format follows the extension)", path)
 	}
-	if err := atomicfile.CheckTarget(path); err != nil {
+	// GDAL creates the file itself (GeoJSON and GPKG refuse an existing
+	// one): a sidecar of a locked temporary file, so that the next write
+	// of path removes what a killed writer left and no living one's.
+	tmp, err := atomicfile.Create(path)
+	if err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"+ext)
-	if err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	tmp.Close()
-	os.Remove(name) // GDAL creates the file itself; GeoJSON and GPKG refuse an existing one
+	name := tmp.Sidecar(ext)
 	n, err := polygonize(name, driver, ref, width, height, data, labels)
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
 	if err != nil {
 		os.Remove(name)
+		tmp.Abort()
 		return 0, fmt.Errorf("write %s: %w", path, err)
 	}
-	return n, nil
+	return n, tmp.CommitSidecar(name)
 }
 
 // Points are point features read from a vector file (ReadPoints): X[i] and

@@ -233,3 +233,42 @@ func TestCheckTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestSidecar: a file another library writes beside a locked temporary
+// file (Sidecar) survives other writers' sweeps while its writer lives,
+// is removed as a killed writer's once that writer is gone, and becomes
+// the final file at CommitSidecar, which leaves nothing behind.
+func TestSidecar(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.gpkg")
+	first, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := first.Sidecar(".gpkg")
+	os.WriteFile(side, []byte("layers"), 0o600)
+	age(t, side)
+	age(t, first.Name())
+	second, err := Create(p) // sweeps: first is alive
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(side); err != nil {
+		t.Fatalf("a living writer's sidecar was removed: %v", err)
+	}
+	first.Close() // killed: its lock is gone, its files stay
+	name := second.Sidecar(".gpkg")
+	os.WriteFile(name, []byte("second"), 0o600)
+	if err := second.CommitSidecar(name); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "second" {
+		t.Errorf("committed %q", b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+		t.Errorf("left after the commit: %v", m)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode().Perm())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -58,7 +59,9 @@ const staleAfter = 5 * time.Second
 // holds locked and that are older than staleAfter, and the temporary files
 // of its commit journal (never locked: a journal is written in one go, so
 // one older than staleAfter belongs to a writer killed while writing it,
-// whose commit never started).
+// whose commit never started). A file whose name extends a locked one's
+// (Sidecar: a file another library writes by name beside a locked
+// temporary file) belongs to that living writer and is kept.
 func removeStale(path string) {
 	dir, base := filepath.Dir(path), globEscape(filepath.Base(path))
 	journals, _ := filepath.Glob(filepath.Join(dir, ".."+base+".commit.tmp*"))
@@ -68,19 +71,53 @@ func removeStale(path string) {
 		}
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp*"))
+	var live, free []string
 	for _, name := range m {
-		if st, err := os.Stat(name); err != nil || time.Since(st.ModTime()) < staleAfter {
-			continue // maybe a writer between creating and locking it
-		}
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			os.Remove(name) // nobody writes it
+			free = append(free, name)
+		} else {
+			live = append(live, name)
 		}
 		f.Close()
 	}
+	for _, name := range free {
+		if st, err := os.Stat(name); err != nil || time.Since(st.ModTime()) < staleAfter {
+			continue // maybe a writer between creating and locking it
+		}
+		if slices.ContainsFunc(live, func(l string) bool { return strings.HasPrefix(name, l) }) {
+			continue // a living writer's sidecar
+		}
+		os.Remove(name) // nobody writes it
+	}
+}
+
+// Sidecar returns the name of a file for another writer (a library that
+// creates its output by name, such as GDAL's vector drivers) beside t: t's
+// name followed by suffix. While t is open, Create and CommitAll of the
+// same path keep it; once t is closed and staleAfter has passed, they
+// remove it as a killed writer's.
+func (t *Temp) Sidecar(suffix string) string { return t.Name() + suffix }
+
+// CommitSidecar makes the sidecar file name (Sidecar) t's final file with
+// mode 0644 and removes t itself, then what killed writers of the path
+// left. On an error both are removed. Errors name the final path.
+func (t *Temp) CommitSidecar(name string) error {
+	defer removeStale(t.Path)
+	err := os.Chmod(name, 0o644)
+	if err == nil {
+		err = os.Rename(name, t.Path)
+	}
+	if err != nil {
+		os.Remove(name)
+		t.Abort()
+		return fmt.Errorf("write %s: %w", t.Path, err)
+	}
+	t.Abort()
+	return syncDir(filepath.Dir(t.Path))
 }
 
 // globEscape escapes the metacharacters of filepath.Match in s.
