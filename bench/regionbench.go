@@ -27,8 +27,8 @@ import (
 
 // The players-anywhere benchmark (`go run ./bench region`): the region
 // model (horizon.LOSRegion) on a 1 m game map — the HGT tile around Mount
-// Washington warped to 1 m, 4097² cells (regionWarp), also as a Unity RAW
-// — at PVS cells of several sizes and a 2 km view distance, and on a
+// Washington warped to 1 m, 4097² cells (regionWarp) — at PVS cells of
+// several sizes and a 2 km view distance, and on a
 // window of the 18 m scale map (scaleWarp) at PVS cells of 18 m beside the
 // conservative point model. Each store is baked by pvsbake (timed), opened
 // and queried (hierarchical growing, lossy merges, one thread), and its
