@@ -180,9 +180,8 @@ type Model struct {
 	// except top under LOSRegion (region.go: the squares' highest
 	// points). user is the Params New was given (p's MaxDistance is
 	// widened under LOSRegion).
-	occ, top       []float32
-	user           Params
-	fineDx, fineDy float64 // the heightmap's cell spacing, metres (t's, unless PVSCell > 1)
+	occ, top []float32
+	user     Params
 
 	// Conservative mode: the padded patch tables (patchTables: twice the
 	// patches' slope bounds in metres per cell and their highest corners,
@@ -275,7 +274,7 @@ func New(t Terrain, p Params) (*Model, error) {
 		}
 	}
 	var err error
-	m := &Model{t: t, p: p, user: p, occ: t.Elev, top: t.Elev, fineDx: t.Dx, fineDy: t.Dy}
+	m := &Model{t: t, p: p, user: p, occ: t.Elev, top: t.Elev}
 	if p.LOS == LOSRegion {
 		if p.PVSCell > 1 {
 			if m.t, err = pvsGrid(t, p.PVSCell); err != nil {

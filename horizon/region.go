@@ -5,7 +5,8 @@ import (
 	"math"
 )
 
-// From-region visibility (LOSRegion): target cell T is hidden from
+// From-region visibility (LOSRegion), beyond the thesis's point model
+// (§3.1, which judges the samples alone): target cell T is hidden from
 // observer cell O only when no position p in O's square sees any position
 // q in T's square, the eye hObs metres above the bilinear surface at p,
 // the top τ above it at q. A cell's square is the heightmap cell centred
@@ -69,7 +70,8 @@ import (
 // within which the region model ignores the surface: half the heightmap
 // cell's diagonal plus half the region square's (the PVS cell's).
 func (m *Model) regionExclusion() float64 {
-	return 0.5*math.Hypot(m.fineDx, m.fineDy) + 0.5*regionDiagonal(m.t.Dx, m.t.Dy)
+	k := float64(max(m.p.PVSCell, 1))
+	return 0.5*math.Hypot(m.t.Dx/k, m.t.Dy/k) + 0.5*regionDiagonal(m.t.Dx, m.t.Dy)
 }
 
 // regionDiagonal returns δ, the region square's diagonal in metres.

@@ -63,6 +63,17 @@ type Positions struct {
 	Dx, Dy, MaxDistance float64
 }
 
+// Clearance is PositionClearance of an eye s.HObs above position (x0,y0)
+// and a top s.Tau above (x1,y1) (heightmap cells), s.PerCell samples per
+// cell, in metres: −Inf when the positions are farther apart than
+// s.MaxDistance, where every line of sight of the store ends.
+func (s Positions) Clearance(x0, y0, x1, y1 float64) float64 {
+	if s.MaxDistance > 0 && math.Hypot((x1-x0)*s.Dx, (y1-y0)*s.Dy) > s.MaxDistance {
+		return math.Inf(-1)
+	}
+	return PositionClearance(s.Grid, x0, y0, x1, y1, s.HObs, s.Tau, s.PerCell)
+}
+
 // Worst tries position pairs p in cell (oc,or) and q in cell (tc,tr): the
 // 16 combinations of the squares' corners, s.Random random pairs from rng,
 // and with s.Search a coordinate ascent on the clearance (steps of ¼ cell
@@ -80,10 +91,7 @@ func (s Positions) Worst(rng *rand.Rand, oc, or, tc, tr int) (pairs int, best fl
 	type pos struct{ x0, y0, x1, y1 float64 }
 	eval := func(p pos) float64 {
 		pairs++
-		if s.MaxDistance > 0 && math.Hypot((p.x1-p.x0)*s.Dx, (p.y1-p.y0)*s.Dy) > s.MaxDistance {
-			return math.Inf(-1)
-		}
-		return PositionClearance(s.Grid, p.x0, p.y0, p.x1, p.y1, s.HObs, s.Tau, s.PerCell)
+		return s.Clearance(p.x0, p.y0, p.x1, p.y1)
 	}
 	best = math.Inf(-1)
 	var arg pos

@@ -412,8 +412,9 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 		lg, k = losref.Grid{Width: hm.Heightmap.Width, Height: hm.Heightmap.Height, Elev: hm.Heightmap.Elev}, float64(hm.PVSCell)
 	}
 	fine := func(v float64) float64 { return k*v + (k-1)/2 }
-	fdx, fdy := o.s.DxM/k, o.s.DyM/k // the heightmap's cell spacing, metres
 	hp := o.s.Params.Horizon()
+	los := losref.Positions{Grid: lg, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: exactPerCell,
+		Dx: o.s.DxM / k, Dy: o.s.DyM / k, MaxDistance: hp.MaxDistance}
 	w := wire(cfg)
 	for tk := range T {
 		for b := range n {
@@ -486,11 +487,9 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 						// samples: what players see.
 						ax, ay := fine(float64(a.Col)+a.FCol), fine(float64(a.Row)+a.FRow)
 						bx, by := fine(float64(b.Col)+b.FCol), fine(float64(b.Row)+b.FRow)
-						// The store's view distance ends every line of sight,
-						// between positions as between cells.
-						far := hp.MaxDistance > 0 && math.Hypot((ax-bx)*fdx, (ay-by)*fdy) > hp.MaxDistance
-						if !far && (losref.PositionVisible(lg, ax, ay, bx, by, hp.ObserverHeight, hp.TargetHeight, exactPerCell) ||
-							losref.PositionVisible(lg, bx, by, ax, ay, hp.ObserverHeight, hp.TargetHeight, exactPerCell)) {
+						// Both ways; the store's view distance ends every line of
+						// sight, between positions as between cells.
+						if los.Clearance(ax, ay, bx, by) >= 0 || los.Clearance(bx, by, ax, ay) >= 0 {
 							r.ExactMissed++
 						}
 					}
