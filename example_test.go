@@ -10,6 +10,7 @@ import (
 	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
+	_ "github.com/frontiersets/frontiersets/heightmap/gdal" // GeoTIFFs load through GDAL
 	"github.com/frontiersets/frontiersets/horizon"
 )
 

@@ -114,7 +114,7 @@ func (s *Store) FrontierAt(a, b [2]float64, opt grow.Options) (grow.Result, erro
 // Georef returns the store's georeferencing: the DEM window's geotransform
 // and CRS.
 func (s *Store) Georef() heightmap.Georef {
-	return heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
+	return s.Header.Georef()
 }
 
 // CellToMap returns the map coordinates (CRS units) of the centre of cell
@@ -134,8 +134,11 @@ func (s *Store) MapToCell(x, y float64) (col, row int, err error) {
 }
 
 // CellToLonLat returns the longitude and latitude in degrees (WGS 84) of
-// the centre of cell (col, row), through GDAL. Errors: as CellToMap, and
-// heightmap.ErrNoCRS.
+// the centre of cell (col, row), through the lon/lat lattice the store
+// records (heightmap.LonLatGrid: GDAL's transform at bake time,
+// interpolated within a millimetre), with no GDAL needed. Errors: as
+// CellToMap, heightmap.ErrNoCRS, and heightmap.ErrNoGDAL for a store baked
+// before stores recorded the lattice, in a program without heightmap/gdal.
 func (s *Store) CellToLonLat(col, row int) (lon, lat float64, err error) {
 	x, y, err := s.CellToMap(col, row)
 	if err != nil {
@@ -145,8 +148,9 @@ func (s *Store) CellToLonLat(col, row int) (lon, lat float64, err error) {
 }
 
 // LonLatToCell returns the cell holding the point at longitude lon and
-// latitude lat in degrees (WGS 84). Errors: heightmap.ErrNoCRS,
-// heightmap.ErrNoGeoref, a point outside the grid.
+// latitude lat in degrees (WGS 84), through the store's lon/lat lattice as
+// CellToLonLat. Errors: heightmap.ErrNoCRS, heightmap.ErrNoGeoref,
+// heightmap.ErrNoGDAL (as CellToLonLat), a point outside the grid.
 func (s *Store) LonLatToCell(lon, lat float64) (col, row int, err error) {
 	ref := s.Georef()
 	if !ref.HasGeoTransform {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
@@ -302,7 +303,7 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 			}
 		}
 		if len(peers) > 0 {
-			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`heightmap.GDALViewshed`, no curvature, output read back), against the bake's per-point work — the block engine (`horizon.BlockWorker.Classify` + `quadpvs.Encoder.EncodeBlockTrees` on the observer's block, divided by its points; kernels: %s) and the per-observer engine it replaced (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) — and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n", horizon.SIMD())
+			fmt.Fprintf(w, "\n## GDAL's viewshed, side by side\n\nOne thread, the same grid and observers (spread over the window), interleaved: `GDALViewshedGenerate` in memory through our cgo binding (`gdal.Viewshed`, no curvature, output read back), against the bake's per-point work — the block engine (`horizon.BlockWorker.Classify` + `quadpvs.Encoder.EncodeBlockTrees` on the observer's block, divided by its points; kernels: %s) and the per-observer engine it replaced (`horizon.Worker.Classify` + `quadpvs.Encoder.EncodeLevels`) — and our full-grid bitmap (`horizon.Worker.Viewshed`). Milliseconds per observer.\n\n", horizon.SIMD())
 			fmt.Fprintln(w, "| window | observers | GDAL | ours, block engine | ours, per observer | ours, bitmap | GDAL ÷ ours (block engine) |")
 			fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 			for _, r := range peers {
@@ -344,7 +345,7 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	gv, err := heightmap.NewGDALViewshed(g)
+	gv, err := gdal.NewViewshed(g)
 	if err != nil {
 		return peerRow{}, err
 	}

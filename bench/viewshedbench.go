@@ -12,6 +12,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/losref"
@@ -87,7 +88,7 @@ func runViewshedBench(args []string, stdout, stderr io.Writer) error {
 	var w quadpvs.Walker
 	var bm = make([]byte, s.Width*s.Height)
 	if *nGDAL > 0 {
-		gv, err := heightmap.NewGDALViewshed(grid)
+		gv, err := gdal.NewViewshed(grid)
 		if err != nil {
 			return err
 		}

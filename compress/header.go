@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/frontiersets/frontiersets/quadpvs"
-
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // Magic opens every store; Version is the newest format version this
@@ -65,6 +65,11 @@ type Header struct {
 	// store gives CacheTrees, a count of trees, instead.
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
 	CacheTrees int   `json:"cache_trees,omitempty"`
+	// LonLat places WGS 84 longitude and latitude on the grid's cells
+	// (heightmap.LonLatGrid, built through GDAL at bake time), so that
+	// readers convert lon/lat without GDAL; absent when the grid has no
+	// CRS or the store predates it.
+	LonLat *heightmap.LonLatGrid `json:"lonlat,omitempty"`
 }
 
 // LoadFlags are a DEM's loading options (heightmap.Options) as a store
@@ -106,6 +111,12 @@ type VisParams struct {
 	// own). Width, Height, DxM, DyM and the geotransform are the PVS
 	// cells'; Window is the heightmap's in its source raster.
 	PVSCell int `json:"pvs_cell,omitempty"`
+}
+
+// Georef returns the grid's georeferencing: its geotransform, CRS and
+// lon/lat grid.
+func (h *Header) Georef() heightmap.Georef {
+	return heightmap.Georef{GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, LonLat: h.LonLat}
 }
 
 // WindowFits reports whether the header's window of the source raster
@@ -319,6 +330,14 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	}
 	if gt := h.GeoTransform; h.HasGeoTransform && gt[1]*gt[5]-gt[2]*gt[4] == 0 {
 		return 0, 0, fmt.Errorf("geotransform %v maps the grid to a line", gt)
+	}
+	if h.LonLat != nil {
+		if h.CRS == "" || !h.HasGeoTransform {
+			return 0, 0, fmt.Errorf("a lon/lat grid without a CRS and a geotransform")
+		}
+		if err := h.LonLat.Check(h.Width, h.Height); err != nil {
+			return 0, 0, err
+		}
 	}
 	if w := h.Window; w != ([4]int{}) && (w[0] < 0 || w[1] < 0 || !h.WindowFits()) {
 		return 0, 0, fmt.Errorf("window %v of the source raster for a %d×%d grid", w, h.Width, h.Height)

@@ -51,6 +51,10 @@ func Coarsen(g *Grid, k int) (*Grid, error) {
 	for _, i := range []int{1, 2, 4, 5} {
 		c.GeoTransform[i] *= float64(k)
 	}
+	c.LonLat = nil
+	if g.LonLat != nil {
+		c.LonLat = lonLatFor(c.Georef, w, h)
+	}
 	c.Elev = make([]float32, w*h)
 	c.Nodata, c.NodataCount, c.Implausible = nil, 0, 0
 	sum, all := make([]float64, w*h), make([]float64, w*h)

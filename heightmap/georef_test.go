@@ -1,8 +1,10 @@
-package heightmap
+package heightmap_test
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,7 +32,7 @@ func TestCoordinatesRealDEMs(t *testing.T) {
 		{"N44W072.hgt", 0, 0, -72.0004167, 45.0004167, -72.0004167, 45.0004167, 1e-6, 1e-6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := Load(realDEM(t, tc.name), Options{})
+			g, err := heightmap.Load(realDEM(t, tc.name), heightmap.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,24 +68,24 @@ func TestCoordinatesRealDEMs(t *testing.T) {
 }
 
 func TestCoordinateErrors(t *testing.T) {
-	var none Georef
-	if _, _, err := none.CellToMap(1, 1); !errors.Is(err, ErrNoGeoref) {
+	var none heightmap.Georef
+	if _, _, err := none.CellToMap(1, 1); !errors.Is(err, heightmap.ErrNoGeoref) {
 		t.Errorf("no geotransform: %v", err)
 	}
-	if _, _, err := none.LonLatToMap(10, 10); !errors.Is(err, ErrNoCRS) {
+	if _, _, err := none.LonLatToMap(10, 10); !errors.Is(err, heightmap.ErrNoCRS) {
 		t.Errorf("no CRS: %v", err)
 	}
-	utm, err := CRSFromEPSG(32619)
+	utm, err := gdal.CRSFromEPSG(32619)
 	if err != nil {
 		t.Skip(err)
 	}
-	ref := Georef{GeoTransform: [6]float64{300000, 10, 0, 4930000, 0, -10}, HasGeoTransform: true, CRS: utm}
+	ref := heightmap.Georef{GeoTransform: [6]float64{300000, 10, 0, 4930000, 0, -10}, HasGeoTransform: true, CRS: utm}
 	for _, ll := range [][2]float64{{-200, 44}, {-71, 95}, {math.NaN(), 1}} {
 		if _, _, err := ref.LonLatToMap(ll[0], ll[1]); err == nil || !strings.Contains(err.Error(), "want longitude") {
 			t.Errorf("lon/lat %v: %v", ll, err)
 		}
 	}
-	if _, _, err := (Georef{HasGeoTransform: true, CRS: "nonsense"}).MapToLonLat(1, 1); err == nil {
+	if _, _, err := (heightmap.Georef{HasGeoTransform: true, CRS: "nonsense"}).MapToLonLat(1, 1); err == nil {
 		t.Error("a CRS GDAL cannot parse was accepted")
 	}
 }
@@ -92,12 +94,12 @@ func TestCoordinateErrors(t *testing.T) {
 // the grid's CRS, one polygon per 4-connected region of each value, holes
 // kept as interior rings, corners on the geotransform's cell corners.
 func TestWriteRegions(t *testing.T) {
-	utm, err := CRSFromEPSG(32619)
+	utm, err := gdal.CRSFromEPSG(32619)
 	if err != nil {
 		t.Skip(err)
 	}
 	const w, h = 12, 8
-	ref := Georef{GeoTransform: [6]float64{300000, 10, 0, 4930000, 0, -10}, HasGeoTransform: true, CRS: utm}
+	ref := heightmap.Georef{GeoTransform: [6]float64{300000, 10, 0, 4930000, 0, -10}, HasGeoTransform: true, CRS: utm}
 	mask := make([]byte, w*h)
 	fill := func(c0, r0, c1, r1 int, v byte) {
 		for r := r0; r < r1; r++ {
@@ -120,7 +122,7 @@ func TestWriteRegions(t *testing.T) {
 		old := time.Now().Add(-time.Minute)
 		os.Chtimes(n, old, old)
 	}
-	n, err := WriteRegions(path, ref, w, h, mask, map[byte]string{1: "A", 2: "B"})
+	n, err := gdal.WriteRegions(path, ref, w, h, mask, map[byte]string{1: "A", 2: "B"})
 	if err != nil || n != 3 {
 		t.Fatalf("WriteRegions: %d polygons, %v", n, err)
 	}
@@ -170,11 +172,11 @@ func TestWriteRegions(t *testing.T) {
 	if sides["A"] != 2 || sides["B"] != 1 {
 		t.Errorf("sides %v", sides)
 	}
-	if _, err := WriteRegions(filepath.Join(t.TempDir(), "f.shp"), ref, w, h, mask, nil); err == nil || !strings.Contains(err.Error(), ".geojson or .gpkg") {
+	if _, err := gdal.WriteRegions(filepath.Join(t.TempDir(), "f.shp"), ref, w, h, mask, nil); err == nil || !strings.Contains(err.Error(), ".geojson or .gpkg") {
 		t.Errorf("unknown extension: %v", err)
 	}
 	gp := filepath.Join(t.TempDir(), "f.gpkg")
-	if n, err := WriteRegions(gp, ref, w, h, mask, nil); err != nil || n != 3 {
+	if n, err := gdal.WriteRegions(gp, ref, w, h, mask, nil); err != nil || n != 3 {
 		t.Errorf("GeoPackage: %d %v", n, err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(gp), ".*tmp*")); len(m) != 0 {
@@ -185,20 +187,20 @@ func TestWriteRegions(t *testing.T) {
 // TestLatitudeOffTheGlobe: a geographic raster reaching past 90° is refused
 // though its centre latitude is on the globe.
 func TestLatitudeOffTheGlobe(t *testing.T) {
-	wgs, err := CRSFromEPSG(4326)
+	wgs, err := gdal.CRSFromEPSG(4326)
 	if err != nil {
 		t.Skip(err)
 	}
-	g := &Grid{Width: 10, Height: 200, Elev: make([]float32, 2000)}
-	g.Georef = Georef{GeoTransform: [6]float64{10, 0.1, 0, 95, 0, -0.1}, HasGeoTransform: true, CRS: wgs}
+	g := &heightmap.Grid{Width: 10, Height: 200, Elev: make([]float32, 2000)}
+	g.Georef = heightmap.Georef{GeoTransform: [6]float64{10, 0.1, 0, 95, 0, -0.1}, HasGeoTransform: true, CRS: wgs}
 	p := filepath.Join(t.TempDir(), "pole.tif")
-	if err := WriteElevation(p, g); err != nil {
+	if err := gdal.WriteElevation(p, g); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(p, Options{}); err == nil || !strings.Contains(err.Error(), "reaching latitude 95.000°, off the globe") {
+	if _, err := heightmap.Load(p, heightmap.Options{}); err == nil || !strings.Contains(err.Error(), "reaching latitude 95.000°, off the globe") {
 		t.Errorf("got %v", err)
 	}
-	if _, err := Load(p, Options{Window: Window{Col: 0, Row: 60, Width: 10, Height: 100}}); err != nil {
+	if _, err := heightmap.Load(p, heightmap.Options{Window: heightmap.Window{Col: 0, Row: 60, Width: 10, Height: 100}}); err != nil {
 		t.Errorf("a window within ±90°: %v", err)
 	}
 }

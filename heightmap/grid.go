@@ -2,10 +2,17 @@
 // of elevations in metres with metric cell spacing, the input of every later
 // stage (thesis §3.1 computes visibility over such a heightmap).
 //
-// Any raster GDAL reads loads (GeoTIFF, SRTM HGT, ESRI ASCII grid, 16-bit PNG,
-// PDS, DTED…), as do headerless 16-bit RAW heightmaps exported by terrain
-// editors. Horizontal spacing is derived from the CRS (see Load), heights are
-// scaled to metres, and nodata cells are recorded and filled (see FillNodata).
+// Headerless 16-bit RAW heightmaps exported by terrain editors load in pure
+// Go; every raster GDAL reads (GeoTIFF, SRTM HGT, ESRI ASCII grid, 16-bit
+// PNG, PDS, DTED…) loads in a program that imports heightmap/gdal, which
+// registers GDAL as the raster Driver (as image/png registers a format):
+//
+//	import _ "github.com/frontiersets/frontiersets/heightmap/gdal"
+//
+// Horizontal spacing is derived from the CRS (see Load), heights are scaled
+// to metres, and nodata cells are recorded and filled (see FillNodata). A
+// grid with a CRS carries a LonLatGrid, which a store records, so that its
+// readers place longitude and latitude without GDAL.
 package heightmap
 
 import (
@@ -63,11 +70,14 @@ func (w Window) check(width, height int) error {
 // Georef is the georeferencing of a grid, kept so that outputs can be written
 // on the same cells: a GDAL geotransform (x = gt[0] + col·gt[1] + row·gt[2],
 // y = gt[3] + col·gt[4] + row·gt[5], in CRS units, for the grid's own
-// top-left corner) and the CRS as WKT ("" when unknown).
+// top-left corner), the CRS as WKT ("" when unknown) and, when known,
+// longitude and latitude over the grid's cells (LonLat; nil: the
+// registered Driver transforms lon/lat).
 type Georef struct {
 	GeoTransform    [6]float64
 	HasGeoTransform bool
 	CRS             string
+	LonLat          *LonLatGrid
 }
 
 // Spacing says where a grid's metric cell spacing came from.

@@ -1,8 +1,10 @@
-package heightmap
+package heightmap_test
 
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"image"
 	"image/color"
 	"image/png"
@@ -36,14 +38,14 @@ func TestLoadRealDEMs(t *testing.T) {
 		dx, dy  float64
 		lo, hi  float64
 		crs     string
-		spacing Spacing
+		spacing heightmap.Spacing
 	}{
-		{"N44W072.hgt", 1201, 1201, 66.0, 92.6, 115, 1908, "EPSG:4326", SpacingGeographic},
-		{"annarbor-dsm-2ft.tif", 786, 868, 0.6096, 0.6096, 254, 300.34, "EPSG:2253", SpacingProjected},
+		{"N44W072.hgt", 1201, 1201, 66.0, 92.6, 115, 1908, "EPSG:4326", heightmap.SpacingGeographic},
+		{"annarbor-dsm-2ft.tif", 786, 868, 0.6096, 0.6096, 254, 300.34, "EPSG:2253", heightmap.SpacingProjected},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			g, err := Load(realDEM(t, tc.file), Options{})
+			g, err := heightmap.Load(realDEM(t, tc.file), heightmap.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,12 +72,12 @@ func TestWindowMatchesFullRead(t *testing.T) {
 	for _, file := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
 		t.Run(file, func(t *testing.T) {
 			p := realDEM(t, file)
-			full, err := Load(p, Options{})
+			full, err := heightmap.Load(p, heightmap.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := Window{Col: 123, Row: 77, Width: 64, Height: 50}
-			win, err := Load(p, Options{Window: w})
+			w := heightmap.Window{Col: 123, Row: 77, Width: 64, Height: 50}
+			win, err := heightmap.Load(p, heightmap.Options{Window: w})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,11 +103,11 @@ func TestWindowMatchesFullRead(t *testing.T) {
 // columns in metres.
 func TestGeographicSpacingFollowsLatitude(t *testing.T) {
 	p := realDEM(t, "N44W072.hgt")
-	north, err := Load(p, Options{Window: Window{0, 0, 10, 10}})
+	north, err := heightmap.Load(p, heightmap.Options{Window: heightmap.Window{0, 0, 10, 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	south, err := Load(p, Options{Window: Window{0, 1191, 10, 10}})
+	south, err := heightmap.Load(p, heightmap.Options{Window: heightmap.Window{0, 1191, 10, 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +118,11 @@ func TestGeographicSpacingFollowsLatitude(t *testing.T) {
 }
 
 func TestMetresPerDegree(t *testing.T) {
-	lon, lat := metresPerDegree(0, 6378137, 298.257223563)
+	lon, lat := heightmap.MetresPerDegree(0, 6378137, 298.257223563)
 	if !within(lon, 111319.49, 1e-6) || !within(lat, 110574.27, 1e-5) {
 		t.Errorf("equator: %.2f, %.2f m per degree", lon, lat)
 	}
-	lon, lat = metresPerDegree(60, 6371000, 0) // sphere
+	lon, lat = heightmap.MetresPerDegree(60, 6371000, 0) // sphere
 	if !within(lon, 6371000*math.Pi/180/2, 1e-9) || !within(lat, 6371000*math.Pi/180, 1e-9) {
 		t.Errorf("sphere at 60°: %.2f, %.2f m per degree", lon, lat)
 	}
@@ -145,14 +147,14 @@ NODATA_value -9999
 	if err := os.WriteFile(p, []byte(asc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Load(p, Options{})
+	g, err := heightmap.Load(p, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Width != 4 || g.Height != 3 || g.NodataCount != 1 || !g.IsNodata(g.Index(1, 1)) || g.IsNodata(g.Index(2, 1)) {
 		t.Fatalf("size %d×%d nodata %d", g.Width, g.Height, g.NodataCount)
 	}
-	if g.Spacing != SpacingAssumed || g.Dx != 5 || g.Dy != 5 {
+	if g.Spacing != heightmap.SpacingAssumed || g.Dx != 5 || g.Dy != 5 {
 		t.Errorf("spacing %v %g×%g, want assumed 5×5", g.Spacing, g.Dx, g.Dy)
 	}
 	if v := g.Elev[g.Index(1, 1)]; v != 90.0/8 { // mean of seven 10s and one 20
@@ -161,18 +163,18 @@ NODATA_value -9999
 	if lo, hi := g.MinMax(); lo != 10 || hi != 20 {
 		t.Errorf("min/max %v/%v ignores nodata wrongly", lo, hi)
 	}
-	g, err = Load(p, Options{CellSize: 2, ZScale: 0.5})
+	g, err = heightmap.Load(p, heightmap.Options{CellSize: 2, ZScale: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Spacing != SpacingCellSize || g.Dx != 2 || g.Elev[0] != 5 {
+	if g.Spacing != heightmap.SpacingCellSize || g.Dx != 2 || g.Elev[0] != 5 {
 		t.Errorf("cell size/z scale not applied: %v %g %v", g.Spacing, g.Dx, g.Elev[0])
 	}
 }
 
 func TestFillNodata(t *testing.T) {
 	// A 5×5 void in a 9×9 plane at 7 m fills with 7 m everywhere.
-	g := &Grid{Width: 9, Height: 9, Elev: make([]float32, 81), Nodata: make([]bool, 81)}
+	g := &heightmap.Grid{Width: 9, Height: 9, Elev: make([]float32, 81), Nodata: make([]bool, 81)}
 	for i := range g.Elev {
 		g.Elev[i] = 7
 		c, r := i%9, i/9
@@ -182,15 +184,15 @@ func TestFillNodata(t *testing.T) {
 			g.NodataCount++
 		}
 	}
-	FillNodata(g)
+	heightmap.FillNodata(g)
 	for i, v := range g.Elev {
 		if v != 7 {
 			t.Fatalf("cell %d = %v after fill", i, v)
 		}
 	}
 	// A void between a low and a high side takes values between them.
-	g = &Grid{Width: 5, Height: 1, Elev: []float32{0, -1, -1, -1, 100}, Nodata: []bool{false, true, true, true, false}, NodataCount: 3}
-	FillNodata(g)
+	g = &heightmap.Grid{Width: 5, Height: 1, Elev: []float32{0, -1, -1, -1, 100}, Nodata: []bool{false, true, true, true, false}, NodataCount: 3}
+	heightmap.FillNodata(g)
 	for i := 1; i < 4; i++ {
 		if !(g.Elev[i] >= 0 && g.Elev[i] <= 100) {
 			t.Errorf("cell %d filled with %v, outside 0…100", i, g.Elev[i])
@@ -215,11 +217,11 @@ func TestPNG16WithCellSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	g, err := Load(p, Options{CellSize: 1.5, ZScale: 0.01})
+	g, err := heightmap.Load(p, heightmap.Options{CellSize: 1.5, ZScale: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Width != 6 || g.Height != 4 || g.Dx != 1.5 || g.Spacing != SpacingCellSize {
+	if g.Width != 6 || g.Height != 4 || g.Dx != 1.5 || g.Spacing != heightmap.SpacingCellSize {
 		t.Fatalf("%d×%d dx %g %v", g.Width, g.Height, g.Dx, g.Spacing)
 	}
 	if got, want := g.Elev[g.Index(5, 3)], float32((3*256+5)*0.01); math.Abs(float64(got-want)) > 1e-4 {
@@ -241,7 +243,7 @@ func TestRaw16(t *testing.T) {
 		return p
 	}
 	sq := write("square.r16", 8, 8, binary.LittleEndian)
-	g, err := Load(sq, Options{CellSize: 2, ZScale: 1, Window: Window{2, 3, 4, 2}})
+	g, err := heightmap.Load(sq, heightmap.Options{CellSize: 2, ZScale: 1, Window: heightmap.Window{2, 3, 4, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,38 +251,38 @@ func TestRaw16(t *testing.T) {
 		t.Errorf("square window: %d×%d %v dx %g", g.Width, g.Height, g.Elev, g.Dx)
 	}
 	rect := write("rect.raw", 5, 3, binary.BigEndian)
-	g, err = Load(rect, Options{RawWidth: 5, RawHeight: 3, RawBigEndian: true, CellSize: 1, ZScale: 0.5, ZOffset: -10})
+	g, err = heightmap.Load(rect, heightmap.Options{RawWidth: 5, RawHeight: 3, RawBigEndian: true, CellSize: 1, ZScale: 0.5, ZOffset: -10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Elev[14] != 1014*0.5-10 || g.Spacing != SpacingCellSize {
+	if g.Elev[14] != 1014*0.5-10 || g.Spacing != heightmap.SpacingCellSize {
 		t.Errorf("big-endian rect: %v %v", g.Elev, g.Spacing)
 	}
 	// A game engine's height range: samples 0 to 65535 onto -256 to 256 m.
-	g, err = Load(sq, Options{CellSize: 1, HeightRange: [2]float64{-256, 256}})
+	g, err = heightmap.Load(sq, heightmap.Options{CellSize: 1, HeightRange: [2]float64{-256, 256}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := -256 + 1000*512/65535.0; math.Abs(float64(g.Elev[0])-want) > 1e-3 {
 		t.Errorf("height range: sample 1000 at %g m, want %g", g.Elev[0], want)
 	}
-	if _, err := Load(rect, Options{CellSize: 1, ZScale: 1}); err == nil || !strings.Contains(err.Error(), "--raw-size") {
+	if _, err := heightmap.Load(rect, heightmap.Options{CellSize: 1, ZScale: 1}); err == nil || !strings.Contains(err.Error(), "--raw-size") {
 		t.Errorf("non-square RAW without size: %v", err)
 	}
-	if _, err := Load(rect, Options{RawWidth: 4, RawHeight: 3, CellSize: 1, ZScale: 1}); err == nil {
+	if _, err := heightmap.Load(rect, heightmap.Options{RawWidth: 4, RawHeight: 3, CellSize: 1, ZScale: 1}); err == nil {
 		t.Error("wrong RAW size accepted")
 	}
 	// Without its scales a RAW is refused, naming the flags, not guessed.
 	for _, tc := range []struct {
-		opt  Options
+		opt  heightmap.Options
 		want string
 	}{
-		{Options{}, "--cell-size (metres per cell) and --height-range"},
-		{Options{ZScale: 1}, "give --cell-size"},
-		{Options{CellSize: 1}, "give --height-range MIN,MAX"},
-		{Options{CellSize: 1, HeightRange: [2]float64{5, 5}}, "height range 5 to 5 m"},
+		{heightmap.Options{}, "--cell-size (metres per cell) and --height-range"},
+		{heightmap.Options{ZScale: 1}, "give --cell-size"},
+		{heightmap.Options{CellSize: 1}, "give --height-range MIN,MAX"},
+		{heightmap.Options{CellSize: 1, HeightRange: [2]float64{5, 5}}, "height range 5 to 5 m"},
 	} {
-		if _, err := Load(sq, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		if _, err := heightmap.Load(sq, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: %v, want %q", tc.opt, err, tc.want)
 		}
 	}
@@ -298,23 +300,23 @@ func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		path string
-		opt  Options
+		opt  heightmap.Options
 		want error
 		text string
 	}{
-		{"missing", filepath.Join(dir, "nope.tif"), Options{}, nil, "no such file"},
-		{"not a raster", text, Options{}, ErrNotRaster, "not recognized"},
-		{"empty", empty, Options{}, ErrEmpty, ""},
-		{"all nodata", voids, Options{}, ErrAllNodata, ""},
-		{"window outside", hgt, Options{Window: Window{1200, 0, 2, 2}}, ErrWindow, "1201×1201"},
-		{"negative cell size", hgt, Options{CellSize: -1}, nil, "cell size"},
+		{"missing", filepath.Join(dir, "nope.tif"), heightmap.Options{}, nil, "no such file"},
+		{"not a raster", text, heightmap.Options{}, heightmap.ErrNotRaster, "not recognized"},
+		{"empty", empty, heightmap.Options{}, heightmap.ErrEmpty, ""},
+		{"all nodata", voids, heightmap.Options{}, heightmap.ErrAllNodata, ""},
+		{"window outside", hgt, heightmap.Options{Window: heightmap.Window{1200, 0, 2, 2}}, heightmap.ErrWindow, "1201×1201"},
+		{"negative cell size", hgt, heightmap.Options{CellSize: -1}, nil, "cell size"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.path == hgt {
 				realDEM(t, "N44W072.hgt")
 			}
-			_, err := Load(tc.path, tc.opt)
+			_, err := heightmap.Load(tc.path, tc.opt)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -329,11 +331,11 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestParseWindow(t *testing.T) {
-	if w, err := ParseWindow("1,2,30,40"); err != nil || w != (Window{1, 2, 30, 40}) {
+	if w, err := heightmap.ParseWindow("1,2,30,40"); err != nil || w != (heightmap.Window{1, 2, 30, 40}) {
 		t.Errorf("got %v, %v", w, err)
 	}
 	for _, bad := range []string{"", "1,2,3", "1,2,3,4,5", "a,b,c,d", "-1,0,5,5", "0,0,0,5"} {
-		if _, err := ParseWindow(bad); err == nil {
+		if _, err := heightmap.ParseWindow(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -342,7 +344,7 @@ func TestParseWindow(t *testing.T) {
 // TestWriteRoundTrip writes a mask and an elevation GeoTIFF on a real
 // window's georeferencing and reads them back.
 func TestWriteRoundTrip(t *testing.T) {
-	g, err := Load(realDEM(t, "annarbor-dsm-2ft.tif"), Options{Window: Window{10, 20, 33, 17}})
+	g, err := heightmap.Load(realDEM(t, "annarbor-dsm-2ft.tif"), heightmap.Options{Window: heightmap.Window{10, 20, 33, 17}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,10 +354,10 @@ func TestWriteRoundTrip(t *testing.T) {
 		mask[i] = byte(i % 3)
 	}
 	mp := filepath.Join(dir, "mask.tif")
-	if err := WriteMask(mp, g.Georef, g.Width, g.Height, mask, nil); err != nil {
+	if err := gdal.WriteMask(mp, g.Georef, g.Width, g.Height, mask, nil); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Load(mp, Options{})
+	m, err := heightmap.Load(mp, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,17 +372,17 @@ func TestWriteRoundTrip(t *testing.T) {
 	g.Nodata = make([]bool, len(g.Elev))
 	g.Nodata[5], g.NodataCount = true, 1
 	ep := filepath.Join(dir, "elev.tif")
-	if err := WriteElevation(ep, g); err != nil {
+	if err := gdal.WriteElevation(ep, g); err != nil {
 		t.Fatal(err)
 	}
-	e, err := Load(ep, Options{})
+	e, err := heightmap.Load(ep, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.NodataCount != 1 || !e.IsNodata(5) || e.Elev[6] != g.Elev[6] {
 		t.Errorf("elevation round trip: nodata %d, cell 6 %v vs %v", e.NodataCount, e.Elev[6], g.Elev[6])
 	}
-	if err := WriteMask(filepath.Join(dir, "missing-dir", "m.tif"), g.Georef, g.Width, g.Height, mask, nil); err == nil {
+	if err := gdal.WriteMask(filepath.Join(dir, "missing-dir", "m.tif"), g.Georef, g.Width, g.Height, mask, nil); err == nil {
 		t.Error("writing into a missing folder succeeded")
 	}
 	if matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(matches) != 0 {
@@ -412,13 +414,13 @@ func TestPNG16(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(p, Options{CellSize: 2}); !errors.Is(err, ErrNoScale) || !strings.Contains(err.Error(), "--height-range") {
+	if _, err := heightmap.Load(p, heightmap.Options{CellSize: 2}); !errors.Is(err, heightmap.ErrNoScale) || !strings.Contains(err.Error(), "--height-range") {
 		t.Errorf("16-bit PNG without a vertical scale: %v", err)
 	}
-	if _, err := Load(p, Options{ZScale: 1}); !errors.Is(err, ErrNoScale) || !strings.Contains(err.Error(), "--cell-size") {
+	if _, err := heightmap.Load(p, heightmap.Options{ZScale: 1}); !errors.Is(err, heightmap.ErrNoScale) || !strings.Contains(err.Error(), "--cell-size") {
 		t.Errorf("16-bit PNG without a cell size: %v", err)
 	}
-	g, err := Load(p, Options{CellSize: 2, HeightRange: [2]float64{100, 100 + 65535*0.01}})
+	g, err := heightmap.Load(p, heightmap.Options{CellSize: 2, HeightRange: [2]float64{100, 100 + 65535*0.01}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,17 +445,17 @@ func TestPNG16(t *testing.T) {
 // nodata and are counted, where they used to bake silently (one such cell
 // hid almost everything); heights just inside the range stay.
 func TestImplausibleHeights(t *testing.T) {
-	g, err := Load("../data/mount-washington.tif", Options{Window: Window{0, 0, 16, 16}})
+	g, err := heightmap.Load("../data/mount-washington.tif", heightmap.Options{Window: heightmap.Window{0, 0, 16, 16}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Elev[3*16+3], g.Elev[5*16+5], g.Elev[7*16+7] = -3.4e38, 3.4e38, -1e12
-	g.Elev[9*16+9], g.Elev[11*16+11] = MinElevation, MaxElevation
+	g.Elev[9*16+9], g.Elev[11*16+11] = heightmap.MinElevation, heightmap.MaxElevation
 	path := filepath.Join(t.TempDir(), "absurd.tif")
-	if err := WriteElevation(path, g); err != nil {
+	if err := gdal.WriteElevation(path, g); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Load(path, Options{})
+	h, err := heightmap.Load(path, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,11 +463,11 @@ func TestImplausibleHeights(t *testing.T) {
 		t.Fatalf("%d implausible cells, %d nodata, want 3 and 3", h.Implausible, h.NodataCount)
 	}
 	for _, i := range []int{3*16 + 3, 5*16 + 5, 7*16 + 7} {
-		if !h.Nodata[i] || h.Elev[i] < MinElevation || h.Elev[i] > MaxElevation {
+		if !h.Nodata[i] || h.Elev[i] < heightmap.MinElevation || h.Elev[i] > heightmap.MaxElevation {
 			t.Errorf("cell %d: nodata %v, height %g m", i, h.Nodata[i], h.Elev[i])
 		}
 	}
-	if h.Nodata[9*16+9] || h.Elev[11*16+11] != MaxElevation {
+	if h.Nodata[9*16+9] || h.Elev[11*16+11] != heightmap.MaxElevation {
 		t.Errorf("heights at the range's ends were changed")
 	}
 }
@@ -485,7 +487,7 @@ func TestWriteRemovesStaleTemporaries(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMask(path, Georef{}, 4, 3, make([]byte, 12), nil); err != nil {
+	if err := gdal.WriteMask(path, heightmap.Georef{}, 4, 3, make([]byte, 12), nil); err != nil {
 		t.Fatal(err)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".m.tif.tmp*"))

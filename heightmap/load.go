@@ -68,7 +68,9 @@ var ErrNoScale = errors.New("heightmap without a scale")
 // band's nodata value, NaN, ±Inf) are marked and filled (FillNodata).
 //
 // Files ending in .raw or .r16 are read as headerless unsigned 16-bit RAW
-// heightmaps (see Options.RawWidth); everything else through GDAL.
+// heightmaps (see Options.RawWidth); everything else through the
+// registered Driver (GDAL's, when the program imports heightmap/gdal;
+// ErrNoGDAL when none is).
 //
 // Errors wrap ErrNotRaster, ErrEmpty, ErrWindow or ErrAllNodata, or the
 // operating system's or GDAL's message; they read "heightmap: <path>: ...".
@@ -108,33 +110,44 @@ func load(path string, opt Options) (*Grid, error) {
 	if ext == ".raw" || ext == ".r16" {
 		return loadRaw(path, opt)
 	}
+	read := registered().Read
+	if read == nil {
+		return nil, ErrNoGDAL
+	}
 	var g *Grid
-	info, data, err := gdalRead(path, opt.Window, opt.Band, func(info rasterInfo, win Window) error {
+	info, data, err := read(path, opt.Band, func(info RasterInfo) (Window, error) {
+		win := opt.Window
+		if win == (Window{}) {
+			win = Window{Width: info.Width, Height: info.Height}
+		}
+		if err := win.check(info.Width, info.Height); err != nil {
+			return win, err
+		}
 		g = &Grid{
 			Width: win.Width, Height: win.Height,
-			Source: path, Window: win, SourceSize: [2]int{info.width, info.height},
-			Driver: info.driver,
+			Source: path, Window: win, SourceSize: [2]int{info.Width, info.Height},
+			Driver: info.Driver,
 		}
-		if info.hasGeoTransform {
+		if info.HasGeoTransform {
 			g.HasGeoTransform = true
-			g.GeoTransform = windowGeoTransform(info.geoTransform, win)
+			g.GeoTransform = windowGeoTransform(info.GeoTransform, win)
 		}
-		if info.crs != nil {
-			g.CRS = info.crs.wkt
-			g.CRSName = info.crs.name
+		if info.CRS != nil {
+			g.CRS = info.CRS.WKT
+			g.CRSName = info.CRS.Name
 		}
 		if err := setSpacing(g, info, opt); err != nil {
-			return err
+			return win, err
 		}
 		if opt.Check != nil {
 			if err := opt.Check(g); err != nil {
-				return err
+				return win, err
 			}
 		}
-		if !info.hasGeoTransform {
-			return needScales(opt, info.dataType == "UInt16" || info.dataType == "Int16")
+		if !info.HasGeoTransform {
+			return win, needScales(opt, info.DataType == "UInt16" || info.DataType == "Int16")
 		}
-		return nil
+		return win, nil
 	})
 	if err != nil {
 		return nil, err
@@ -142,17 +155,32 @@ func load(path string, opt Options) (*Grid, error) {
 	g.Elev = data
 	zscale := opt.ZScale
 	if zscale == 0 {
-		zscale = unitMetres(info.unitType)
+		zscale = unitMetres(info.UnitType)
 	}
 	g.ZScale = zscale
 	var ndv *float64
-	if info.hasNodata {
-		ndv = &info.nodata
+	if info.HasNodata {
+		ndv = &info.Nodata
 	}
-	if err := finish(g, ndv, info.scale*zscale, info.offset*zscale+opt.ZOffset); err != nil {
+	if err := finish(g, ndv, info.Scale*zscale, info.Offset*zscale+opt.ZOffset); err != nil {
 		return nil, err
 	}
+	g.LonLat = lonLatFor(g.Georef, g.Width, g.Height)
 	return g, nil
+}
+
+// lonLatFor returns the LonLatGrid of a width×height grid on ref, or nil
+// when it has none: no CRS or geotransform, no driver, or no lattice close
+// enough (lon/lat then goes through the driver, or fails without one).
+func lonLatFor(ref Georef, width, height int) *LonLatGrid {
+	if ref.CRS == "" || !ref.HasGeoTransform {
+		return nil
+	}
+	ll, err := NewLonLatGrid(ref, width, height)
+	if err != nil {
+		return nil
+	}
+	return ll
 }
 
 // needScales refuses a heightmap without georeferencing whose scales opt
@@ -181,17 +209,17 @@ func windowGeoTransform(gt [6]float64, w Window) [6]float64 {
 }
 
 // setSpacing derives g.Dx, g.Dy (metres) as documented on Load.
-func setSpacing(g *Grid, info rasterInfo, opt Options) error {
+func setSpacing(g *Grid, info RasterInfo, opt Options) error {
 	gt := g.GeoTransform           // the window's
 	px := math.Hypot(gt[1], gt[4]) // CRS units per column step
 	py := math.Hypot(gt[2], gt[5]) // CRS units per row step
 	switch {
 	case opt.CellSize > 0:
 		g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
-	case !info.hasGeoTransform:
+	case !info.HasGeoTransform:
 		g.Dx, g.Dy, g.Spacing = 1, 1, SpacingAssumed
-	case info.crs != nil && info.crs.geographic:
-		deg0 := info.crs.angularUnit * 180 / math.Pi // CRS units to degrees
+	case info.CRS != nil && info.CRS.Geographic:
+		deg0 := info.CRS.AngularUnit * 180 / math.Pi // CRS units to degrees
 		lat := (gt[3] + float64(g.Width)/2*gt[4] + float64(g.Height)/2*gt[5]) * deg0
 		// Every corner on the globe, not only the centre (a window across
 		// a pole would have cells of no size).
@@ -200,11 +228,11 @@ func setSpacing(g *Grid, info rasterInfo, opt Options) error {
 				return fmt.Errorf("geographic raster reaching latitude %.3f°, off the globe; read a window within ±90° (--window)", l)
 			}
 		}
-		mx, my := metresPerDegree(lat, info.crs.semiMajor, info.crs.invFlattening)
-		deg := info.crs.angularUnit * 180 / math.Pi
+		mx, my := metresPerDegree(lat, info.CRS.SemiMajor, info.CRS.InvFlattening)
+		deg := info.CRS.AngularUnit * 180 / math.Pi
 		g.Dx, g.Dy, g.Spacing = px*deg*mx, py*deg*my, SpacingGeographic
-	case info.crs != nil && info.crs.projected:
-		g.Dx, g.Dy, g.Spacing = px*info.crs.linearUnit, py*info.crs.linearUnit, SpacingProjected
+	case info.CRS != nil && info.CRS.Projected:
+		g.Dx, g.Dy, g.Spacing = px*info.CRS.LinearUnit, py*info.CRS.LinearUnit, SpacingProjected
 	default:
 		g.Dx, g.Dy, g.Spacing = px, py, SpacingAssumed
 	}

@@ -1,33 +1,75 @@
 package heightmap
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
-// ErrNoGDAL is returned, in a build without cgo (CGO_ENABLED=0), by
-// everything that needs libgdal: only .raw and .r16 heightmaps load there.
-var ErrNoGDAL = errors.New("GDAL is unavailable in this build (CGO_ENABLED=0); only .raw and .r16 heightmaps load: rebuild with cgo and libgdal-dev")
+// ErrNoGDAL is returned by Load for a raster other than a headerless RAW
+// heightmap, and by lon/lat transforms of a Georef without a LonLatGrid,
+// when no raster driver is registered: a program that reads GeoTIFFs and
+// the other GDAL formats imports heightmap/gdal (a cgo build with
+// libgdal-dev).
+var ErrNoGDAL = errors.New("GDAL is not in this program; only .raw and .r16 heightmaps load: import github.com/frontiersets/frontiersets/heightmap/gdal in a cgo build with libgdal-dev")
 
-// crsInfo is what the project needs to know of a raster's CRS.
-type crsInfo struct {
-	wkt           string
-	name          string  // "EPSG:2253", or the CRS's name
-	geographic    bool    // latitude/longitude
-	projected     bool    // planar coordinates in a linear unit
-	linearUnit    float64 // metres per CRS unit (projected)
-	angularUnit   float64 // radians per CRS unit (geographic)
-	semiMajor     float64 // ellipsoid semi-major axis, metres
-	invFlattening float64
+// CRSInfo is what the project needs to know of a raster's CRS.
+type CRSInfo struct {
+	WKT           string
+	Name          string  // "EPSG:2253", or the CRS's name
+	Geographic    bool    // latitude/longitude
+	Projected     bool    // planar coordinates in a linear unit
+	LinearUnit    float64 // metres per CRS unit (projected)
+	AngularUnit   float64 // radians per CRS unit (geographic)
+	SemiMajor     float64 // ellipsoid semi-major axis, metres
+	InvFlattening float64
 }
 
-// rasterInfo is what GDAL says of a raster's first band.
-type rasterInfo struct {
-	driver          string
-	width, height   int
-	geoTransform    [6]float64
-	hasGeoTransform bool
-	crs             *crsInfo // nil when the raster has no CRS
-	nodata          float64
-	hasNodata       bool
-	scale, offset   float64
-	unitType        string // band's vertical unit ("m", "ft", ...), may be empty
-	dataType        string // band's sample type, GDAL's name ("UInt16", "Float32", ...)
+// RasterInfo is what a Driver reports of a raster and the band it reads.
+type RasterInfo struct {
+	Driver          string // the format's short name ("GTiff")
+	Width, Height   int    // cells
+	GeoTransform    [6]float64
+	HasGeoTransform bool
+	CRS             *CRSInfo // nil when the raster has no CRS
+	Nodata          float64
+	HasNodata       bool
+	Scale, Offset   float64 // the band's: stored value × Scale + Offset
+	UnitType        string  // band's vertical unit ("m", "ft", ...), may be empty
+	DataType        string  // band's sample type, GDAL's name ("UInt16", "Float32", ...)
+}
+
+// Driver is what Load and Georef's lon/lat transforms need of a raster
+// library; package heightmap/gdal registers GDAL's when imported.
+type Driver struct {
+	// Read opens the raster at path read-only, describes band (from 1;
+	// 0: the only band, an error naming the bands when there are
+	// several), calls plan with that description and reads the window
+	// plan returns as float32 cells, row-major, before any unit
+	// conversion or nodata handling. Plan's error aborts the read before
+	// any cell is allocated.
+	Read func(path string, band int, plan func(RasterInfo) (Window, error)) (RasterInfo, []float32, error)
+	// Transform converts the points (x[i], y[i]) in place between
+	// longitude/latitude in degrees on WGS 84 and the CRS crsWKT, both in
+	// GIS order (x is the longitude or the easting).
+	Transform func(crsWKT string, toLonLat bool, x, y []float64) error
+}
+
+var driver struct {
+	sync.RWMutex
+	d Driver
+}
+
+// RegisterDriver makes d the driver of Load and of the lon/lat transforms,
+// for rasters other than RAW heightmaps. Package heightmap/gdal calls it
+// in its init; it is safe for concurrent use.
+func RegisterDriver(d Driver) {
+	driver.Lock()
+	driver.d = d
+	driver.Unlock()
+}
+
+func registered() Driver {
+	driver.RLock()
+	defer driver.RUnlock()
+	return driver.d
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/viewshed"
 )
@@ -76,7 +77,7 @@ store's CRS or in longitude and latitude.`,
 		}
 		ref := storeRef(s)
 		if *mode == "count" {
-			err = heightmap.WriteCounts(*out, ref, s.Width, s.Height, counts)
+			err = gdal.WriteCounts(*out, ref, s.Width, s.Height, counts)
 		} else {
 			mask := make([]byte, len(counts))
 			for i, v := range counts {
@@ -84,7 +85,7 @@ store's CRS or in longitude and latitude.`,
 					mask[i] = pvsVisible
 				}
 			}
-			err = heightmap.WriteMask(*out, ref, s.Width, s.Height, mask, pvsStyle)
+			err = gdal.WriteMask(*out, ref, s.Width, s.Height, mask, pvsStyle)
 		}
 		if err != nil {
 			return err
@@ -127,12 +128,12 @@ func readObservers(path string, s *compress.Store) ([][2]int, error) {
 		}
 		return cells, nil
 	}
-	pts, err := heightmap.ReadPoints(path, maxObservers)
+	pts, err := gdal.ReadPoints(path, maxObservers)
 	if err != nil {
 		return nil, err
 	}
 	lonlat := pts.Geographic
-	if pts.CRS != "" && !lonlat && ref.CRS != "" && !heightmap.SameCRS(pts.CRS, ref.CRS) {
+	if pts.CRS != "" && !lonlat && ref.CRS != "" && !gdal.SameCRS(pts.CRS, ref.CRS) {
 		return nil, fmt.Errorf("%s: its points are in another CRS than the store's: reproject them (ogr2ogr -t_srs EPSG:4326) or give map coordinates of the store", path)
 	}
 	cells := make([][2]int, 0, len(pts.X))

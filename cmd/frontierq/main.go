@@ -29,6 +29,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/render"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -131,7 +132,7 @@ type resultJSON struct {
 
 // storeRef is a store's georeferencing.
 func storeRef(s *compress.Store) heightmap.Georef {
-	return heightmap.Georef{GeoTransform: s.GeoTransform, HasGeoTransform: s.HasGeoTransform, CRS: s.CRS}
+	return s.Header.Georef()
 }
 
 func toJSON(s *compress.Store, f *grow.Frontier) frontierJSON {
@@ -148,7 +149,7 @@ func quadsJSON(f *grow.Frontier) [][3]int {
 }
 
 // frontierStyle colours frontierq --mask: A blue, B red, elsewhere no data.
-var frontierStyle = &heightmap.MaskStyle{Colors: map[uint8]color.RGBA{1: {30, 90, 230, 255}, 2: {220, 40, 40, 255}}, HasNodata: true}
+var frontierStyle = &gdal.MaskStyle{Colors: map[uint8]color.RGBA{1: {30, 90, 230, 255}, 2: {220, 40, 40, 255}}, HasNodata: true}
 
 func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := cli.NewRoot("frontierq", "Answer frontier-set queries on a baked PVS store",
@@ -226,7 +227,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *maskOut != "" {
 			mask := make([]byte, s.Width*s.Height)
 			paint(&res, s.Width, func(i int, v byte) { mask[i] = v })
-			if err := heightmap.WriteMask(*maskOut, storeRef(s), s.Width, s.Height, mask, frontierStyle); err != nil {
+			if err := gdal.WriteMask(*maskOut, storeRef(s), s.Width, s.Height, mask, frontierStyle); err != nil {
 				return err
 			}
 			written(*maskOut, "the frontiers as a byte GeoTIFF (1 A, 2 B)")
@@ -259,7 +260,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 func writeRegions(path string, s *compress.Store, res *grow.Result) (int, error) {
 	mask := make([]byte, s.Width*s.Height)
 	paint(res, s.Width, func(i int, v byte) { mask[i] = v })
-	return heightmap.WriteRegions(path, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+	return gdal.WriteRegions(path, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
 }
 
 // frontierPicture draws res on the store's hillshade at metric aspect (at

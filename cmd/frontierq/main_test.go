@@ -18,6 +18,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/audit"
@@ -635,7 +636,7 @@ func TestVerifyNodataAndWrongDEM(t *testing.T) {
 	}
 	dir := t.TempDir()
 	dem := filepath.Join(dir, "half.tif")
-	if err := heightmap.WriteElevation(dem, &g); err != nil {
+	if err := gdal.WriteElevation(dem, &g); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := heightmap.Load(dem, heightmap.Options{})

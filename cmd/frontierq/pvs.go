@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/compress"
-	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -24,7 +24,7 @@ const (
 )
 
 // pvsStyle colours frontierq pvs's GeoTIFF as the viewer does.
-var pvsStyle = &heightmap.MaskStyle{Colors: map[uint8]color.RGBA{
+var pvsStyle = &gdal.MaskStyle{Colors: map[uint8]color.RGBA{
 	pvsHidden: {60, 60, 90, 255}, pvsUnknown: {240, 170, 20, 255}, pvsVisible: {40, 200, 60, 255}}}
 
 // pvsCells fills dst (Width×Height bytes, row-major) with the PVS of cell
@@ -103,7 +103,7 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := pvsCells(s, wk, col, row, cells); err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
-		if err := heightmap.WriteMask(*out, storeRef(s), s.Width, s.Height, cells, pvsStyle); err != nil {
+		if err := gdal.WriteMask(*out, storeRef(s), s.Width, s.Height, cells, pvsStyle); err != nil {
 			return err
 		}
 		n := map[byte]int{}

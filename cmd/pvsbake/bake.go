@@ -23,6 +23,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -292,7 +293,7 @@ func writeTotalViewshed(path string, g *heightmap.Grid, counts []uint32) error {
 		cells[i] = float64(c)
 		area[i] = float64(c) * g.Dx * g.Dy
 	}
-	return heightmap.WriteBands(path, g.Georef, g.Width, g.Height, [][]float64{area, cells}, []string{"visible area (m²)", "visible cells"})
+	return gdal.WriteBands(path, g.Georef, g.Width, g.Height, [][]float64{area, cells}, []string{"visible area (m²)", "visible cells"})
 }
 
 // bakeJSON is bake --json's report: the stores written (or the shard's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
@@ -44,13 +45,13 @@ func synthCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}
-		if g.CRS, err = heightmap.CRSFromEPSG(synthEPSG); err != nil {
+		if g.CRS, err = gdal.CRSFromEPSG(synthEPSG); err != nil {
 			return err
 		}
 		// Place the terrain in the White Mountains' UTM zone, north-up.
 		g.GeoTransform = [6]float64{300000, *cell, 0, 4930000, 0, -*cell}
 		g.HasGeoTransform = true
-		if err := heightmap.WriteElevation(*out, g); err != nil {
+		if err := gdal.WriteElevation(*out, g); err != nil {
 			return err
 		}
 		lo, hi := g.MinMax()

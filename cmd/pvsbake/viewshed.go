@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
@@ -18,7 +18,7 @@ import (
 )
 
 // viewshedStyle colours the viewshed GeoTIFF: visible green, hidden grey.
-var viewshedStyle = &heightmap.MaskStyle{Colors: map[uint8]color.RGBA{0: {70, 70, 70, 255}, 255: {60, 190, 70, 255}}}
+var viewshedStyle = &gdal.MaskStyle{Colors: map[uint8]color.RGBA{0: {70, 70, 70, 255}, 255: {60, 190, 70, 255}}}
 
 // viewshedCmd is `pvsbake viewshed`, which writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
@@ -79,7 +79,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 			}
 		}
-		if err := heightmap.WriteMask(*out, g.Georef, g.Width, g.Height, mask, viewshedStyle); err != nil {
+		if err := gdal.WriteMask(*out, g.Georef, g.Width, g.Height, mask, viewshedStyle); err != nil {
 			return err
 		}
 		n := bm.CountVisible()

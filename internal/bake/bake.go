@@ -827,6 +827,7 @@ func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header 
 	if lf != (compress.LoadFlags{}) {
 		h.Load = &lf
 	}
+	h.LonLat = dem.LonLat
 	return h
 }
 

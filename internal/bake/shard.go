@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -274,6 +275,8 @@ func differ(a, b compress.PartHeader) string {
 			return fmt.Sprintf("DEM path (%s vs %s)", sa.Source, sb.Source)
 		case !sameLoad(sa.Load, sb.Load):
 			return "loading flags (cell size, height scale or RAW layout)"
+		case !reflect.DeepEqual(sa.LonLat, sb.LonLat):
+			return "lon/lat grid (georeferencing)"
 		case withoutLoad(sa) != withoutLoad(sb):
 			return "store header (grid spacing, georeferencing or height scale)"
 		}
@@ -287,11 +290,12 @@ func sameLoad(a, b *compress.LoadFlags) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
-// withoutLoad returns h without its loading flags, a pointer, so that
-// headers compare by value, and with its encoding written out (a header
-// read back names the flat encoding a bake's leaves empty).
+// withoutLoad returns h without its loading flags and lon/lat grid,
+// pointers, so that headers compare by value, and with its encoding
+// written out (a header read back names the flat encoding a bake's leaves
+// empty).
 func withoutLoad(h compress.Header) compress.Header {
-	h.Load = nil
+	h.Load, h.LonLat = nil, nil
 	if h.Encoding == "" {
 		h.Encoding = compress.Encoding
 	}

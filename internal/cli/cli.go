@@ -21,6 +21,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
+	_ "github.com/frontiersets/frontiersets/heightmap/gdal" // the commands read every raster GDAL reads
 	"github.com/frontiersets/frontiersets/horizon"
 )
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -14,7 +15,8 @@ import (
 // PointFlags locate one player or observer on a grid in one of three ways:
 // a cell (--NAME col,row), map coordinates in the grid's CRS (--NAME-xy
 // x,y, e.g. metres east and north in UTM) or longitude and latitude in
-// degrees on WGS 84 (--NAME-lonlat lon,lat, through GDAL).
+// degrees on WGS 84 (--NAME-lonlat lon,lat, through the grid's lon/lat
+// lattice, or GDAL for a store from before stores recorded one).
 type PointFlags struct {
 	name             string
 	cell, xy, lonlat string
@@ -83,6 +85,9 @@ func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int
 	x, y, err := ref.LonLatToMap(lon, lat)
 	if err == nil && !ref.HasGeoTransform {
 		err = heightmap.ErrNoGeoref
+	}
+	if errors.Is(err, heightmap.ErrOutside) {
+		return 0, 0, fmt.Errorf("%s %s is outside the grid: %s", p.flag("-lonlat"), p.lonlat, lonLatRange(ref, width, height))
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s %s: %w", p.flag("-lonlat"), p.lonlat, err)

@@ -4,7 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/frontiersets/frontiersets/bots"
-	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/interest"
 )
 
@@ -207,7 +207,7 @@ func (v *voronoi) edges(o *oracle, paths *bots.Paths, tk int, link func(i, j int
 		pairs(0, 1)
 	case len(v.xs) >= 3:
 		var err error
-		if v.tris, err = heightmap.Delaunay(v.xs, v.ys, v.tris[:0]); err != nil {
+		if v.tris, err = gdal.Delaunay(v.xs, v.ys, v.tris[:0]); err != nil {
 			return false
 		}
 		for _, t := range v.tris {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package heightmap
+package gdal
 
 // This file is the project's only binding to libgdal (Debian's libgdal-dev,
 // GDAL ≥ 3.6). The Go bindings on the module proxy are not available here, so
@@ -133,10 +133,10 @@ static int pvs_viewshed(GDALDatasetH dem, double x, double y, double oh, double 
 	return ok;
 }
 
-// pvs_transform converts one point between lon/lat on WGS 84 and the CRS
-// given as WKT, both in GIS order (x = lon or easting). It returns 0 when
-// either CRS cannot be parsed or the point cannot be transformed.
-static int pvs_transform(const char *wkt, int to_lonlat, double *x, double *y) {
+// pvs_transform converts n points in place between lon/lat on WGS 84 and
+// the CRS given as WKT, both in GIS order (x = lon or easting). It returns
+// 0 when either CRS cannot be parsed or a point cannot be transformed.
+static int pvs_transform(const char *wkt, int to_lonlat, int n, double *x, double *y) {
 	OGRSpatialReferenceH crs = OSRNewSpatialReference(NULL);
 	OGRSpatialReferenceH wgs = OSRNewSpatialReference(NULL);
 	int ok = OSRImportFromWkt(crs, (char **)&wkt) == OGRERR_NONE && OSRImportFromEPSG(wgs, 4326) == OGRERR_NONE;
@@ -145,7 +145,7 @@ static int pvs_transform(const char *wkt, int to_lonlat, double *x, double *y) {
 		OSRSetAxisMappingStrategy(crs, OAMS_TRADITIONAL_GIS_ORDER);
 		OSRSetAxisMappingStrategy(wgs, OAMS_TRADITIONAL_GIS_ORDER);
 		ct = to_lonlat ? OCTNewCoordinateTransformation(crs, wgs) : OCTNewCoordinateTransformation(wgs, crs);
-		ok = ct != NULL && OCTTransform(ct, 1, x, y, NULL);
+		ok = ct != NULL && OCTTransform(ct, n, x, y, NULL);
 	}
 	if (ct != NULL) OCTDestroyCoordinateTransformation(ct);
 	OSRDestroySpatialReference(crs);
@@ -317,13 +317,19 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
+
+func init() {
+	heightmap.RegisterDriver(heightmap.Driver{Read: read, Transform: transform})
+}
 
 var gdalOnce sync.Once
 
@@ -352,7 +358,7 @@ func shorten(msg string) string {
 }
 
 // describeCRS parses a WKT string through OSR.
-func describeCRS(wkt string) (*crsInfo, error) {
+func describeCRS(wkt string) (*heightmap.CRSInfo, error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -365,11 +371,11 @@ func describeCRS(wkt string) (*crsInfo, error) {
 	if C.pvs_srs(cw, &geo, &proj, &lin, &ang, &a, &invf, &name[0], C.int(len(name))) == 0 {
 		return nil, lastError("cannot parse the coordinate reference system")
 	}
-	return &crsInfo{
-		wkt: wkt, name: C.GoString(&name[0]),
-		geographic: geo != 0, projected: proj != 0,
-		linearUnit: float64(lin), angularUnit: float64(ang),
-		semiMajor: float64(a), invFlattening: float64(invf),
+	return &heightmap.CRSInfo{
+		WKT: wkt, Name: C.GoString(&name[0]),
+		Geographic: geo != 0, Projected: proj != 0,
+		LinearUnit: float64(lin), AngularUnit: float64(ang),
+		SemiMajor: float64(a), InvFlattening: float64(invf),
 	}, nil
 }
 
@@ -382,44 +388,41 @@ func CRSFromEPSG(code int) (string, error) {
 	C.CPLErrorReset()
 	w := C.pvs_epsg_wkt(C.int(code))
 	if w == nil {
-		return "", fmt.Errorf("heightmap: EPSG:%d: %w", code, lastError("unknown CRS"))
+		return "", fmt.Errorf("gdal: EPSG:%d: %w", code, lastError("unknown CRS"))
 	}
 	defer C.CPLFree(unsafe.Pointer(w))
 	return C.GoString(w), nil
 }
 
-// gdalRead opens path read-only and reads band (from 1; 0: the only band)
-// of the window win (cells; a zero Window means the whole raster) as
-// float32, row-major (data[r*win.Width+c]). Only the window's rows are read
-// from disk. Before any cell is allocated or read it calls before with the
-// raster's description and the window to read; its error aborts the read.
-// It returns the raster's description and the cells before any unit
-// conversion or nodata handling.
-func gdalRead(path string, win Window, bandNo int, before func(rasterInfo, Window) error) (rasterInfo, []float32, error) {
+// read opens path read-only, describes band (from 1; 0: the only band),
+// calls plan with the description and reads the window it returns as
+// float32, row-major (data[r*win.Width+c]); see heightmap.Driver.Read.
+// Only the window's rows are read from disk.
+func read(path string, bandNo int, plan func(heightmap.RasterInfo) (heightmap.Window, error)) (heightmap.RasterInfo, []float32, error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var info rasterInfo
+	var info heightmap.RasterInfo
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	C.CPLErrorReset()
 	ds := C.GDALOpenEx(cpath, C.GDAL_OF_RASTER|C.GDAL_OF_READONLY|C.GDAL_OF_VERBOSE_ERROR, nil, nil, nil)
 	if ds == nil {
-		return info, nil, fmt.Errorf("%w: %v", ErrNotRaster, lastError("GDAL cannot open it"))
+		return info, nil, fmt.Errorf("%w: %v", heightmap.ErrNotRaster, lastError("GDAL cannot open it"))
 	}
 	defer C.GDALClose(ds)
 	if drv := C.GDALGetDatasetDriver(ds); drv != nil {
-		info.driver = C.GoString(C.GDALGetDriverShortName(drv))
+		info.Driver = C.GoString(C.GDALGetDriverShortName(drv))
 	}
-	info.width = int(C.GDALGetRasterXSize(ds))
-	info.height = int(C.GDALGetRasterYSize(ds))
+	info.Width = int(C.GDALGetRasterXSize(ds))
+	info.Height = int(C.GDALGetRasterYSize(ds))
 	bands := int(C.GDALGetRasterCount(ds))
-	if bands < 1 || info.width <= 0 || info.height <= 0 {
-		return info, nil, ErrEmpty
+	if bands < 1 || info.Width <= 0 || info.Height <= 0 {
+		return info, nil, heightmap.ErrEmpty
 	}
 	switch {
 	case bandNo == 0 && bands > 1:
-		return info, nil, fmt.Errorf("%w: %s; pick the elevation band with --band N", ErrBands, describeBands(ds, bands))
+		return info, nil, fmt.Errorf("%w: %s; pick the elevation band with --band N", heightmap.ErrBands, describeBands(ds, bands))
 	case bandNo == 0:
 		bandNo = 1
 	case bandNo < 0 || bandNo > bands:
@@ -427,40 +430,35 @@ func gdalRead(path string, win Window, bandNo int, before func(rasterInfo, Windo
 	}
 	var gt [6]C.double
 	if C.GDALGetGeoTransform(ds, &gt[0]) == C.CE_None {
-		info.hasGeoTransform = true
+		info.HasGeoTransform = true
 	}
 	for i := range gt {
-		info.geoTransform[i] = float64(gt[i])
+		info.GeoTransform[i] = float64(gt[i])
 	}
 	if wkt := C.GoString(C.GDALGetProjectionRef(ds)); wkt != "" {
 		crs, err := describeCRS(wkt)
 		if err != nil {
 			return info, nil, err
 		}
-		info.crs = crs
+		info.CRS = crs
 	}
 	band := C.GDALGetRasterBand(ds, C.int(bandNo))
 	var ok C.int
 	nd := C.GDALGetRasterNoDataValue(band, &ok)
-	info.nodata, info.hasNodata = float64(nd), ok != 0
-	info.scale = float64(C.GDALGetRasterScale(band, &ok))
-	if ok == 0 || info.scale == 0 {
-		info.scale = 1
+	info.Nodata, info.HasNodata = float64(nd), ok != 0
+	info.Scale = float64(C.GDALGetRasterScale(band, &ok))
+	if ok == 0 || info.Scale == 0 {
+		info.Scale = 1
 	}
-	info.offset = float64(C.GDALGetRasterOffset(band, &ok))
+	info.Offset = float64(C.GDALGetRasterOffset(band, &ok))
 	if ok == 0 {
-		info.offset = 0
+		info.Offset = 0
 	}
-	info.unitType = C.GoString(C.GDALGetRasterUnitType(band))
-	info.dataType = C.GoString(C.GDALGetDataTypeName(C.GDALGetRasterDataType(band)))
+	info.UnitType = C.GoString(C.GDALGetRasterUnitType(band))
+	info.DataType = C.GoString(C.GDALGetDataTypeName(C.GDALGetRasterDataType(band)))
 
-	if win == (Window{}) {
-		win = Window{Width: info.width, Height: info.height}
-	}
-	if err := win.check(info.width, info.height); err != nil {
-		return info, nil, err
-	}
-	if err := before(info, win); err != nil {
+	win, err := plan(info)
+	if err != nil {
 		return info, nil, err
 	}
 	data := make([]float32, win.Width*win.Height)
@@ -493,7 +491,7 @@ func describeBands(ds C.GDALDatasetH, n int) string {
 // DEFLATE-compressed tiled GeoTIFF on the georeferencing ref. It writes to a
 // temporary file beside path and renames it, so an interrupted write never
 // leaves a partial file under path.
-func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels []unsafe.Pointer, names []string, nodata *float64, style *MaskStyle) (err error) {
+func writeGeoTIFF(path string, ref heightmap.Georef, w, h int, t C.GDALDataType, pixels []unsafe.Pointer, names []string, nodata *float64, style *MaskStyle) (err error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -579,9 +577,9 @@ func writeGeoTIFF(path string, ref Georef, w, h int, t C.GDALDataType, pixels []
 // file, then rename): masks and viewsheds on a grid's own cells, with the
 // colour table and nodata value of style (nil: none). Errors wrap GDAL's
 // message and name path.
-func WriteMask(path string, ref Georef, width, height int, data []byte, style *MaskStyle) error {
+func WriteMask(path string, ref heightmap.Georef, width, height int, data []byte, style *MaskStyle) error {
 	if len(data) != width*height || width <= 0 || height <= 0 {
-		return fmt.Errorf("heightmap: mask of %d bytes for a %d×%d grid", len(data), width, height)
+		return fmt.Errorf("gdal: mask of %d bytes for a %d×%d grid", len(data), width, height)
 	}
 	var nodata *float64
 	if style != nil && style.HasNodata {
@@ -598,9 +596,9 @@ func WriteMask(path string, ref Georef, width, height int, data []byte, style *M
 // as a one-band UInt32 GeoTIFF on the georeferencing ref, atomically
 // (temporary file, then rename): cumulative viewsheds. Errors wrap GDAL's
 // message and name path.
-func WriteCounts(path string, ref Georef, width, height int, data []uint32) error {
+func WriteCounts(path string, ref heightmap.Georef, width, height int, data []uint32) error {
 	if len(data) != width*height || width <= 0 || height <= 0 {
-		return fmt.Errorf("heightmap: %d counts for a %d×%d grid", len(data), width, height)
+		return fmt.Errorf("gdal: %d counts for a %d×%d grid", len(data), width, height)
 	}
 	if err := writeGeoTIFF(path, ref, width, height, C.GDT_UInt32, []unsafe.Pointer{unsafe.Pointer(&data[0])}, nil, nil, nil); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -612,14 +610,14 @@ func WriteCounts(path string, ref Georef, width, height int, data []uint32) erro
 // band[row*width+col]) as one Float64 GeoTIFF on the georeferencing ref,
 // band i+1 described by names[i], atomically (temporary file, then
 // rename): total viewsheds. Errors wrap GDAL's message and name path.
-func WriteBands(path string, ref Georef, width, height int, bands [][]float64, names []string) error {
+func WriteBands(path string, ref heightmap.Georef, width, height int, bands [][]float64, names []string) error {
 	if width <= 0 || height <= 0 || len(bands) == 0 {
-		return fmt.Errorf("heightmap: %d bands for a %d×%d grid", len(bands), width, height)
+		return fmt.Errorf("gdal: %d bands for a %d×%d grid", len(bands), width, height)
 	}
 	px := make([]unsafe.Pointer, len(bands))
 	for i, b := range bands {
 		if len(b) != width*height {
-			return fmt.Errorf("heightmap: band %d of %d values for a %d×%d grid", i+1, len(b), width, height)
+			return fmt.Errorf("gdal: band %d of %d values for a %d×%d grid", i+1, len(b), width, height)
 		}
 		px[i] = unsafe.Pointer(&b[0])
 	}
@@ -631,19 +629,19 @@ func WriteBands(path string, ref Georef, width, height int, bands [][]float64, n
 
 // WriteElevation writes g's elevations (metres, float32) as a GeoTIFF on g's
 // georeferencing, with nodata cells set to NaN, atomically.
-func WriteElevation(path string, g *Grid) error {
+func WriteElevation(path string, g *heightmap.Grid) error {
 	data := g.Elev
 	if g.NodataCount > 0 {
 		data = append([]float32(nil), g.Elev...)
 		for i, nd := range g.Nodata {
 			if nd {
-				data[i] = float32(nan())
+				data[i] = float32(math.NaN())
 			}
 		}
 	}
 	var nd *float64
 	if g.NodataCount > 0 {
-		v := nan()
+		v := math.NaN()
 		nd = &v
 	}
 	if err := writeGeoTIFF(path, g.Georef, g.Width, g.Height, C.GDT_Float32, []unsafe.Pointer{unsafe.Pointer(&data[0])}, nil, nd, nil); err != nil {
@@ -652,59 +650,66 @@ func WriteElevation(path string, g *Grid) error {
 	return nil
 }
 
-// GDALViewshed runs GDAL's viewshed (GDALViewshedGenerate, in memory, no
+// Viewshed runs GDAL's viewshed (GDALViewshedGenerate, in memory, no
 // Earth curvature) on a grid's elevations, for benchmarks that compare the
 // project's visibility with GDAL's on the same grid and observers. It is not
 // safe for concurrent use; Close frees it.
-type GDALViewshed struct {
+type Viewshed struct {
 	ds     C.GDALDatasetH
 	w, h   int
 	dx, dy float64
 }
 
-// NewGDALViewshed copies g's elevations (metres) into an in-memory GDAL
+// NewViewshed copies g's elevations (metres) into an in-memory GDAL
 // dataset on a metric grid of g's cell spacing.
-func NewGDALViewshed(g *Grid) (*GDALViewshed, error) {
+func NewViewshed(g *heightmap.Grid) (*Viewshed, error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	C.CPLErrorReset()
 	ds := C.pvs_mem_dem(C.int(g.Width), C.int(g.Height), (*C.float)(unsafe.Pointer(&g.Elev[0])), C.double(g.Dx), C.double(g.Dy))
 	if ds == nil {
-		return nil, fmt.Errorf("heightmap: GDAL viewshed: %w", lastError("cannot make an in-memory dataset"))
+		return nil, fmt.Errorf("gdal: viewshed: %w", lastError("cannot make an in-memory dataset"))
 	}
-	return &GDALViewshed{ds: ds, w: g.Width, h: g.Height, dx: g.Dx, dy: g.Dy}, nil
+	return &Viewshed{ds: ds, w: g.Width, h: g.Height, dx: g.Dx, dy: g.Dy}, nil
 }
 
 // Viewshed computes the visibility of every cell from an observer at cell
 // (col,row), eye observerHeight metres above the ground, targets
 // targetHeight metres tall, into dst (Width×Height bytes, row-major: 255
 // visible, 0 hidden), as gdal_viewshed -cc 0 does.
-func (v *GDALViewshed) Viewshed(col, row int, observerHeight, targetHeight float64, dst []byte) error {
+func (v *Viewshed) Viewshed(col, row int, observerHeight, targetHeight float64, dst []byte) error {
 	if len(dst) != v.w*v.h || col < 0 || row < 0 || col >= v.w || row >= v.h {
-		return fmt.Errorf("heightmap: GDAL viewshed from (%d,%d) into %d bytes for a %d×%d grid", col, row, len(dst), v.w, v.h)
+		return fmt.Errorf("gdal: viewshed from (%d,%d) into %d bytes for a %d×%d grid", col, row, len(dst), v.w, v.h)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	C.CPLErrorReset()
 	x, y := (float64(col)+0.5)*v.dx, -(float64(row)+0.5)*v.dy
 	if C.pvs_viewshed(v.ds, C.double(x), C.double(y), C.double(observerHeight), C.double(targetHeight), (*C.uchar)(unsafe.Pointer(&dst[0])), C.int(v.w), C.int(v.h)) == 0 {
-		return fmt.Errorf("heightmap: GDAL viewshed: %w", lastError("GDALViewshedGenerate failed"))
+		return fmt.Errorf("gdal: viewshed: %w", lastError("GDALViewshedGenerate failed"))
 	}
 	return nil
 }
 
 // Close frees the in-memory dataset.
-func (v *GDALViewshed) Close() {
+func (v *Viewshed) Close() {
 	if v.ds != nil {
 		C.GDALClose(v.ds)
 		v.ds = nil
 	}
 }
 
-// transformLonLat converts (x, y) between lon/lat in degrees on WGS 84 and
-// the CRS wkt (GIS order: x is lon or easting), through GDAL.
-func transformLonLat(wkt string, toLonLat bool, x, y float64) (float64, float64, error) {
+// transform converts the points (x[i], y[i]) in place between lon/lat in
+// degrees on WGS 84 and the CRS wkt (GIS order: x is lon or easting),
+// through GDAL; see heightmap.Driver.Transform.
+func transform(wkt string, toLonLat bool, x, y []float64) error {
+	if len(x) != len(y) {
+		return fmt.Errorf("gdal: transform %d x and %d y coordinates", len(x), len(y))
+	}
+	if len(x) == 0 {
+		return nil
+	}
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -714,17 +719,18 @@ func transformLonLat(wkt string, toLonLat bool, x, y float64) (float64, float64,
 	if toLonLat {
 		to = 1
 	}
-	cx, cy := C.double(x), C.double(y)
 	C.CPLErrorReset()
-	if C.pvs_transform(cw, to, &cx, &cy) == 0 {
-		return 0, 0, lastError("GDAL cannot transform between the grid's CRS and WGS 84 lon/lat")
+	// SAFETY: x and y hold len(x) float64s each, laid out as C doubles,
+	// and hold no Go pointers; C transforms them in place during the call.
+	if C.pvs_transform(cw, to, C.int(len(x)), (*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0]))) == 0 {
+		return lastError("GDAL cannot transform between the grid's CRS and WGS 84 lon/lat")
 	}
-	return float64(cx), float64(cy), nil
+	return nil
 }
 
 // polygonize writes the regions of data (width×height bytes, row-major) to
 // a vector file; see WriteRegions.
-func polygonize(path, driver string, ref Georef, width, height int, data []byte, labels map[byte]string) (int, error) {
+func polygonize(path, driver string, ref heightmap.Georef, width, height int, data []byte, labels map[byte]string) (int, error) {
 	gdalInit()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -777,7 +783,7 @@ func polygonize(path, driver string, ref Georef, width, height int, data []byte,
 func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
 	n := len(x)
 	if n < 3 || len(y) != n || n > 1<<24 {
-		return dst, fmt.Errorf("heightmap: Delaunay triangulation of %d×%d coordinates: want 3 to 2^24 points", len(x), len(y))
+		return dst, fmt.Errorf("gdal: Delaunay triangulation of %d×%d coordinates: want 3 to 2^24 points", len(x), len(y))
 	}
 	gdalInit()
 	runtime.LockOSThread()
@@ -788,7 +794,7 @@ func Delaunay(x, y []float64, dst [][3]int32) ([][3]int32, error) {
 	// doubles, and hold no Go pointers; C reads them during the call only.
 	m := C.pvs_delaunay(C.int(n), (*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0])), &tri[0], C.int(2*n))
 	if m < 0 {
-		return dst, fmt.Errorf("heightmap: Delaunay triangulation of %d points: %w", n, lastError("GDAL could not triangulate them (all on one line?)"))
+		return dst, fmt.Errorf("gdal: Delaunay triangulation of %d points: %w", n, lastError("GDAL could not triangulate them (all on one line?)"))
 	}
 	for i := range int(m) {
 		dst = append(dst, [3]int32{int32(tri[3*i]), int32(tri[3*i+1]), int32(tri[3*i+2])})
@@ -827,7 +833,7 @@ func readPoints(path string, maxPoints int) (Points, error) {
 				if err != nil {
 					return Points{}, err
 				}
-				p.Geographic = info.geographic
+				p.Geographic = info.Geographic
 			}
 			return p, nil
 		}

@@ -1,4 +1,4 @@
-package heightmap
+package gdal
 
 import (
 	"math/rand/v2"

@@ -1,13 +1,17 @@
-package heightmap
+package gdal
 
-import "testing"
+import (
+	"testing"
 
-// TestGDALViewshed: on a flat grid GDAL sees every cell; a 10 m wall hides
+	"github.com/frontiersets/frontiersets/heightmap"
+)
+
+// TestViewshed: on a flat grid GDAL sees every cell; a 10 m wall hides
 // the cells behind it from a 1.8 m eye.
-func TestGDALViewshed(t *testing.T) {
+func TestViewshed(t *testing.T) {
 	const w, h = 40, 30
-	g := &Grid{Width: w, Height: h, Elev: make([]float32, w*h), Dx: 2, Dy: 3}
-	v, err := NewGDALViewshed(g)
+	g := &heightmap.Grid{Width: w, Height: h, Elev: make([]float32, w*h), Dx: 2, Dy: 3}
+	v, err := NewViewshed(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +28,7 @@ func TestGDALViewshed(t *testing.T) {
 	for r := range h {
 		g.Elev[r*w+20] = 10
 	}
-	v, err = NewGDALViewshed(g)
+	v, err = NewViewshed(g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,15 @@
-package heightmap
+package gdal
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 )
-
-// ErrNoCRS reports lon/lat asked of a grid whose CRS is unknown.
-var ErrNoCRS = errors.New("heightmap: the grid has no CRS, so lon/lat cannot be placed on it; give cells or map x,y instead")
 
 // MaskStyle is how a byte mask (WriteMask) shows in a GIS: the colour of each
 // listed value in the GeoTIFF's colour table (others transparent black) and,
@@ -22,33 +18,6 @@ type MaskStyle struct {
 	Colors    map[uint8]color.RGBA
 	Nodata    uint8
 	HasNodata bool
-}
-
-// LonLatToMap returns the map coordinates (CRS units) of a point given in
-// degrees of longitude and latitude on WGS 84, through GDAL's coordinate
-// transformation. Errors: ErrNoCRS, a longitude outside −180…180 or a
-// latitude outside −90…90, or GDAL's message when it cannot transform.
-func (g Georef) LonLatToMap(lon, lat float64) (x, y float64, err error) {
-	if g.CRS == "" {
-		return 0, 0, ErrNoCRS
-	}
-	if !(lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90) {
-		return 0, 0, fmt.Errorf("lon/lat %g,%g: want longitude −180 to 180 and latitude −90 to 90 degrees", lon, lat)
-	}
-	return transformLonLat(g.CRS, false, lon, lat)
-}
-
-// MapToLonLat returns the longitude and latitude in degrees on WGS 84 of a
-// map point (CRS units). Errors as LonLatToMap.
-func (g Georef) MapToLonLat(x, y float64) (lon, lat float64, err error) {
-	if g.CRS == "" {
-		return 0, 0, ErrNoCRS
-	}
-	lon, lat, err = transformLonLat(g.CRS, true, x, y)
-	if err == nil && (math.IsNaN(lon) || math.IsNaN(lat) || math.IsInf(lon, 0) || math.IsInf(lat, 0)) {
-		err = fmt.Errorf("map point %g,%g has no lon/lat in the grid's CRS", x, y)
-	}
-	return lon, lat, err
 }
 
 // WriteRegions traces the regions of equal non-zero value of data
@@ -61,9 +30,9 @@ func (g Georef) MapToLonLat(x, y float64) (lon, lat float64, err error) {
 // and renamed over it, so an interrupted write leaves nothing half-written.
 // It returns the number of polygons; errors name path and give GDAL's
 // message.
-func WriteRegions(path string, ref Georef, width, height int, data []byte, labels map[byte]string) (int, error) {
+func WriteRegions(path string, ref heightmap.Georef, width, height int, data []byte, labels map[byte]string) (int, error) {
 	if len(data) != width*height || width <= 0 || height <= 0 {
-		return 0, fmt.Errorf("heightmap: regions of %d bytes for a %d×%d grid", len(data), width, height)
+		return 0, fmt.Errorf("gdal: regions of %d bytes for a %d×%d grid", len(data), width, height)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
 	driver := map[string]string{".geojson": "GeoJSON", ".json": "GeoJSON", ".gpkg": "GPKG"}[ext]
@@ -105,7 +74,7 @@ type Points struct {
 func ReadPoints(path string, maxPoints int) (Points, error) {
 	p, err := readPoints(path, maxPoints)
 	if err != nil {
-		return Points{}, fmt.Errorf("heightmap: %s: %w", path, err)
+		return Points{}, fmt.Errorf("gdal: %s: %w", path, err)
 	}
 	return p, nil
 }

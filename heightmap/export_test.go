@@ -1,0 +1,4 @@
+package heightmap
+
+// MetresPerDegree exposes metresPerDegree to the external tests.
+var MetresPerDegree = metresPerDegree
