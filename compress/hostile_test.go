@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 )
 
@@ -460,16 +462,31 @@ func testHostileMetadata(t *testing.T, version uint32) {
 		"flat geotransform":  func(h *Header) { h.GeoTransform, h.HasGeoTransform = [6]float64{0, 1, 0, 0, 0, 0}, true },
 		"cap −1":             func(h *Header) { h.Cap.Codes = -1 },
 		"dy 1e308":           func(h *Header) { h.DyM = 1e308 },
+		"lon/lat, no CRS":    func(h *Header) { withLattice(h, lattice(h.Width, h.Height)); h.CRS = "" },
+		"lon/lat nodes":      func(h *Header) { withLattice(h, lattice(h.Width+1, h.Height)) },
+		"lon/lat 1e300":      func(h *Header) { withLattice(h, lattice(h.Width, h.Height)); h.LonLat.Degrees[4] = 1e300 },
+		"lon/lat 3×3": func(h *Header) {
+			withLattice(h, lattice(h.Width, h.Height))
+			h.LonLat.Cols, h.LonLat.Rows, h.LonLat.Degrees = 3, 3, h.LonLat.Degrees[:18]
+		},
 	} {
 		c := slices.Clone(secs)
 		editHeader(c, edit)
 		_, err := Decode(bytes.NewReader(assemble(m, v, c)))
 		var fe *FormatError
-		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "header: ") {
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "header: ") ||
+			strings.HasPrefix(name, "lon/lat") && !strings.Contains(err.Error(), "lon/lat grid") {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}
+	// A well-formed lattice is read back as written.
 	c := slices.Clone(secs)
+	ll := lattice(13, 9)
+	editHeader(c, func(h *Header) { withLattice(h, ll) })
+	if s, err := Decode(bytes.NewReader(assemble(m, v, c))); err != nil || !reflect.DeepEqual(s.LonLat, ll) {
+		t.Errorf("a lon/lat lattice: %v, read back %+v", err, s)
+	}
+	c = slices.Clone(secs)
 	i := find(c, tagElev)
 	p := bytes.Clone(c[i].payload)
 	binary.LittleEndian.PutUint32(p[4*5:], math.Float32bits(float32(math.NaN())))
@@ -477,6 +494,23 @@ func testHostileMetadata(t *testing.T, version uint32) {
 	if _, err := Decode(bytes.NewReader(assemble(m, v, c))); err == nil || !strings.Contains(err.Error(), "cell (5,0) is NaN") {
 		t.Errorf("NaN elevation: %v", err)
 	}
+}
+
+// lattice returns a lon/lat lattice of 4×4 nodes for a width×height grid
+// near 44°N 71°W.
+func lattice(width, height int) *heightmap.LonLatGrid {
+	l := &heightmap.LonLatGrid{Cols: 4, Rows: 4, StepU: float64(width), StepV: float64(height)}
+	for j := range 4 {
+		for i := range 4 {
+			l.Degrees = append(l.Degrees, -71+0.001*float64(i), 44-0.001*float64(j))
+		}
+	}
+	return l
+}
+
+// withLattice gives h a geotransform, a CRS and the lattice ll.
+func withLattice(h *Header, ll *heightmap.LonLatGrid) {
+	h.GeoTransform, h.HasGeoTransform, h.CRS, h.LonLat = [6]float64{0, 1, 0, 0, 0, -1}, true, "WKT", ll
 }
 
 // TestVisibilityModels: a store names its visibility model and version
