@@ -24,16 +24,53 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/fault"
+	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
-// Store is an opened PVS store: its decoded hierarchy, elevations and
-// georeferencing (the embedded compress.Store) and a grower for frontier
-// queries. All its methods are safe for concurrent use.
+// Store is an opened PVS store: its hierarchy of PVSs, elevations and
+// georeferencing, read in place from the file's mapping, and a grower for
+// frontier queries. It hands out copies (Info, Elevation, PVS), never the
+// mapping itself. All its methods are safe for concurrent use, but Close.
 type Store struct {
-	*compress.Store
+	st      *compress.Store
 	grower  *grow.Grower
 	scratch sync.Pool // *grow.Scratch
+}
+
+// Info describes a store: its grid, how it was baked and what its cap kept.
+type Info struct {
+	Width, Height int     // cells
+	DxM, DyM      float64 // metres between columns, between rows
+	// GeoTransform maps a fractional cell (u, v) from the grid's top-left
+	// corner to map coordinates: x = gt[0] + u·gt[1] + v·gt[2],
+	// y = gt[3] + u·gt[4] + v·gt[5] (when HasGeoTransform).
+	GeoTransform    [6]float64
+	HasGeoTransform bool
+	CRS             string // WKT; "" when unknown
+	CRSName         string // "EPSG:32619", the CRS's name, or ""
+	// Params are the visibility parameters the store was baked with:
+	// the model (Params.LOS: sector, conservative or region), the sectors,
+	// the observer and target heights and view distance in metres, and
+	// the PVS cell (Params.PVSCell heightmap cells a side; 0 or 1: the
+	// heightmap's own).
+	Params horizon.Params
+	// Model names the model and its version ("region v1").
+	Model string
+	// Coded reports a coded store (trees entropy-coded, decoded when a
+	// query reads them) rather than a flat one.
+	Coded bool
+	// BudgetBytes is the memory budget the store was capped to (0: capped
+	// at a node count instead); StoredBytes what its trees take in the
+	// file.
+	BudgetBytes, StoredBytes int64
+	// Quads is the number of PVSs (one per quad of every level, §3.2);
+	// HiddenKept the share of hidden cells the cap kept, over the bake's
+	// sample (1: all).
+	Quads      int
+	HiddenKept float64
 }
 
 // Open opens the store file at path (written by Bake or `pvsbake bake`).
@@ -43,10 +80,10 @@ type Store struct {
 // that a large store opens at once and its memory follows what queries
 // read. A PVS that fails its checks reads as hiding nothing (a smaller
 // frontier set, never a wrong one) and Err reports it; a file truncated or
-// changed while open makes queries return an error wrapping
-// fault.ErrFault instead of crashing. Close releases the mapping. Errors
-// name path: a missing file, or a *compress.FormatError with the byte
-// offset of what is wrong.
+// changed while open makes queries return an error wrapping ErrFault
+// instead of crashing. Close releases the mapping. Errors name path: a
+// missing file, ErrNotStore, or a *FormatError with the byte offset of
+// what is wrong.
 func Open(path string) (*Store, error) {
 	s, err := bake.OpenStore(path)
 	if err != nil {
@@ -58,12 +95,37 @@ func Open(path string) (*Store, error) {
 func newStore(s *compress.Store, path string) (*Store, error) {
 	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
 	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	st := &Store{Store: s, grower: gr}
+	st := &Store{st: s, grower: gr}
 	st.scratch.New = func() any { return new(grow.Scratch) }
 	return st, nil
 }
+
+// Close releases the store's file mapping; the store must not be used
+// afterwards.
+func (s *Store) Close() error { return s.st.Close() }
+
+// Err returns the first PVS that failed its checks when a query read it
+// (it then read as hiding nothing), as a *FormatError with its file
+// offset; nil when none did.
+func (s *Store) Err() error { return s.st.Err() }
+
+// Info returns the store's description (a copy).
+func (s *Store) Info() Info {
+	h := s.st.Header
+	return Info{
+		Width: h.Width, Height: h.Height, DxM: h.DxM, DyM: h.DyM,
+		GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, CRSName: h.CRSName,
+		Params: h.Params.Horizon(), Model: h.Params.ModelName(), Coded: h.Encoding == compress.EncodingCoded,
+		BudgetBytes: h.BudgetBytes, StoredBytes: s.st.Hierarchy.StoredBytes(),
+		Quads: s.st.Quads, HiddenKept: s.st.HiddenKept,
+	}
+}
+
+// Size returns the grid's width and height in cells.
+func (s *Store) Size() (width, height int) { return s.st.Width, s.st.Height }
 
 // Grower returns the store's grower, for queries with caller-owned scratch
 // (grow.Grower.Grow) and for the interest managers (interest.NewManager,
@@ -73,7 +135,8 @@ func (s *Store) Grower() *grow.Grower { return s.grower }
 // Frontier grows the frontier set of players at cells a and b ([col, row])
 // with options opt (the zero value: the hierarchical method with lossless
 // merges, §3.5). res.MutuallyVisible reports players who see each other,
-// who have none. Errors: a cell outside the grid or on nodata, a == b.
+// who have none. Errors: ErrOutside, ErrNodata (a player on a nodata
+// cell), ErrIdentical (a == b), ErrOptions, ErrFault.
 func (s *Store) Frontier(a, b [2]int, opt grow.Options) (grow.Result, error) {
 	sc := s.scratch.Get().(*grow.Scratch)
 	defer s.scratch.Put(sc)
@@ -87,18 +150,18 @@ func (s *Store) Frontier(a, b [2]int, opt grow.Options) (grow.Result, error) {
 // reaching half a cell either side): the nearest sample, halves rounding
 // up. A store of the region model (horizon.LOSRegion) keeps its frontier
 // guarantee for every position in its cells' squares; the point models'
-// for the samples alone. Errors: a position outside the grid.
+// for the samples alone. Errors: ErrOutside.
 func (s *Store) PositionCell(x, y float64) (col, row int, err error) {
-	if !(x >= -0.5 && x < float64(s.Width)-0.5 && y >= -0.5 && y < float64(s.Height)-0.5) {
-		return 0, 0, fmt.Errorf("frontiersets: position %g,%g is outside the %d×%d grid (cells -0.5 to %g, -0.5 to %g)",
-			x, y, s.Width, s.Height, float64(s.Width)-0.5, float64(s.Height)-0.5)
+	w, h := s.st.Width, s.st.Height
+	if !(x >= -0.5 && x < float64(w)-0.5 && y >= -0.5 && y < float64(h)-0.5) {
+		return 0, 0, errOutside("frontiersets: position %g,%g is outside the %d×%d grid (cells -0.5 to %g, -0.5 to %g)",
+			x, y, w, h, float64(w)-0.5, float64(h)-0.5)
 	}
 	return int(math.Floor(x + 0.5)), int(math.Floor(y + 0.5)), nil
 }
 
 // FrontierAt is Frontier for players at positions a and b in fractional
-// cells (PositionCell). Errors: as Frontier, and a position outside the
-// grid.
+// cells (PositionCell). Errors: as Frontier.
 func (s *Store) FrontierAt(a, b [2]float64, opt grow.Options) (grow.Result, error) {
 	ac, ar, err := s.PositionCell(a[0], a[1])
 	if err != nil {
@@ -111,14 +174,14 @@ func (s *Store) FrontierAt(a, b [2]float64, opt grow.Options) (grow.Result, erro
 	return s.Frontier([2]int{ac, ar}, [2]int{bc, br}, opt)
 }
 
-// Georef returns the store's georeferencing: the DEM window's geotransform
-// and CRS.
+// Georef returns the store's georeferencing: the grid's geotransform, CRS
+// and lon/lat lattice (shared: read only).
 func (s *Store) Georef() heightmap.Georef {
-	return s.Header.Georef()
+	return s.st.Header.Georef()
 }
 
 // CellToMap returns the map coordinates (CRS units) of the centre of cell
-// (col, row). Errors: heightmap.ErrNoGeoref, a cell outside the grid.
+// (col, row). Errors: ErrNoGeoref, ErrOutside.
 func (s *Store) CellToMap(col, row int) (x, y float64, err error) {
 	if err := s.checkCell(col, row); err != nil {
 		return 0, 0, err
@@ -127,18 +190,18 @@ func (s *Store) CellToMap(col, row int) (x, y float64, err error) {
 }
 
 // MapToCell returns the cell holding map point (x, y) in CRS units.
-// Errors: heightmap.ErrNoGeoref, a point outside the grid (naming the
-// grid's extent).
+// Errors: ErrNoGeoref, ErrOutside (naming the grid's extent).
 func (s *Store) MapToCell(x, y float64) (col, row int, err error) {
-	return s.Georef().MapToCell(x, y, s.Width, s.Height)
+	col, row, err = s.Georef().MapToCell(x, y, s.st.Width, s.st.Height)
+	return col, row, outside(err)
 }
 
 // CellToLonLat returns the longitude and latitude in degrees (WGS 84) of
 // the centre of cell (col, row), through the lon/lat lattice the store
 // records (heightmap.LonLatGrid: GDAL's transform at bake time,
 // interpolated within a millimetre), with no GDAL needed. Errors: as
-// CellToMap, heightmap.ErrNoCRS, and heightmap.ErrNoGDAL for a store baked
-// before stores recorded the lattice, in a program without heightmap/gdal.
+// CellToMap, ErrNoCRS, and ErrNoGDAL for a store baked before stores
+// recorded the lattice, in a program without heightmap/gdal.
 func (s *Store) CellToLonLat(col, row int) (lon, lat float64, err error) {
 	x, y, err := s.CellToMap(col, row)
 	if err != nil {
@@ -149,8 +212,8 @@ func (s *Store) CellToLonLat(col, row int) (lon, lat float64, err error) {
 
 // LonLatToCell returns the cell holding the point at longitude lon and
 // latitude lat in degrees (WGS 84), through the store's lon/lat lattice as
-// CellToLonLat. Errors: heightmap.ErrNoCRS, heightmap.ErrNoGeoref,
-// heightmap.ErrNoGDAL (as CellToLonLat), a point outside the grid.
+// CellToLonLat. Errors: ErrNoCRS, ErrNoGeoref, ErrNoGDAL (as
+// CellToLonLat), ErrOutside.
 func (s *Store) LonLatToCell(lon, lat float64) (col, row int, err error) {
 	ref := s.Georef()
 	if !ref.HasGeoTransform {
@@ -158,24 +221,77 @@ func (s *Store) LonLatToCell(lon, lat float64) (col, row int, err error) {
 	}
 	x, y, err := ref.LonLatToMap(lon, lat)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, outside(err)
 	}
-	return ref.MapToCell(x, y, s.Width, s.Height)
+	col, row, err = ref.MapToCell(x, y, s.st.Width, s.st.Height)
+	return col, row, outside(err)
 }
 
 // Elevation returns the ground's height at cell (col, row) in metres, as
-// baked (nodata cells hold the filled value the bake used). Errors: a cell
-// outside the grid.
+// baked (nodata cells hold the filled value the bake used). Errors:
+// ErrOutside.
 func (s *Store) Elevation(col, row int) (float64, error) {
 	if err := s.checkCell(col, row); err != nil {
 		return 0, err
 	}
-	return float64(s.Elev[row*s.Width+col]), nil
+	return float64(s.st.Elev[row*s.st.Width+col]), nil
+}
+
+// Nodata reports whether cell (col, row) had no data in the DEM (a player
+// cannot stand there). Errors: ErrOutside.
+func (s *Store) Nodata(col, row int) (bool, error) {
+	if err := s.checkCell(col, row); err != nil {
+		return false, err
+	}
+	return s.st.Nodata != nil && s.st.Nodata[row*s.st.Width+col], nil
 }
 
 func (s *Store) checkCell(col, row int) error {
-	if col < 0 || row < 0 || col >= s.Width || row >= s.Height {
-		return fmt.Errorf("frontiersets: cell %d,%d is outside the %d×%d grid", col, row, s.Width, s.Height)
+	if col < 0 || row < 0 || col >= s.st.Width || row >= s.st.Height {
+		return errOutside("frontiersets: cell %d,%d is outside the %d×%d grid", col, row, s.st.Width, s.st.Height)
 	}
 	return nil
+}
+
+// Cell values of a PVS mask (Store.PVS), as the C library's FS_HIDDEN,
+// FS_UNKNOWN and FS_VISIBLE.
+const (
+	PVSHidden  = 0
+	PVSUnknown = 128 // a cap's "maybe": possibly visible (§3.4)
+	PVSVisible = 255
+)
+
+// PVS returns the stored PVS of cell (col, row) as a mask of Width×Height
+// bytes, row-major (cell (c, r) at r·Width+c): PVSVisible, PVSUnknown or
+// PVSHidden, reusing dst's memory when it is large enough. Errors:
+// ErrOutside, ErrFault.
+func (s *Store) PVS(col, row int, dst []byte) (mask []byte, err error) {
+	if err := s.checkCell(col, row); err != nil {
+		return dst, err
+	}
+	defer fault.Recover(&err, fault.Arm())
+	w, h := s.st.Width, s.st.Height
+	if cap(dst) < w*h {
+		dst = make([]byte, w*h)
+	}
+	m := dst[:w*h]
+	clear(m)
+	hi := s.st.Hierarchy
+	t := hi.PVS(hi.QuadIndex(0, col, row))
+	var walk quadpvs.Walker
+	walk.Leaves(hi.G, &t, func(st quadpvs.Status, l, x, y int) {
+		v := byte(PVSVisible)
+		switch st {
+		case quadpvs.Hidden:
+			return
+		case quadpvs.Unknown:
+			v = PVSUnknown
+		}
+		for r := y << l; r < min((y+1)<<l, h); r++ {
+			for c := x << l; c < min((x+1)<<l, w); c++ {
+				m[r*w+c] = v
+			}
+		}
+	})
+	return m, nil
 }

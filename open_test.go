@@ -7,7 +7,6 @@ import (
 
 	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/grow"
-	"github.com/frontiersets/frontiersets/internal/fault"
 )
 
 // pairs returns up to n pairs of cells of a w×h grid, spread over it.
@@ -43,27 +42,111 @@ func TestTruncatedUnderReader(t *testing.T) {
 	if err := os.Truncate(path, 4096); err != nil {
 		t.Fatal(err)
 	}
-	faults := 0
-	for _, p := range pairs(s.Width, s.Height, 40) {
+	faults, pvsFaults := 0, 0
+	w, h := s.Size()
+	for _, p := range pairs(w, h, 40) {
 		_, err := s.Frontier(p[0], p[1], grow.Options{})
-		if errors.Is(err, fault.ErrFault) {
+		if errors.Is(err, frontiersets.ErrFault) {
 			faults++
 		} else if err != nil {
-			t.Fatalf("query: %v, want nil or fault.ErrFault", err)
+			t.Fatalf("query: %v, want nil or ErrFault", err)
+		}
+		if _, err := s.PVS(p[0][0], p[0][1], nil); errors.Is(err, frontiersets.ErrFault) {
+			pvsFaults++
+		} else if err != nil {
+			t.Fatalf("PVS: %v, want nil or ErrFault", err)
 		}
 	}
-	if faults == 0 {
-		t.Fatal("no query read past the cut")
+	if faults == 0 || pvsFaults == 0 {
+		t.Fatalf("%d queries and %d PVS reads of 40 read past the cut, want some of each", faults, pvsFaults)
 	}
 	// Rewritten in place with its bytes shifted: garbage under the mapping.
 	shifted := append(make([]byte, 24), good...)
 	if err := os.WriteFile(path, shifted, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pairs(s.Width, s.Height, 40) {
-		if _, err := s.Frontier(p[0], p[1], grow.Options{}); err != nil && !errors.Is(err, fault.ErrFault) {
+	for _, p := range pairs(w, h, 40) {
+		if _, err := s.Frontier(p[0], p[1], grow.Options{}); err != nil && !errors.Is(err, frontiersets.ErrFault) {
 			t.Fatalf("query on a rewritten file: %v", err)
 		}
 	}
 	t.Logf("%d of 40 queries faulted after the cut; Err after the rewrite: %v", faults, s.Err())
+}
+
+// TestStoreErrorsAndPVS: every way of naming a point off the grid fails
+// with an error matching ErrOutside (the C library's FS_ERANGE rests on
+// it), the other query errors match theirs, Info describes the store, and
+// a frontier set's cells are hidden in the stored PVSs of the other side's
+// player (Store.PVS).
+func TestStoreErrorsAndPVS(t *testing.T) {
+	path, done := bakeDemo()
+	defer done()
+	s, err := frontiersets.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	info := s.Info()
+	if w, h := s.Size(); w != 48 || h != 40 || info.Width != w || info.Height != h || info.DxM != 10 || info.CRSName != "EPSG:32619" ||
+		info.Params.Sectors != 256 || info.Quads == 0 || info.StoredBytes == 0 || info.Coded || !(info.HiddenKept > 0 && info.HiddenKept <= 1) {
+		t.Errorf("Info = %+v", info)
+	}
+	x0, y0, _ := s.CellToMap(0, 0)
+	for name, err := range map[string]error{
+		"position": func() error { _, _, err := s.PositionCell(47.5, 0); return err }(),
+		"map":      func() error { _, _, err := s.MapToCell(x0-10, y0); return err }(),
+		"lon/lat":  func() error { _, _, err := s.LonLatToCell(-72.5, 44.4); return err }(),
+		"far":      func() error { _, _, err := s.LonLatToCell(100, -30); return err }(),
+		"frontier": func() error { _, err := s.Frontier([2]int{48, 0}, [2]int{1, 1}, grow.Options{}); return err }(),
+		"at": func() error {
+			_, err := s.FrontierAt([2]float64{-0.6, 0}, [2]float64{1, 1}, grow.Options{})
+			return err
+		}(),
+		"elev":   func() error { _, err := s.Elevation(0, 40); return err }(),
+		"nodata": func() error { _, err := s.Nodata(-1, 0); return err }(),
+		"pvs":    func() error { _, err := s.PVS(0, -1, nil); return err }(),
+		"to map": func() error { _, _, err := s.CellToMap(48, 0); return err }(),
+	} {
+		if !errors.Is(err, frontiersets.ErrOutside) {
+			t.Errorf("%s: %v, want ErrOutside", name, err)
+		}
+	}
+	if _, err := s.Frontier([2]int{3, 3}, [2]int{3, 3}, grow.Options{}); !errors.Is(err, frontiersets.ErrIdentical) {
+		t.Errorf("one cell for both: %v", err)
+	}
+	if _, err := s.Frontier([2]int{3, 3}, [2]int{5, 3}, grow.Options{Neighbours: 5}); !errors.Is(err, frontiersets.ErrOptions) {
+		t.Errorf("5 neighbours: %v", err)
+	}
+	res, err := s.Frontier([2]int{2, 2}, [2]int{45, 37}, grow.Options{})
+	if err != nil || res.MutuallyVisible {
+		t.Fatal(res.MutuallyVisible, err)
+	}
+	pa, err := s.PVS(2, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := s.PVS(45, 37, make([]byte, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa[2*48+2] != frontiersets.PVSVisible || pb[37*48+45] != frontiersets.PVSVisible {
+		t.Errorf("a player's own cell reads %d and %d in its PVS", pa[2*48+2], pb[37*48+45])
+	}
+	hidden := 0
+	for r := range 40 {
+		for c := range 48 {
+			if res.B.Contains(c, r) && pa[r*48+c] != frontiersets.PVSHidden {
+				t.Fatalf("cell %d,%d of B's region is %d in A's PVS", c, r, pa[r*48+c])
+			}
+			if res.A.Contains(c, r) && pb[r*48+c] != frontiersets.PVSHidden {
+				t.Fatalf("cell %d,%d of A's region is %d in B's PVS", c, r, pb[r*48+c])
+			}
+			if pa[r*48+c] == frontiersets.PVSHidden {
+				hidden++
+			}
+		}
+	}
+	if hidden == 0 || hidden == 48*40 {
+		t.Errorf("A's PVS hides %d of %d cells", hidden, 48*40)
+	}
 }

@@ -259,7 +259,7 @@ func (gr *Grower) groundOf(k int) float32 {
 
 // Err returns the first fault of a Grower method without an error result
 // (QuadsHidden, Hides, HidesEach: they then answered "not hidden"),
-// wrapping fault.ErrFault, or nil.
+// wrapping frontiersets.ErrFault, or nil.
 func (gr *Grower) Err() error {
 	if e := gr.faulted.Load(); e != nil {
 		return *e

@@ -110,7 +110,7 @@ func (c *Cumulative) Counts(dst []uint32) []uint32 {
 // goroutines (at least 1), each with its own counts merged at the end; h
 // must be of c's geometry and safe for concurrent readers (a store's
 // hierarchy is). It returns h.Err() (a tree that failed its checks reads
-// as hiding nothing), or an error wrapping fault.ErrFault when the store's
+// as hiding nothing), or an error wrapping frontiersets.ErrFault when the store's
 // mapped file was truncated or changed while read.
 func (c *Cumulative) AddCells(h *quadpvs.Hierarchy, cells [][2]int, workers int) error {
 	workers = max(1, min(workers, len(cells)))

@@ -25,7 +25,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -103,13 +102,19 @@ func (f *growFlags) options() (grow.Options, error) {
 	return o, nil
 }
 
-// openGrower loads a store and prepares its grower (frontiersets.Open).
+// openGrower opens a store in place (compress.Open, as frontiersets.Open)
+// and prepares its grower.
 func openGrower(path string) (*compress.Store, *grow.Grower, error) {
-	s, err := frontiersets.Open(path)
+	s, err := compress.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Store, s.Grower(), nil
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, gr, nil
 }
 
 // frontierJSON is one frontier in --json output: its player's cell (with map

@@ -107,7 +107,7 @@ func TestCExample(t *testing.T) {
 	defer s.Close()
 	for _, p := range examplePairs {
 		out, code := runC(t, dir, bin, store, fmt.Sprint(p[0]), fmt.Sprint(p[1]), fmt.Sprint(p[2]), fmt.Sprint(p[3]))
-		if want := exampleOutput(t, s, p); code != 0 || out != want {
+		if want := exampleOutput(t, s, store, p); code != 0 || out != want {
 			t.Errorf("frontier %v: exit %d\n%s\nwant\n%s", p, code, out, want)
 		}
 	}
@@ -123,8 +123,8 @@ func TestCExample(t *testing.T) {
 var examplePairs = [][4]int{{2, 2, 45, 37}, {20, 20, 21, 20}, {0, 39, 47, 0}}
 
 // exampleOutput is what examples/c/frontier.c and examples/csharp print for
-// players p on store s, from the Go package.
-func exampleOutput(t *testing.T, s *frontiersets.Store, p [4]int) string {
+// players p on store s (at path), from the Go packages.
+func exampleOutput(t *testing.T, s *frontiersets.Store, path string, p [4]int) string {
 	t.Helper()
 	res, err := s.Frontier([2]int{p[0], p[1]}, [2]int{p[2], p[3]}, grow.Options{MaxSteps: 125})
 	if err != nil {
@@ -134,14 +134,28 @@ func exampleOutput(t *testing.T, s *frontiersets.Store, p [4]int) string {
 	if !res.MutuallyVisible {
 		want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads))
 	}
-	tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, p[0], p[1]))
+	n := pvsCounts(t, path, p[0], p[1])
+	return want + fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])
+}
+
+// pvsCounts counts the cells of each status in the PVS of cell (col, row)
+// of the store at path, read from its hierarchy (not through Store.PVS,
+// which the C library calls).
+func pvsCounts(t *testing.T, path string, col, row int) map[quadpvs.Status]int {
+	t.Helper()
+	cs, err := compress.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tr := cs.Hierarchy.PVS(cs.Hierarchy.QuadIndex(0, col, row))
 	n := map[quadpvs.Status]int{}
-	for r := range s.Height {
-		for c := range s.Width {
-			n[tr.CellStatus(s.Hierarchy.G, c, r)]++
+	for r := range cs.Height {
+		for c := range cs.Width {
+			n[tr.CellStatus(cs.Hierarchy.G, c, r)]++
 		}
 	}
-	return want + fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])
+	return n
 }
 
 // TestCSharp: examples/csharp/Frontier.cs, compiled with mono's mcs and
@@ -163,7 +177,7 @@ func TestCSharp(t *testing.T) {
 	defer s.Close()
 	for _, p := range examplePairs {
 		out, code := runC(t, dir, "mono", exe, store, fmt.Sprint(p[0]), fmt.Sprint(p[1]), fmt.Sprint(p[2]), fmt.Sprint(p[3]))
-		if want := exampleOutput(t, s, p); code != 0 || out != want {
+		if want := exampleOutput(t, s, store, p); code != 0 || out != want {
 			t.Errorf("Frontier.exe %v: exit %d\n%s\nwant\n%s", p, code, out, want)
 		}
 	}
@@ -293,14 +307,9 @@ func TestPython(t *testing.T) {
 	for _, q := range res.A.Quads {
 		quads = append(quads, [3]int{q.Col(), q.Row(), q.Size()})
 	}
-	tr := s.Hierarchy.PVS(s.Hierarchy.QuadIndex(0, a[0], a[1]))
-	n := map[quadpvs.Status]int{}
-	for r := range s.Height {
-		for c := range s.Width {
-			n[tr.CellStatus(s.Hierarchy.G, c, r)]++
-		}
-	}
-	want, _ := json.Marshal(map[string]any{"width": s.Width, "height": s.Height, "a": a, "b": bb,
+	n := pvsCounts(t, store, a[0], a[1])
+	width, height := s.Size()
+	want, _ := json.Marshal(map[string]any{"width": width, "height": height, "a": a, "b": bb,
 		"a_points": res.A.Points, "b_points": res.B.Points, "a_quads": quads,
 		"pvs": []int{n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden]}})
 	env := []string{"FRONTIERSETS_TEST_STORE=" + store, "FRONTIERSETS_TEST_HOSTILE=" + hostile, "FRONTIERSETS_TEST_WANT=" + string(want)}

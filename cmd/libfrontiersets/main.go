@@ -22,7 +22,6 @@ import (
 	"github.com/frontiersets/frontiersets"
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
-	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -67,20 +66,16 @@ func finish(err error, cerr *C.fs_error) C.int {
 	switch {
 	case errors.As(err, &st):
 		code = st.code
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, fault.ErrFault), errors.Is(err, compress.ErrNotFile):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, frontiersets.ErrFault), errors.Is(err, compress.ErrNotFile):
 		code = C.FS_EIO
 	case errors.As(err, &fe):
 		code = C.FS_EFORMAT
-	case errors.Is(err, grow.ErrOutside), errors.Is(err, grow.ErrNodata), errors.Is(err, grow.ErrIdentical):
+	case errors.Is(err, frontiersets.ErrOutside), errors.Is(err, frontiersets.ErrNodata), errors.Is(err, frontiersets.ErrIdentical):
 		code = C.FS_ERANGE
-	case errors.Is(err, heightmap.ErrNoGeoref), errors.Is(err, heightmap.ErrNoCRS), errors.Is(err, heightmap.ErrNoGDAL):
+	case errors.Is(err, frontiersets.ErrNoGeoref), errors.Is(err, frontiersets.ErrNoCRS), errors.Is(err, frontiersets.ErrNoGDAL):
 		code = C.FS_ENOGEO
-	case errors.Is(err, grow.ErrOptions):
+	case errors.Is(err, frontiersets.ErrOptions):
 		code = C.FS_EINVAL
-	default:
-		if strings.Contains(err.Error(), "outside") {
-			code = C.FS_ERANGE
-		}
 	}
 	if cerr != nil {
 		msg := err.Error()
@@ -129,8 +124,9 @@ func use(id C.fs_store, fn func(s *frontiersets.Store) error) (err error) {
 func null(what string) error { return fail(C.FS_EINVAL, "%s is NULL", what) }
 
 func checkCell(s *frontiersets.Store, col, row C.int32_t) error {
-	if col < 0 || row < 0 || int(col) >= s.Width || int(row) >= s.Height {
-		return fail(C.FS_ERANGE, "cell %d,%d is outside the %d×%d grid", col, row, s.Width, s.Height)
+	w, h := s.Size()
+	if col < 0 || row < 0 || int(col) >= w || int(row) >= h {
+		return fail(C.FS_ERANGE, "cell %d,%d is outside the %d×%d grid", col, row, w, h)
 	}
 	return nil
 }
@@ -184,11 +180,12 @@ func fs_info_get(store C.fs_store, info *C.fs_info, cerr *C.fs_error) C.int {
 		if info == nil {
 			return null("info")
 		}
+		in := s.Info()
 		*info = C.fs_info{
-			width: C.int32_t(s.Width), height: C.int32_t(s.Height),
-			cell_x_m: C.double(s.DxM), cell_y_m: C.double(s.DyM),
-			georeferenced: cbool(s.HasGeoTransform), has_crs: cbool(s.HasGeoTransform && s.CRS != ""),
-			stored_bytes: C.int64_t(s.Hierarchy.StoredBytes()), hidden_kept: C.double(s.HiddenKept),
+			width: C.int32_t(in.Width), height: C.int32_t(in.Height),
+			cell_x_m: C.double(in.DxM), cell_y_m: C.double(in.DyM),
+			georeferenced: cbool(in.HasGeoTransform), has_crs: cbool(in.HasGeoTransform && in.CRS != ""),
+			stored_bytes: C.int64_t(in.StoredBytes), hidden_kept: C.double(in.HiddenKept),
 		}
 		return nil
 	}), cerr)
@@ -243,9 +240,10 @@ func fs_frontier(store C.fs_store, colA, rowA, colB, rowB C.int32_t, copt *C.fs_
 		if out.quads_a != nil && int(out.quads_a_cap) < len(r.A.Quads) || out.quads_b != nil && int(out.quads_b_cap) < len(r.B.Quads) {
 			return fail(C.FS_ESPACE, "quad buffers of %d and %d for frontiers of %d and %d quads", out.quads_a_cap, out.quads_b_cap, len(r.A.Quads), len(r.B.Quads))
 		}
-		n := int64(s.Width) * int64(s.Height)
+		w, h := s.Size()
+		n := int64(w) * int64(h)
 		if (out.mask_a != nil || out.mask_b != nil) && int64(out.mask_len) != n {
-			return fail(C.FS_ESPACE, "masks of %d bytes for a %d×%d grid: want %d", out.mask_len, s.Width, s.Height, n)
+			return fail(C.FS_ESPACE, "masks of %d bytes for a %d×%d grid: want %d", out.mask_len, w, h, n)
 		}
 		for k, f := range []*grow.Frontier{&r.A, &r.B} {
 			qp, qcap, mp := out.quads_a, out.quads_a_cap, out.mask_a
@@ -264,9 +262,9 @@ func fs_frontier(store C.fs_store, colA, rowA, colB, rowB C.int32_t, copt *C.fs_
 				m := unsafe.Slice((*byte)(unsafe.Pointer(mp)), n)
 				clear(m)
 				for _, q := range f.Quads {
-					for row := q.Row(); row < min(q.Row()+q.Size(), s.Height); row++ {
-						for col := q.Col(); col < min(q.Col()+q.Size(), s.Width); col++ {
-							m[row*s.Width+col] = 1
+					for row := q.Row(); row < min(q.Row()+q.Size(), h); row++ {
+						for col := q.Col(); col < min(q.Col()+q.Size(), w); col++ {
+							m[row*w+col] = 1
 						}
 					}
 				}
@@ -285,31 +283,16 @@ func fs_pvs(store C.fs_store, col, row C.int32_t, mask *C.uint8_t, maskLen C.int
 		if err := checkCell(s, col, row); err != nil {
 			return err
 		}
-		n := int64(s.Width) * int64(s.Height)
+		w, h := s.Size()
+		n := int64(w) * int64(h)
 		if int64(maskLen) != n {
-			return fail(C.FS_ESPACE, "a mask of %d bytes for a %d×%d grid: want %d", maskLen, s.Width, s.Height, n)
+			return fail(C.FS_ESPACE, "a mask of %d bytes for a %d×%d grid: want %d", maskLen, w, h, n)
 		}
-		// SAFETY: the caller's mask holds maskLen = Width·Height bytes (checked above).
+		// SAFETY: the caller's mask holds maskLen = Width·Height bytes
+		// (checked above); Store.PVS writes exactly that many.
 		m := unsafe.Slice((*byte)(unsafe.Pointer(mask)), n)
-		clear(m)
-		h := s.Hierarchy
-		t := h.PVS(h.QuadIndex(0, int(col), int(row)))
-		var w quadpvs.Walker
-		w.Leaves(h.G, &t, func(st quadpvs.Status, l, x, y int) {
-			v := byte(C.FS_VISIBLE)
-			switch st {
-			case quadpvs.Hidden:
-				return
-			case quadpvs.Unknown:
-				v = C.FS_UNKNOWN
-			}
-			for r := y << l; r < min((y+1)<<l, s.Height); r++ {
-				for c := x << l; c < min((x+1)<<l, s.Width); c++ {
-					m[r*s.Width+c] = v
-				}
-			}
-		})
-		return nil
+		_, err := s.PVS(int(col), int(row), m[:0])
+		return err
 	}), cerr)
 }
 
@@ -336,10 +319,7 @@ func fs_map_to_cell(store C.fs_store, x, y C.double, col, row *C.int32_t, cerr *
 		}
 		c, r, err := s.MapToCell(float64(x), float64(y))
 		if err != nil {
-			if !s.HasGeoTransform {
-				return err
-			}
-			return fail(C.FS_ERANGE, "%v", err)
+			return err
 		}
 		*col, *row = C.int32_t(c), C.int32_t(r)
 		return nil
