@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -25,14 +24,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *fixture {
 	t.Helper()
-	p := filepath.Join("../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dem := testdem.Load(t, name, win, heightmap.Options{})
 	par := horizon.ThesisParams()
 	par.Sectors = 512
 	m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, par)
@@ -60,6 +52,7 @@ func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *f
 			t.Fatal(err)
 		}
 	}
+	var err error
 	if f.gr, err = New(h, dem.Elev, dem.Nodata); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,8 @@ package horizon
 import (
 	"errors"
 	"flag"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -163,20 +162,11 @@ func TestHorizonExport(t *testing.T) {
 	}
 }
 
-// loadWindow loads a window of a shared real DEM as a Terrain.
+// loadWindow loads a window of a real DEM as a Terrain: from its committed
+// crop when the crop holds it, else from the shared data folder.
 func loadWindow(t testing.TB, name string, w heightmap.Window) Terrain {
 	t.Helper()
-	p := filepath.Join("../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	g, err := heightmap.Load(p, heightmap.Options{Window: w})
-	if errors.Is(err, heightmap.ErrNoGDAL) {
-		t.Skipf("real DEM %s: %v", p, err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testdem.Any(t, name, w)
 	return Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
 }
 

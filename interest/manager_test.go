@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -29,14 +29,7 @@ type world struct {
 
 func newWorld(t testing.TB, name string, win heightmap.Window, nodes int) *world {
 	t.Helper()
-	p := filepath.Join("../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dem := testdem.Load(t, name, win, heightmap.Options{})
 	par := horizon.ThesisParams()
 	par.Sectors = 256
 	out := filepath.Join(t.TempDir(), "w.pvs")

@@ -1,6 +1,7 @@
 package quadpvs
 
 import (
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"testing"
 
@@ -160,10 +161,7 @@ func BenchmarkCellStatus(b *testing.B) {
 func BenchmarkHierarchy(b *testing.B) {
 	g, _ := NewGeometry(128, 128)
 	bms := make([]horizon.Bitmap, 128*128)
-	dem, err := heightmap.Load("../../shared/data/N44W072.hgt", heightmap.Options{Window: heightmap.Window{Col: 700, Row: 700, Width: 128, Height: 128}})
-	if err != nil {
-		b.Skipf("real DEM absent: %v", err)
-	}
+	dem := testdem.Load(b, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 128, Height: 128}, heightmap.Options{})
 	m, _ := horizon.New(horizon.Terrain{Width: 128, Height: 128, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 	wk := m.NewWorker()
 	for i := range bms {

@@ -1,8 +1,7 @@
 package quadpvs
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -24,14 +23,7 @@ func TestEncodeBlock(t *testing.T) {
 		{"annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 300, Width: 37, Height: 42}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join("../../shared/data", tc.name)
-			if _, err := os.Stat(p); err != nil {
-				t.Skipf("real DEM %s absent: %v", p, err)
-			}
-			dem, err := heightmap.Load(p, heightmap.Options{Window: tc.win})
-			if err != nil {
-				t.Skip(err)
-			}
+			dem := testdem.Load(t, tc.name, tc.win, heightmap.Options{})
 			var nodata []bool
 			if tc.nodata {
 				nodata = make([]bool, len(dem.Elev))

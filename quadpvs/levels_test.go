@@ -1,9 +1,8 @@
 package quadpvs
 
 import (
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -32,14 +31,7 @@ func TestEncodeLevelsMatchesBitmap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join("../../shared/data", c.name)
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("real DEM %s absent: %v", path, err)
-			}
-			dem, err := heightmap.Load(path, heightmap.Options{Window: c.win})
-			if err != nil {
-				t.Fatal(err)
-			}
+			dem := testdem.Load(t, c.name, c.win, heightmap.Options{})
 			p := horizon.ThesisParams()
 			if c.params != nil {
 				c.params(&p)

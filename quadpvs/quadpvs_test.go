@@ -2,9 +2,8 @@ package quadpvs
 
 import (
 	"fmt"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -257,14 +256,7 @@ func TestMergeInto(t *testing.T) {
 // and a visibility worker with the default parameters.
 func realWorker(t testing.TB, name string, win heightmap.Window) (Geometry, *horizon.Worker) {
 	t.Helper()
-	p := filepath.Join("../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	dem, err := heightmap.Load(p, heightmap.Options{Window: win})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dem := testdem.Any(t, name, win)
 	m, err := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 	if err != nil {
 		t.Fatal(err)
@@ -367,16 +359,12 @@ func TestQuadCount(t *testing.T) {
 // window and checks that every quad's PVS is exactly the OR of its cells'
 // viewsheds (lossless) and that the builder insists on Morton order.
 func TestHierarchy(t *testing.T) {
-	for _, name := range []string{"N44W072.hgt", "annarbor-dsm-2ft.tif"} {
+	for name, win := range map[string]heightmap.Window{
+		"N44W072.hgt":          {Col: 700, Row: 700, Width: 21, Height: 13},
+		"annarbor-dsm-2ft.tif": {Col: 400, Row: 350, Width: 21, Height: 13},
+	} {
 		t.Run(name, func(t *testing.T) {
-			p := filepath.Join("../../shared/data", name)
-			if _, err := os.Stat(p); err != nil {
-				t.Skipf("real DEM absent: %v", err)
-			}
-			dem, err := heightmap.Load(p, heightmap.Options{Window: heightmap.Window{Col: 400, Row: 350, Width: 21, Height: 13}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			dem := testdem.Load(t, name, win, heightmap.Options{})
 			m, _ := horizon.New(horizon.Terrain{Width: dem.Width, Height: dem.Height, Elev: dem.Elev, Dx: dem.Dx, Dy: dem.Dy}, horizon.ThesisParams())
 			wk := m.NewWorker()
 			g, _ := NewGeometry(dem.Width, dem.Height)

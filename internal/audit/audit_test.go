@@ -2,7 +2,7 @@ package audit
 
 import (
 	"context"
-	"os"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"path/filepath"
 	"testing"
 
@@ -20,14 +20,7 @@ import (
 // (it may hide a few more: a cell is judged against its own wedge's
 // profile, where the sector model takes the lower of two).
 func TestConservativeStoreAudits(t *testing.T) {
-	src := "../../../shared/data/N44W072.hgt"
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("real DEM %s absent", src)
-	}
-	g, err := heightmap.Load(src, heightmap.Options{Window: heightmap.Window{Col: 700, Row: 700, Width: 40, Height: 36}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testdem.Load(t, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 40, Height: 36}, heightmap.Options{})
 	hidden := map[bool]int{}
 	for _, cons := range []bool{false, true} {
 		p := horizon.ThesisParams()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,15 +18,7 @@ import (
 
 func loadWindow(t testing.TB, name string, w heightmap.Window) *heightmap.Grid {
 	t.Helper()
-	p := filepath.Join("../../../shared/data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s absent: %v", p, err)
-	}
-	g, err := heightmap.Load(p, heightmap.Options{Window: w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return testdem.Load(t, name, w, heightmap.Options{})
 }
 
 // TestBakeRealWindow bakes a small real window into an uncapped store and a
@@ -61,7 +54,8 @@ func TestBakeRealWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if se.Params.Sectors != 256 || se.Width != 24 || se.Window != [4]int{830, 860, 24, 19} || se.Elev[5] != dem.Elev[5] {
+	// The window in the committed crop's cells (it starts at 100, 100).
+	if se.Params.Sectors != 256 || se.Width != 24 || se.Window != [4]int{830 - 100, 860 - 100, 24, 19} || se.Elev[5] != dem.Elev[5] || se.LonLat == nil {
 		t.Errorf("header %+v", se.Header)
 	}
 	g := se.Hierarchy.G
@@ -232,7 +226,7 @@ func BenchmarkRun(b *testing.B) {
 		{"hgt-600-2400m", heightmap.Window{Col: 300, Row: 300, Width: 600, Height: 600}, 2400},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			dem := loadWindow(b, "N44W072.hgt", bc.win)
+			dem := testdem.Shared(b, "N44W072.hgt", bc.win)
 			g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
 			if err != nil {
 				b.Fatal(err)
