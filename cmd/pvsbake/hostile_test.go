@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"image"
 	"image/color"
 	"image/png"
@@ -91,15 +93,12 @@ func TestInterruptedBakes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes to interrupt them (make check)")
 	}
-	dem := "../../../shared/data/N44W072.hgt"
-	if _, err := os.Stat(dem); err != nil {
-		t.Skipf("real DEM absent: %v", err)
-	}
+	dem, win := testdem.Path(t, "N44W072.hgt", heightmap.Window{Col: 700, Row: 700, Width: 200, Height: 200})
 	dir := t.TempDir()
 	bin := buildPvsbake(t, dir)
 	out := filepath.Join(dir, "store")
 	// Long enough to be caught while it runs: about a minute of work.
-	slow := []string{"bake", dem, "-o", out, "--window", "700,700,200,200", "--budget", "50MB,100MB", "--quiet", "--workers", "1"}
+	slow := []string{"bake", dem, "-o", out, "--window", win.String(), "--budget", "50MB,100MB", "--quiet", "--workers", "1"}
 	temps := func() []string {
 		m, _ := filepath.Glob(filepath.Join(dir, ".store-*.tmp*"))
 		return m
@@ -142,7 +141,7 @@ func TestInterruptedBakes(t *testing.T) {
 	for _, n := range left {
 		os.Chtimes(n, old, old)
 	}
-	quick := []string{"bake", dem, "-o", out, "--window", "700,700,24,24", "--sectors", "64", "--budget", "50MB,100MB", "--quiet"}
+	quick := []string{"bake", dem, "-o", out, "--window", heightmap.Window{Col: win.Col, Row: win.Row, Width: 24, Height: 24}.String(), "--sectors", "64", "--budget", "50MB,100MB", "--quiet"}
 	if o, err := exec.Command(bin, quick...).CombinedOutput(); err != nil {
 		t.Fatalf("bake after a kill: %v: %s", err, o)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,13 +31,10 @@ func TestShardsAsProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes shards as processes (make check)")
 	}
-	dem := "../../../shared/data/N44W072.hgt"
-	if _, err := os.Stat(dem); err != nil {
-		t.Skipf("real DEM absent: %v", err)
-	}
+	dem, win := testdem.Path(t, "N44W072.hgt", heightmap.Window{Col: 600, Row: 700, Width: 50, Height: 41})
 	dir := t.TempDir()
 	bin := buildPvsbake(t, dir)
-	flags := []string{"--window", "600,700,50,41", "--sectors", "128", "--budget", "200kB,2MB", "--quiet"}
+	flags := []string{"--window", win.String(), "--sectors", "128", "--budget", "200kB,2MB", "--quiet"}
 	run := func(args ...string) (string, string, error) {
 		var o, e bytes.Buffer
 		cmd := exec.Command(bin, args...)
