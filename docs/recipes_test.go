@@ -54,31 +54,7 @@ func TestRecipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, bin := t.TempDir(), t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake", "./cmd/frontierq")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	// The folder stands for the repository's root: its entries linked in
-	// (the Go recipe's replace points at it), the recipes' files beside.
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The Go recipe's new module takes the project's dependencies from the
-	// module cache or proxy; the checksum database may be out of reach.
-	// /usr/bin before the rest: the Python recipe wants the system's
-	// python3, whose numpy (Debian's python3-numpy) a venv can share.
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+"/usr/bin"+string(os.PathListSeparator)+os.Getenv("PATH"), "GOWORK=off", "GOSUMDB=off", "GOFLAGS=-mod=mod")
+	dir, env := sandbox(t, root)
 	for i, b := range blocks {
 		if testing.Short() && (strings.Contains(b, "--encoding coded") || strings.Contains(b, "bake-sharded") ||
 			strings.Contains(b, "--los conservative") || strings.Contains(b, "go mod init") ||
