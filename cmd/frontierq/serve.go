@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -411,14 +412,26 @@ func jsonError(w http.ResponseWriter, msg string, code int) {
 // longest first.
 var queryParams = []string{"grow-larger", "neighbours", "max-steps", "a-lonlat", "b-lonlat", "method", "merge", "queue", "exact", "a-xy", "b-xy", "at", "a", "b"}
 
+// flagTerm matches a flag of queryParams in a message, with the value
+// after it, if any ("--a 99,3", "--merge=no", "--b-xy or").
+var flagTerm = regexp.MustCompile(`--(` + strings.Join(queryParams, "|") + `)\b(?:[ =]("[^"]*"|[^\s,;)]+(?:,[^\s,;)]+)*))?`)
+
+// notValues are the words that follow a flag's name in a message but are
+// not its value ("give exactly one of --a, --a-xy or --a-lonlat").
+var notValues = map[string]bool{"or": true, "and": true, "is": true, "with": true, "to": true, "for": true, "as": true, "in": true}
+
 // queryTerms rewrites a command-line message for an HTTP client: the flag
-// "--a 99,3" becomes the query parameter "a=99,3".
+// "--a 99,3" becomes the query parameter "a=99,3", and a flag named
+// without a value its parameter's name ("--b-xy or" becomes "b-xy or").
 func queryTerms(msg string) string {
-	for _, p := range queryParams {
-		msg = strings.ReplaceAll(msg, "--"+p+" ", p+"=")
-		msg = strings.ReplaceAll(msg, "--"+p+"=", p+"=")
-	}
-	return msg
+	return flagTerm.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagTerm.FindStringSubmatch(m)
+		name, value := sub[1], sub[2]
+		if value == "" || notValues[value] {
+			return name + strings.TrimPrefix(m, "--"+name)
+		}
+		return name + "=" + value
+	})
 }
 
 // badRequest is an error in a request's parameters: the command line's

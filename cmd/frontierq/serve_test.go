@@ -157,6 +157,7 @@ func TestServeAPI(t *testing.T) {
 	_, cliErr, _ := runCmd(store, "--a", "99,3", "--b", cell(b))
 	for path, want := range map[string]int{
 		"/api/frontier?a=99,3&b=" + cell(b):  400,
+		"/api/frontier?a=1,1":                400,
 		"/api/cell?at=64,1":                  400,
 		"/api/nothing":                       404,
 		"/api/frontier?a=1,2&b=3,4&merge=no": 400,
@@ -177,6 +178,9 @@ func TestServeAPI(t *testing.T) {
 		// The command line's message in query terms: a=99,3, not --a 99,3.
 		if strings.HasPrefix(path, "/api/frontier?a=99") && e.Error != strings.Replace(strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: "), "--a 99,3", "a=99,3", 1) {
 			t.Errorf("400 says %q, the command line %q", e.Error, cliErr)
+		}
+		if path == "/api/frontier?a=1,1" && e.Error != "give exactly one of b, b-xy or b-lonlat" {
+			t.Errorf("%s says %q", path, e.Error)
 		}
 		if code == 400 && strings.Contains(e.Error, "--") {
 			t.Errorf("%s: the error names a flag: %s", path, e.Error)
