@@ -18,7 +18,11 @@ import (
 )
 
 // viewshedStyle colours the viewshed GeoTIFF: visible green, hidden grey.
-var viewshedStyle = &gdal.MaskStyle{Colors: map[uint8]color.RGBA{0: {70, 70, 70, 255}, 255: {60, 190, 70, 255}}}
+var viewshedStyle = &gdal.MaskStyle{Colors: map[uint8]color.RGBA{0: {70, 70, 70, 255}, 255: {60, 190, 70, 255}}, Nodata: viewshedNodata, HasNodata: true}
+
+// viewshedNodata marks the cells the DEM has no data for in a viewshed
+// GeoTIFF (its nodata value, drawn transparent).
+const viewshedNodata = 1
 
 // viewshedCmd is `pvsbake viewshed`, which writes one observer's visibility (§3.1) as a byte GeoTIFF on
 // the DEM's (window's) grid: 255 visible, 0 hidden, like gdal_viewshed.
@@ -32,7 +36,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 	vis.Register(fs)
 	var at cli.PointFlags
 	at.Register(fs, "at", "the observer's")
-	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden)")
+	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden, 1 no data: the file's nodata value)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
 	asJSON := cli.JSONFlag(fs, "the observer and what it sees")
 	hzOut := fs.String("horizon", "", "also write the per-sector horizon (azimuth_rad, elevation_rad, distance_m) to this CSV `path`")
@@ -74,7 +78,10 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 		mask := make([]byte, g.Width*g.Height)
 		for r := range g.Height {
 			for c := range g.Width {
-				if bm.Visible(c, r) {
+				switch {
+				case g.IsNodata(r*g.Width + c):
+					mask[r*g.Width+c] = viewshedNodata
+				case bm.Visible(c, r):
 					mask[r*g.Width+c] = 255
 				}
 			}

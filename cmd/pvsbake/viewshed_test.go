@@ -88,4 +88,17 @@ func TestViewshedNodataObserver(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "nodata") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
+	// From a cell with data, the nodata cell is the file's nodata value,
+	// neither visible (255) nor hidden (0).
+	out := filepath.Join(t.TempDir(), "v.tif")
+	if _, errOut, code := runCmd("viewshed", p, "--at", "0,0", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	g, err := heightmap.Load(out, heightmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NodataCount != 1 || !g.IsNodata(4) || g.Elev[0] != 255 {
+		t.Errorf("the viewshed has %d nodata cells (cell (1,1): %v), the observer's cell %g", g.NodataCount, g.IsNodata(4), g.Elev[0])
+	}
 }
