@@ -228,7 +228,11 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 		}
 		var stats []compress.Stats
+		tiles := bake.TileCount(geo, g.Width*g.Height-g.NodataCount)
 		if *resume != "" {
+			if tiles == 1 && !*quiet {
+				fmt.Fprintf(stderr, "pvsbake: %s\n", singleTile(g.Width*g.Height-g.NodataCount))
+			}
 			stats, err = bake.Resume(ctx, cfg, *resume)
 		} else {
 			stats, err = bake.Run(ctx, cfg)
@@ -237,6 +241,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 			bar.Finish()
 		}
 		if ctx.Err() != nil {
+			if *resume != "" && tiles == 1 {
+				return fmt.Errorf("interrupted: nothing was kept in %s (%s); the same command starts again", *resume, singleTile(g.Width*g.Height-g.NodataCount))
+			}
 			if *resume != "" {
 				return fmt.Errorf("interrupted: the same command continues from %s", *resume)
 			}
@@ -400,6 +407,11 @@ func storeFileBytes(o bake.Output, cells, quads int) int64 {
 		n = int64(quads) * (compress.QuadOverhead + int64(quadpvs.BytesFor(o.Cap.Nodes)))
 	}
 	return n + 4*int64(cells) + int64(cells)/8 + 64<<10
+}
+
+// singleTile says why --resume keeps nothing of a bake of one tile.
+func singleTile(points int) string {
+	return fmt.Sprintf("--resume keeps finished tiles of about %d points, and these %d points make one: an interruption keeps nothing", bake.PointsPerTile(), points)
 }
 
 // checkDisk refuses a bake whose files would not fit on their disks

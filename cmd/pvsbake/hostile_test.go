@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,6 +130,19 @@ func TestInterruptedBakes(t *testing.T) {
 		if left := temps(); len(left) != 0 {
 			t.Errorf("%v left %v", sig, left)
 		}
+	}
+	// A resumable bake of one tile keeps nothing, and says so at the start
+	// and when interrupted.
+	var e bytes.Buffer
+	rs := exec.Command(bin, append(slices.Clone(slow), "--resume", filepath.Join(dir, "tiles"))...)
+	rs.Stderr = &e
+	if err := rs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	rs.Process.Signal(syscall.SIGINT)
+	if err := rs.Wait(); err == nil || !strings.Contains(e.String(), "interrupted: nothing was kept in") || !strings.Contains(e.String(), "the same command starts again") {
+		t.Errorf("an interrupted bake of one tile with --resume: %v, stderr %q", err, e.String())
 	}
 	cmd, _ := start()
 	cmd.Process.Kill()

@@ -22,6 +22,10 @@ var pointsPerTile = 1 << 18
 // holds another bake's tiles.
 var ErrOtherBake = errors.New("the folder holds another bake's tiles or checkpoint")
 
+// PointsPerTile returns about how many points with data a resumable
+// bake's tile holds.
+func PointsPerTile() int { return pointsPerTile }
+
 // TileCount returns how many tiles Resume cuts a bake of geometry g with
 // points cells with data into: one per pointsPerTile, 1 to MaxShards, at
 // most the cells.
