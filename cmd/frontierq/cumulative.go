@@ -39,7 +39,8 @@ store's visibility model; a cell no observer counts is seen by none.
 Observers come from a CSV file with a header naming its columns — col,row
 (cells), x,y (map coordinates in the store's CRS) or lon,lat (degrees, WGS
 84) — or from a layer of points GDAL reads (GeoPackage, GeoJSON, …) in the
-store's CRS or in longitude and latitude.`,
+store's CRS, in longitude and latitude or in another CRS (reprojected).
+Observers off the grid are skipped and counted.`,
 		Args: cli.Args("STORE")}
 	fs := c.Flags()
 	obs := fs.String("observers", "", "observers `file`: CSV (col,row / x,y / lon,lat header), GeoPackage or GeoJSON points")
@@ -60,9 +61,12 @@ store's CRS or in longitude and latitude.`,
 		if err != nil {
 			return err
 		}
-		cells, err := readObservers(*obs, s)
+		cells, off, err := readObservers(*obs, s)
 		if err != nil {
 			return err
+		}
+		if off.n > 0 {
+			fmt.Fprintf(stderr, "frontierq: %d of %d observers skipped, off the grid (the first: %s)\n", off.n, off.n+len(cells), off.first)
 		}
 		counts, err := cumulativeCounts(s, cells)
 		if err != nil {
@@ -91,7 +95,7 @@ store's CRS or in longitude and latitude.`,
 			return err
 		}
 		if *asJSON {
-			return cli.WriteJSON(stdout, map[string]any{"wrote": *out, "mode": *mode, "observers": len(cells),
+			return cli.WriteJSON(stdout, map[string]any{"wrote": *out, "mode": *mode, "observers": len(cells), "skipped_off_grid": off.n,
 				"cells": len(counts), "seen_by_any": seen, "most_observers": most})
 		}
 		fmt.Fprintf(stdout, "wrote %s (%s): %d observers; %d of %d cells may be seen by at least one, by %d at most\n",
@@ -111,43 +115,82 @@ func cumulativeCounts(s *compress.Store, cells [][2]int) ([]uint32, error) {
 	return c.Counts(nil), nil
 }
 
+// offGrid counts the observers skipped for lying off the grid, and names
+// the first.
+type offGrid struct {
+	n     int
+	first string
+}
+
+// add counts err, an observer's error, when it places the observer off
+// the grid (heightmap.ErrOutside), naming it by where (a line, a
+// feature), and reports whether it did; other errors are the caller's.
+func (o *offGrid) add(where string, err error) bool {
+	if !errors.Is(err, heightmap.ErrOutside) {
+		return false
+	}
+	if o.n == 0 {
+		o.first = where + ": " + err.Error()
+	}
+	o.n++
+	return true
+}
+
 // readObservers reads an observers file into cells of store s: a CSV file
-// by its header, anything else through GDAL as a layer of points. Errors
-// name the file and the line (CSV) or feature (from 0) at fault.
-func readObservers(path string, s *compress.Store) ([][2]int, error) {
+// by its header, anything else through GDAL as a layer of points (in the
+// store's CRS, lon/lat, or another CRS, reprojected). Observers off the
+// grid are skipped and counted in off. Errors name the file and the line
+// (CSV) or feature (from 0) at fault, and a file of no observers on the
+// grid.
+func readObservers(path string, s *compress.Store) (cells [][2]int, off offGrid, err error) {
 	ref := storeRef(s)
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, off, err
 		}
 		defer f.Close()
-		cells, err := readObserversCSV(f, ref, s)
+		cells, err := readObserversCSV(f, ref, s, &off)
 		if err != nil {
-			return nil, fmt.Errorf("%s %w", path, err)
+			return nil, off, fmt.Errorf("%s %w", path, err)
 		}
-		return cells, nil
+		return cells, off, nil
 	}
 	pts, err := gdal.ReadPoints(path, maxObservers)
 	if err != nil {
-		return nil, err
+		return nil, off, err
 	}
 	lonlat := pts.Geographic
-	if pts.CRS != "" && !lonlat && ref.CRS != "" && !gdal.SameCRS(pts.CRS, ref.CRS) {
-		return nil, fmt.Errorf("%s: its points are in another CRS than the store's: reproject them (ogr2ogr -t_srs EPSG:4326) or give map coordinates of the store", path)
-	}
-	cells := make([][2]int, 0, len(pts.X))
+	other := pts.CRS != "" && !lonlat && ref.CRS != "" && !gdal.SameCRS(pts.CRS, ref.CRS)
+	cells = make([][2]int, 0, len(pts.X))
 	for i := range pts.X {
-		c, err := observerCell(ref, s, pts.X[i], pts.Y[i], lonlat)
+		x, y := pts.X[i], pts.Y[i]
+		if other { // through lon/lat into the store's CRS
+			if x, y, err = (heightmap.Georef{CRS: pts.CRS}).MapToLonLat(x, y); err != nil {
+				return nil, off, fmt.Errorf("%s feature %d: %w", path, i, err)
+			}
+		}
+		c, err := observerCell(ref, s, x, y, lonlat || other)
+		if off.add(fmt.Sprintf("feature %d", i), err) {
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s feature %d: %w", path, i, err)
+			return nil, off, fmt.Errorf("%s feature %d: %w", path, i, err)
 		}
 		cells = append(cells, c)
 	}
 	if len(cells) == 0 {
-		return nil, fmt.Errorf("%s: no observers", path)
+		return nil, off, fmt.Errorf("%s: %s", path, noObservers(off))
 	}
-	return cells, nil
+	return cells, off, nil
+}
+
+// noObservers says why a file gave no observers.
+func noObservers(off offGrid) string {
+	if off.n > 0 {
+		return fmt.Sprintf("no observers on the grid (%d off it; the first: %s)", off.n, off.first)
+	}
+	return "no observers"
 }
 
 // maxCSVLine bounds an observers file's lines, in bytes: one observer a
@@ -185,7 +228,7 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 // readObserversCSV reads observers from CSV text whose header names the
 // columns col,row or x,y or lon,lat (any case, other columns ignored).
 // Errors start with "line N:" (the file's name is the caller's).
-func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][2]int, error) {
+func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store, off *offGrid) ([][2]int, error) {
 	cr := csv.NewReader(&lineLimit{r: bufio.NewReader(r), max: maxCSVLine})
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -243,14 +286,29 @@ func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][
 		}
 		var c [2]int
 		if kind == "cell" {
-			if a != math.Trunc(a) || b != math.Trunc(b) || a < 0 || b < 0 || a >= float64(s.Width) || b >= float64(s.Height) {
-				return nil, fmt.Errorf("line %d: cell %s,%s is not a cell of the %d×%d grid", line, clip(rec[ia]), clip(rec[ib]), s.Width, s.Height)
+			if a != math.Trunc(a) {
+				return nil, fmt.Errorf("line %d: cell %s,%s is not a cell: give whole numbers", line, clip(rec[ia]), clip(rec[ib]))
+			}
+			if b != math.Trunc(b) || a < 0 || b < 0 || a >= float64(s.Width) || b >= float64(s.Height) {
+				err = fmt.Errorf("cell %s,%s is not a cell: give whole numbers", clip(rec[ia]), clip(rec[ib]))
+				if b == math.Trunc(b) {
+					err = fmt.Errorf("cell %s,%s is %w (%d×%d cells)", clip(rec[ia]), clip(rec[ib]), heightmap.ErrOutside, s.Width, s.Height)
+				}
 			}
 			c = [2]int{int(a), int(b)}
-		} else if c, err = observerCell(ref, s, a, b, kind == "lonlat"); err != nil {
+		} else {
+			c, err = observerCell(ref, s, a, b, kind == "lonlat")
+		}
+		if off.add(fmt.Sprintf("line %d", line), err) {
+			continue
+		}
+		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		cells = append(cells, c)
+	}
+	if len(cells) == 0 && off.n > 0 {
+		return nil, errors.New(noObservers(*off))
 	}
 	if len(cells) == 0 {
 		return nil, errors.New("holds no observers: give one a line under the header")
@@ -259,20 +317,27 @@ func readObserversCSV(r io.Reader, ref heightmap.Georef, s *compress.Store) ([][
 }
 
 // observerCell places a point given in map coordinates of the store's CRS,
-// or in lon/lat degrees, on the store's grid.
+// or in lon/lat degrees, on the store's grid. A point off the grid is an
+// error wrapping heightmap.ErrOutside, in the units it was given in.
 func observerCell(ref heightmap.Georef, s *compress.Store, a, b float64, lonlat bool) ([2]int, error) {
-	if lonlat {
-		if !ref.HasGeoTransform {
-			return [2]int{}, heightmap.ErrNoGeoref
-		}
-		x, y, err := ref.LonLatToMap(a, b)
-		if err != nil {
-			return [2]int{}, err
-		}
-		a, b = x, y
+	if !lonlat {
+		col, row, err := ref.MapToCell(a, b, s.Width, s.Height)
+		return [2]int{col, row}, err
 	}
-	col, row, err := ref.MapToCell(a, b, s.Width, s.Height)
-	return [2]int{col, row}, err
+	if !ref.HasGeoTransform {
+		return [2]int{}, heightmap.ErrNoGeoref
+	}
+	x, y, err := ref.LonLatToMap(a, b)
+	if err == nil {
+		var col, row int
+		if col, row, err = ref.MapToCell(x, y, s.Width, s.Height); err == nil {
+			return [2]int{col, row}, nil
+		}
+	}
+	if errors.Is(err, heightmap.ErrOutside) {
+		return [2]int{}, fmt.Errorf("lon/lat %g,%g is %w", a, b, heightmap.ErrOutside)
+	}
+	return [2]int{}, err
 }
 
 // clip shortens a CSV field for an error message to at most 24 characters.

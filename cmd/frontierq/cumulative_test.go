@@ -64,6 +64,11 @@ func TestCumulative(t *testing.T) {
 		fmt.Fprintf(&ll, "%.8f,%.8f\n", lon, lat)
 		feats = append(feats, fmt.Sprintf(`{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[%.8f,%.8f]}}`, lon, lat))
 	}
+	// One observer off the grid in each file: skipped and counted.
+	cells.WriteString("o,48,3\n")
+	xy.WriteString("1e7,1e7\n")
+	ll.WriteString("-60,40\n")
+	feats = append(feats, `{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[-60,40]}}`)
 	inputs := map[string]string{"cells.csv": cells.String(), "xy.csv": xy.String(), "ll.csv": ll.String(),
 		"o.geojson": `{"type":"FeatureCollection","features":[` + strings.Join(feats, ",") + `]}`}
 	names := []string{"cells.csv", "xy.csv", "ll.csv", "o.geojson"}
@@ -76,12 +81,17 @@ func TestCumulative(t *testing.T) {
 	if out, err := runOgr(dir, "o.gpkg", "o.geojson"); err != nil {
 		t.Fatalf("ogr2ogr: %v %s", err, out)
 	}
-	names = append(names, "o.gpkg")
+	// And in web Mercator, which the command reprojects.
+	if out, err := exec.Command("ogr2ogr", "-f", "GeoJSON", "-t_srs", "EPSG:3857", filepath.Join(dir, "o-3857.geojson"), filepath.Join(dir, "o.geojson")).CombinedOutput(); err != nil {
+		t.Fatalf("ogr2ogr: %v %s", err, out)
+	}
+	names = append(names, "o.gpkg", "o-3857.geojson")
 	for _, n := range names {
 		out := filepath.Join(dir, n+".tif")
 		o, e, code := runCmd("cumulative", store, "--observers", filepath.Join(dir, n), "-o", out, "--json")
 		var m map[string]any
-		if code != 0 || json.Unmarshal([]byte(o), &m) != nil || m["observers"].(float64) != float64(len(obs)) {
+		if code != 0 || json.Unmarshal([]byte(o), &m) != nil || m["observers"].(float64) != float64(len(obs)) || m["skipped_off_grid"].(float64) != 1 ||
+			!strings.Contains(e, fmt.Sprintf("1 of %d observers skipped, off the grid", len(obs)+1)) {
 			t.Fatalf("%s: exit %d: %s %s", n, code, o, e)
 		}
 		g, err := heightmap.Load(out, heightmap.Options{})
@@ -131,12 +141,13 @@ func TestCumulativeBadInput(t *testing.T) {
 	}{
 		{"no header", "3,4\n", nil, 1, "line 1: header"},
 		{"bad number", "col,row\n1,2\n3,x\n", nil, 1, "line 3: \"3\",\"x\" are not two numbers"},
-		{"outside", "col,row\n1,2\n\n48,2\n", nil, 1, "line 4: cell 48,2 is not a cell of the 48×40 grid"},
+		{"all outside", "col,row\n48,2\n\n-1,2\n", nil, 1, "no observers on the grid (2 off it; the first: line 2: cell 48,2 is outside the grid (48×40 cells))"},
 		{"fraction", "col,row\n1.5,2\n", nil, 1, "line 2: cell 1.5,2"},
 		{"short row", "a,col,row\n1,2,3\n4\n", nil, 1, "line 3: 1 fields"},
 		{"empty", "", nil, 1, "is empty"},
 		{"only header", "lon,lat\n", nil, 1, "holds no observers"},
-		{"far away", "x,y\n1e9,1e9\n", nil, 1, "line 2:"},
+		{"far away", "x,y\n1e9,1e9\n", nil, 1, "no observers on the grid (1 off it; the first: line 2: map point"},
+		{"lonlat far away", "lon,lat\n10,10\n", nil, 1, "line 2: lon/lat 10,10 is outside the grid"},
 		{"long line", "col,row\n1,2\n" + strings.Repeat("7", 100<<10) + ",2\n", nil, 1, "line 3 is longer than 65536 bytes"},
 		{"bad mode", "col,row\n1,2\n", []string{"--mode", "some"}, 2, "--mode \"some\""},
 	}
