@@ -257,13 +257,14 @@ func (s *Store) checkCell(col, row int) error {
 // FS_UNKNOWN and FS_VISIBLE.
 const (
 	PVSHidden  = 0
-	PVSUnknown = 128 // a cap's "maybe": possibly visible (§3.4)
+	PVSUnknown = 128 // reserved: stored PVSs hold PVSVisible and PVSHidden only
 	PVSVisible = 255
 )
 
 // PVS returns the stored PVS of cell (col, row) as a mask of Width×Height
-// bytes, row-major (cell (c, r) at r·Width+c): PVSVisible, PVSUnknown or
-// PVSHidden, reusing dst's memory when it is large enough. Errors:
+// bytes, row-major (cell (c, r) at r·Width+c): PVSVisible or PVSHidden —
+// the cap of §3.4 turns the hidden cells it drops visible, "possibly
+// visible" —, reusing dst's memory when it is large enough. Errors:
 // ErrOutside, ErrFault.
 func (s *Store) PVS(col, row int, dst []byte) (mask []byte, err error) {
 	if err := s.checkCell(col, row); err != nil {

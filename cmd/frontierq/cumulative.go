@@ -32,7 +32,8 @@ func cumulativeCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "cumulative STORE --observers FILE -o OUT.tif", Short: "Count, for every cell, the observers whose stored PVS may see it (a cumulative viewshed)",
 		Long: `Count, for every cell, the observers whose stored PVS may see it (a
 cumulative viewshed). Each observer's viewshed is its stored PVS: cells
-marked visible or unknown (255 or 128 in frontierq pvs) count, hidden ones
+marked visible (255 in frontierq pvs: seen, or possibly seen where the
+cap dropped hidden cells) count, hidden ones
 do not. A count is an upper bound of the observers that see a cell under the
 store's visibility model; a cell no observer counts is seen by none.
 

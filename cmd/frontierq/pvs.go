@@ -19,7 +19,7 @@ import (
 // GeoTIFF (visible and hidden as in `pvsbake viewshed`).
 const (
 	pvsHidden  = 0
-	pvsUnknown = 128 // the cap's "maybe" (§3.4): kept as possibly visible
+	pvsUnknown = 128 // an Unknown leaf: reserved, no stored tree has one (the cap's dropped cells are Visible)
 	pvsVisible = 255
 )
 
@@ -73,7 +73,7 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	var at cli.PointFlags
 	at.Register(fs, "at", "the observer's")
-	out := fs.StringP("output", "o", "", "output GeoTIFF `path` on the DEM's grid: 255 visible, 128 unknown (the cap's \"maybe\"), 0 hidden, with a colour table")
+	out := fs.StringP("output", "o", "", "output GeoTIFF `path` on the DEM's grid: 255 visible (cells the cap dropped from the hidden set included: possibly visible), 0 hidden, with a colour table")
 	exact := fs.Bool("exact", false, "the uncompressed per-point PVS recomputed from the store's elevations and parameters instead of the stored one")
 	asJSON := cli.JSONFlag(fs, "the counts")
 	c.RunE = func(_ *cobra.Command, pos []string) error {

@@ -96,7 +96,7 @@ typedef struct {
 
 /* Cell values of fs_pvs's mask. */
 #define FS_HIDDEN 0
-#define FS_UNKNOWN 128 /* a cap's "maybe": possibly visible */
+#define FS_UNKNOWN 128 /* reserved: stored PVSs hold visible and hidden cells only (the cap's dropped cells are visible) */
 #define FS_VISIBLE 255
 
 #ifndef FS_NO_PROTOTYPES /* the library's own build declares them itself */

@@ -4,8 +4,8 @@ Python bindings (Debian's python3-gdal) for the raster:
     python3 examples/python/pvs_geotiff.py STORE DEM.tif col row OUT.tif
 
 DEM.tif is the raster the store was baked from, cropped to the store's
-window (for its geotransform and CRS); the output's cells are 255 visible,
-128 unknown, 0 hidden.
+window (for its geotransform and CRS); the output's cells are 255 visible
+(or possibly visible, where the cap dropped hidden cells), 0 hidden.
 """
 
 import sys

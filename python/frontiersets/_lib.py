@@ -180,7 +180,8 @@ class Store:
 
     def pvs(self, cell):
         """The stored PVS of a cell as a uint8 array of shape (height,
-        width): 255 visible, 128 unknown (possibly visible), 0 hidden."""
+        width): 255 visible (or possibly visible: hidden cells the cap
+        dropped), 0 hidden; 128 (UNKNOWN) is reserved, never stored."""
         col, row = _cell(cell, "cell")
         m = np.empty((self.height, self.width), dtype=np.uint8)
         err = _Error()
