@@ -37,7 +37,8 @@ test: deps
 # make lib: the C library, build/libfrontiersets.so, and its header,
 # build/frontiersets.h (cmd/libfrontiersets; examples in examples/c and
 # examples/csharp).
-lib: deps
+# The C library reads stores only: it needs no GDAL (it links libc alone).
+lib:
 	$(GO) build -buildmode=c-shared -o build/libfrontiersets.so ./cmd/libfrontiersets
 	rm -f build/libfrontiersets.h
 	cp cmd/libfrontiersets/frontiersets.h build/frontiersets.h

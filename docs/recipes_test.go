@@ -70,4 +70,24 @@ func TestRecipes(t *testing.T) {
 		}
 		t.Logf("recipe %d:\n%s%s", i+1, b, out)
 	}
+	// What the recipes leave in the root is ignored by git, so that
+	// following them in a clone leaves no untracked files.
+	made, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range made {
+		if e.Type()&os.ModeSymlink != 0 {
+			continue // the repository's own entries
+		}
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		check := exec.Command("git", "check-ignore", "-q", "--no-index", name)
+		check.Dir = root
+		if err := check.Run(); err != nil {
+			t.Errorf("the recipes leave %s in the repository's root, which .gitignore does not ignore", name)
+		}
+	}
 }

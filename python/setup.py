@@ -1,9 +1,9 @@
 """Build the frontiersets Python package: compiles the C library
 (libfrontiersets.so, `go build -buildmode=c-shared` of cmd/libfrontiersets in
 the repository this folder belongs to) into the package, then installs the
-ctypes wrapper. Needs Go and libgdal-dev; install with
+ctypes wrapper. Needs Go (and a C compiler for cgo), not GDAL; install with
 
-    python3 -m venv --system-site-packages venv
+    /usr/bin/python3 -m venv --system-site-packages venv
     venv/bin/pip install --no-build-isolation ./python
 """
 

@@ -132,7 +132,8 @@ func exampleOutput(t *testing.T, s *frontiersets.Store, path string, p [4]int) s
 	}
 	want := "mutually visible\n"
 	if !res.MutuallyVisible {
-		want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads))
+		want = fmt.Sprintf("A %d points in %d quads, B %d points in %d quads%s\n", res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads),
+			map[bool]string{true: " (stopped at 125 steps, as frontierq --max-steps 125)"}[res.Truncated])
 	}
 	n := pvsCounts(t, path, p[0], p[1])
 	return want + fmt.Sprintf("PVS of A: %d visible, %d unknown, %d hidden\n", n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden])

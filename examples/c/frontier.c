@@ -44,8 +44,11 @@ int main(int argc, char **argv) {
 	if (res.mutually_visible) {
 		printf("mutually visible\n");
 	} else {
-		printf("A %lld points in %d quads, B %lld points in %d quads\n",
-		       (long long)res.a_points, res.a_quads, (long long)res.b_points, res.b_quads);
+		/* Bounded at 125 steps, as frontierq --max-steps 125: smaller
+		 * regions than the unbounded query of frontierq's default. */
+		printf("A %lld points in %d quads, B %lld points in %d quads%s\n",
+		       (long long)res.a_points, res.a_quads, (long long)res.b_points, res.b_quads,
+		       res.truncated ? " (stopped at 125 steps, as frontierq --max-steps 125)" : "");
 	}
 	int64_t n = (int64_t)info.width * info.height;
 	uint8_t *mask = malloc((size_t)n);

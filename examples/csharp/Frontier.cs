@@ -102,7 +102,10 @@ public static class Program
             if (res.MutuallyVisible != 0)
                 Console.WriteLine("mutually visible");
             else
-                Console.WriteLine("A {0} points in {1} quads, B {2} points in {3} quads", res.APoints, res.AQuads, res.BPoints, res.BQuads);
+                // Bounded at 125 steps, as frontierq --max-steps 125:
+                // smaller regions than frontierq's unbounded default.
+                Console.WriteLine("A {0} points in {1} quads, B {2} points in {3} quads{4}", res.APoints, res.AQuads, res.BPoints, res.BQuads,
+                    res.Truncated != 0 ? " (stopped at 125 steps, as frontierq --max-steps 125)" : "");
             var mask = new byte[(long)info.Width * info.Height];
             if (Native.Pvs(store, ca, ra, mask, mask.LongLength, ref err) != 0)
             {
