@@ -498,3 +498,35 @@ func TestWriteRemovesStaleTemporaries(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRawWithENVIHeader: a RAW file with an ENVI header beside it is read
+// by the header (size, byte order), which flags cannot contradict.
+func TestRawWithENVIHeader(t *testing.T) {
+	dir := t.TempDir()
+	const w, h = 6, 4
+	b := make([]byte, 2*w*h)
+	for i := range w * h {
+		binary.BigEndian.PutUint16(b[2*i:], uint16(1000+i))
+	}
+	p := filepath.Join(dir, "t.raw")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hdr := "ENVI\nsamples = 6\nlines = 4\nbands = 1\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bsq\nbyte order = 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "t.hdr"), []byte(hdr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := heightmap.Load(p, heightmap.Options{CellSize: 2, ZScale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Width != w || g.Height != h || g.Elev[0] != 1000 || g.Elev[w*h-1] != 1000+w*h-1 || g.Driver != "ENVI" {
+		t.Errorf("%d×%d %s, cells %v", g.Width, g.Height, g.Driver, g.Elev)
+	}
+	if _, err := heightmap.Load(p, heightmap.Options{CellSize: 2, ZScale: 1, RawWidth: 4, RawHeight: 6}); err == nil || !strings.Contains(err.Error(), "drop --raw-size") {
+		t.Errorf("--raw-size against the header: %v", err)
+	}
+	if _, err := heightmap.Load(p, heightmap.Options{}); !errors.Is(err, heightmap.ErrNoScale) {
+		t.Errorf("no scales: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package heightmap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,8 +69,9 @@ var ErrNoScale = errors.New("heightmap without a scale")
 // band's nodata value, NaN, ±Inf) are marked and filled (FillNodata).
 //
 // Files ending in .raw or .r16 are read as headerless unsigned 16-bit RAW
-// heightmaps (see Options.RawWidth); everything else through the
-// registered Driver (GDAL's, when the program imports heightmap/gdal;
+// heightmaps (see Options.RawWidth) — but through the driver when an ENVI
+// header lies beside them (name.hdr), whose size, sample type, byte order
+// and map info then apply —; everything else through the registered Driver (GDAL's, when the program imports heightmap/gdal;
 // ErrNoGDAL when none is).
 //
 // Errors wrap ErrNotRaster, ErrEmpty, ErrWindow or ErrAllNodata, or the
@@ -107,10 +109,18 @@ func load(path string, opt Options) (*Grid, error) {
 		return nil, err
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".raw" || ext == ".r16" {
-		return loadRaw(path, opt)
-	}
 	read := registered().Read
+	if ext == ".raw" || ext == ".r16" {
+		hdr := enviHeader(path)
+		if hdr == "" || read == nil {
+			return loadRaw(path, opt)
+		}
+		// An ENVI header gives the size, sample type, byte order and
+		// perhaps the georeferencing: the driver reads the file by it.
+		if opt.RawWidth != 0 || opt.RawHeight != 0 || opt.RawBigEndian {
+			return nil, fmt.Errorf("its ENVI header %s gives its size and byte order: drop --raw-size and --raw-big-endian", hdr)
+		}
+	}
 	if read == nil {
 		return nil, ErrNoGDAL
 	}
@@ -181,6 +191,25 @@ func lonLatFor(ref Georef, width, height int) *LonLatGrid {
 		return nil
 	}
 	return ll
+}
+
+// enviHeader returns the ENVI header beside a RAW file (name.hdr or
+// name.raw.hdr, first line "ENVI", as GDAL's ENVI driver looks for it),
+// or "".
+func enviHeader(path string) string {
+	for _, h := range []string{strings.TrimSuffix(path, filepath.Ext(path)) + ".hdr", path + ".hdr"} {
+		f, err := os.Open(h)
+		if err != nil {
+			continue
+		}
+		var head [5]byte
+		n, _ := io.ReadFull(f, head[:])
+		f.Close()
+		if n == 5 && string(head[:4]) == "ENVI" && (head[4] == '\n' || head[4] == '\r' || head[4] == ' ') {
+			return h
+		}
+	}
+	return ""
 }
 
 // needScales refuses a heightmap without georeferencing whose scales opt
