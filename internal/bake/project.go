@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -17,7 +18,7 @@ import (
 // Projection is a bake's projected wall time, from a short calibration.
 type Projection struct {
 	Samples  int           // points timed
-	PerPoint time.Duration // one point's share of a worker's work (visibility, trees, caps for every output) on one core
+	PerPoint time.Duration // one point's share of a worker's work (visibility, trees, caps for every output) on one core, as the machine gave it
 	Wall     time.Duration // projected wall time of the whole bake
 }
 
@@ -30,9 +31,11 @@ const projectPrice = 3
 
 // Project times cfg's per-point work on about samples points — whole
 // observer tiles of horizon.TileSide² points, spread evenly over the grid,
-// one after another as the bake meets them (sharing each tile's early-stop
-// band), one goroutine — and projects the wall time of Run(cfg):
-// per-point cost × points ÷ workers. A block's work is a worker's (work,
+// each tile's blocks one after another as the bake meets them (sharing its
+// early-stop band), the tiles shared among the bake's workers running at
+// once, so that other work on the machine slows them as it will slow the
+// bake — and projects the wall time of Run(cfg): per-point cost × points ÷
+// workers. A block's work is a worker's (work,
 // capBlock): its points' PVSs and its level-1 and level-2 unions, each
 // capped for every output, coded outputs at projectPrice. Nothing is added
 // for the merge up the hierarchy: it runs beside the workers. It returns
@@ -67,59 +70,91 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	if sample <= 0 {
 		sample = 16
 	}
-	cp := newCapper(g, caps, prices, sample)
-	bw := model.NewBlockWorker()
-	enc := quadpvs.NewEncoder(g)
 	mask := horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
-	var blk horizon.Block
-	var bt blockTrees
 	const ts, per = horizon.TileSide, horizon.TileSide / horizon.BlockSide // tile side in cells, in blocks
 	tc, tr := (dem.Width+ts-1)/ts, (dem.Height+ts-1)/ts
 	tiles := tc * tr
-	nt := max(1, min((samples+ts*ts-1)/(ts*ts), tiles))
+	// At least a tile for every worker, each timed at once (below).
+	nt := max(1, min(max((samples+ts*ts-1)/(ts*ts), workers), tiles))
 	whole := g.K >= 2
 	var us uint8
 	if whole {
 		us = 1<<horizon.Unions - 1
 	}
-	// One block untimed first: the workers' scratch grows to its size.
-	if err := bw.Classify(0, 0, mask, &blk); err != nil {
-		return Projection{}, err
+	// Every worker calibrates at once, on its share of the tiles, so that
+	// a machine busy with other work shows in the time as it will in the
+	// bake's (one goroutine timed alone ran 2× low on a loaded machine).
+	calibrators := min(workers, nt)
+	type calibrator struct {
+		cp  *capper
+		bw  *horizon.BlockWorker
+		enc *quadpvs.Encoder
+		blk horizon.Block
+		bt  blockTrees
+		n   int
+		err error
 	}
-	enc.EncodeBlockTrees(&blk, blk.Points, us, &bt.trees)
+	cs := make([]*calibrator, calibrators)
+	for i := range cs {
+		c := &calibrator{cp: newCapper(g, caps, prices, sample), bw: model.NewBlockWorker(), enc: quadpvs.NewEncoder(g)}
+		// One block untimed first: the worker's scratch grows to its size.
+		if err := c.bw.Classify(0, 0, mask, &c.blk); err != nil {
+			return Projection{}, err
+		}
+		c.enc.EncodeBlockTrees(&c.blk, c.blk.Points, us, &c.bt.trees)
+		cs[i] = c
+	}
 	start := time.Now()
-	n := 0
-	for i := range nt {
-		// A low-discrepancy spread: the i-th of nt tiles in row-major
-		// order, its column scrambled by a large prime stride.
-		p := int(int64(i) * int64(tiles) / int64(nt))
-		tx, ty := (p%tc*7919+p/tc)%tc, p/tc
-		for j := range per * per {
-			if ctx.Err() != nil {
-				break
-			}
-			bx, by := j%per, j/per
-			x, y := (tx*per+bx)*horizon.BlockSide, (ty*per+by)*horizon.BlockSide
-			if x >= dem.Width || y >= dem.Height {
-				continue
-			}
-			if err := bw.Classify(x, y, mask, &blk); err != nil {
-				return Projection{}, err
-			}
-			enc.EncodeBlockTrees(&blk, blk.Points, us, &bt.trees)
-			bt.col, bt.row = x, y
-			if whole {
-				if err := pl.capBlock(cp, enc, &blk, blk.Points, us, &bt); err != nil {
-					return Projection{}, err
+	var wg sync.WaitGroup
+	for w, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < nt; i += calibrators {
+				// A low-discrepancy spread: the i-th of nt tiles in
+				// row-major order, its column scrambled by a large prime
+				// stride.
+				p := int(int64(i) * int64(tiles) / int64(nt))
+				tx, ty := (p%tc*7919+p/tc)%tc, p/tc
+				for j := range per * per {
+					if ctx.Err() != nil {
+						return
+					}
+					bx, by := j%per, j/per
+					x, y := (tx*per+bx)*horizon.BlockSide, (ty*per+by)*horizon.BlockSide
+					if x >= dem.Width || y >= dem.Height {
+						continue
+					}
+					if c.err = c.bw.Classify(x, y, mask, &c.blk); c.err != nil {
+						return
+					}
+					c.enc.EncodeBlockTrees(&c.blk, c.blk.Points, us, &c.bt.trees)
+					c.bt.col, c.bt.row = x, y
+					if whole {
+						if c.err = pl.capBlock(c.cp, c.enc, &c.blk, c.blk.Points, us, &c.bt); c.err != nil {
+							return
+						}
+					}
+					c.n += bits.OnesCount16(c.blk.Points)
 				}
 			}
-			n += bits.OnesCount16(blk.Points)
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	n := 0
+	for _, c := range cs {
+		if c.err != nil {
+			return Projection{}, c.err
 		}
+		n += c.n
 	}
 	if n == 0 {
 		return Projection{}, ctx.Err()
 	}
-	pp := time.Since(start) / time.Duration(n)
+	// The calibrators ran as the bake's workers run: n points in el on
+	// calibrators workers; the bake spreads its points over workers.
+	pp := time.Duration(float64(el) * float64(calibrators) / float64(n))
 	points := dem.Width * dem.Height
 	wall := time.Duration(float64(pp) * float64(points) / float64(workers))
 	return Projection{Samples: n, PerPoint: pp, Wall: wall}, nil
