@@ -128,7 +128,7 @@ func (s *Store) Info() Info {
 func (s *Store) Size() (width, height int) { return s.st.Width, s.st.Height }
 
 // Grower returns the store's grower, for queries with caller-owned scratch
-// (grow.Grower.Grow) and for the interest managers (interest.NewManager,
+// (grow.Grower.Grow) and for the interest managers (interest.New,
 // interest.NewJoint).
 func (s *Store) Grower() *grow.Grower { return s.grower }
 

@@ -258,7 +258,7 @@ func (t *Tree) Codes() []uint64 { return t.codes }
 // FormatError reports a malformed encoded tree.
 type FormatError struct {
 	// Offset is the code position where the problem was found; for the
-	// blocks of GroupCoder and CondCoder, the byte of the block.
+	// blocks of CondCoder, the byte of the block.
 	Offset int
 	Msg    string
 }
