@@ -107,6 +107,7 @@ type BlockStats struct {
 // between goroutines: make one per goroutine.
 type BlockWorker struct {
 	m *Model
+	k *kernelSet // the model's kernels when the worker was made
 	// The current block.
 	col, row int
 	points   uint16 // lanes that are cells of the terrain
@@ -164,7 +165,7 @@ func (m *Model) NewBlockWorker() *BlockWorker {
 	elev, pw := m.padded()
 	S := m.p.Sectors
 	bw := &BlockWorker{
-		m: m, elev: elev, padW: pw,
+		m: m, k: m.kernelSet(), elev: elev, padW: pw,
 		start: make([]int32, 2*S+2*Lanes), n: make([]int32, 2*S+2*Lanes), decStart: make([]int32, 2*S+2*Lanes),
 		band: m.newBand(),
 		stop: make([]float32, max(m.t.Width, m.t.Height)>>stepShift+2),

@@ -52,7 +52,7 @@ func (bw *BlockWorker) bound(l, x, y int, act uint16) (hid, vis uint16) {
 	if rc.far {
 		bj.vis = act
 	}
-	kernels.bound(bw, bj)
+	bw.k.bound(bw, bj)
 	return bj.hid, bj.vis
 }
 

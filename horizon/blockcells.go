@@ -57,7 +57,7 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 				}
 				j.win[k] = wr*stride + wc
 			}
-			kernels.cells(bw, j)
+			bw.k.cells(bw, j)
 			return [4]uint16{j.vis[0] & act, j.vis[1] & act, j.vis[2] & act, j.vis[3] & act}
 		}
 	}

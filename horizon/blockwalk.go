@@ -116,7 +116,7 @@ func (bw *BlockWorker) decimate(k, pos, n int, dpos *int) {
 // the lane's conservative profile, as Model.consProfile computes it for the
 // lane's observer alone: the lanes' chords at a step are lane 0's
 // translated by whole cells, so one traversal of the patches (consStep)
-// serves all sixteen, and the kernel (kernels.cons) evaluates each lane's
+// serves all sixteen, and the kernel (bw.k.cons) evaluates each lane's
 // own patches. A lane whose line leaves the grid, or whose early stop
 // comes, keeps its running maximum in the later rows, as walk does; lanes
 // without data read −Inf. The band's highest elevation per chunk of
@@ -220,7 +220,7 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 		}
 		j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i, &bw.consSegs)
 		j.live = todo &^ skip
-		kernels.cons(bw, j)
+		bw.k.cons(bw, j)
 		*(*[Lanes]float32)(bw.prof[(pos+i+e)*Lanes:]) = j.cur
 		last = i + e
 		if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 {

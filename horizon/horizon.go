@@ -142,8 +142,9 @@ var (
 // azimuth in the other three); offsets beyond lie beyond MaxDistance
 // (rc = Width-1, rr = Height-1 without one).
 type Model struct {
-	t Terrain
-	p Params
+	t       Terrain
+	p       Params
+	kernels *kernelSet // nil: the package's default (SetKernels)
 
 	lineStart []int32   // len S+1
 	secMajor  []int32   // index stride of one major-axis step: ±1 or ±Width

@@ -96,3 +96,39 @@ func TestSetKernels(t *testing.T) {
 		t.Errorf("auto runs %s, want %s", SIMD(), want)
 	}
 }
+
+// TestModelKernels: a model's kernels (Model.SetKernels) are its workers',
+// whatever the package's default, and a worker keeps the kernels it was
+// made with.
+func TestModelKernels(t *testing.T) {
+	t.Cleanup(func() { SetKernels("auto") })
+	ter := Terrain{Width: 20, Height: 20, Elev: make([]float32, 400), Dx: 1, Dy: 1}
+	m, err := New(ter, Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetKernels("sse9"); !errors.Is(err, ErrKernels) {
+		t.Errorf("unknown kernels: %v", err)
+	}
+	if err := m.SetKernels("scalar"); err != nil || m.Kernels() != "scalar" {
+		t.Fatalf("scalar: %v, %s", err, m.Kernels())
+	}
+	before := m.NewBlockWorker()
+	if err := SetKernels("auto"); err != nil {
+		t.Fatal(err)
+	}
+	if w := m.NewBlockWorker(); w.k.name != "scalar" || before.k.name != "scalar" {
+		t.Errorf("the model's workers run %s and %s, want scalar", w.k.name, before.k.name)
+	}
+	m.SetKernels("")
+	if m.Kernels() != SIMD() {
+		t.Errorf("a model naming no kernels runs %s, the default %s", m.Kernels(), SIMD())
+	}
+	// A worker made under a default keeps it when the default changes.
+	w := m.NewBlockWorker()
+	name := w.k.name
+	SetKernels("scalar")
+	if w.k.name != name {
+		t.Errorf("the default's change moved a worker from %s to %s", name, w.k.name)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // The block engine's kernels, one lane per observer of a block. These are
@@ -20,12 +21,18 @@ const stepShift = 4
 // 2^decShift-th slot (BlockWorker.dec).
 const decShift = 3
 
-// kernels are the block engine's kernels in use (autoKernels at start).
-// The sets beside the portable one: asmKernels, the AVX2 assembly set of
-// amd64 builds (avx2_amd64.go; nil elsewhere), and vectorKernels, the
-// AVX-512 set of a GOEXPERIMENT=simd build (lanes_simd.go; nil otherwise);
-// asmCPU and vectorCPU report whether the CPU runs them.
-var kernels = autoKernels()
+// defaultKernels are the kernels a BlockWorker takes when its model names
+// none (Model.SetKernels): autoKernels at start, SetKernels after. The
+// sets beside the portable one: asmKernels, the AVX2 assembly set of amd64
+// builds (avx2_amd64.go; nil elsewhere), and vectorKernels, the AVX-512
+// set of a GOEXPERIMENT=simd build (lanes_simd.go; nil otherwise); asmCPU
+// and vectorCPU report whether the CPU runs them.
+var defaultKernels atomic.Pointer[kernelSet]
+
+func init() {
+	k := autoKernels()
+	defaultKernels.Store(&k)
+}
 
 // autoKernels returns the fastest set this build and CPU run: AVX2
 // (assembly), else AVX-512, else the portable one. The AVX2 set comes
@@ -54,10 +61,10 @@ type kernelSet struct {
 
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
 
-// SIMD reports which kernels the block engine uses: "scalar" (portable Go),
-// "avx2" (Go assembly, amd64 builds on a CPU with AVX2) or "avx512"
-// (GOEXPERIMENT=simd builds on a CPU with AVX-512).
-func SIMD() string { return kernels.name }
+// SIMD reports the kernels a BlockWorker of a model that names none uses:
+// "scalar" (portable Go), "avx2" (Go assembly, amd64 builds on a CPU with
+// AVX2) or "avx512" (GOEXPERIMENT=simd builds on a CPU with AVX-512).
+func SIMD() string { return defaultKernels.Load().name }
 
 // KernelNames lists the names SetKernels takes.
 const KernelNames = "auto, avx512, avx2 or scalar"
@@ -66,35 +73,79 @@ const KernelNames = "auto, avx512, avx2 or scalar"
 // run.
 var ErrKernels = errors.New("horizon: kernels unavailable")
 
-// SetKernels selects the block engine's kernels by name: "auto" (the
+// SetKernels selects, by name, the kernels of the BlockWorkers created
+// afterwards for models that name none (Model.SetKernels): "auto" (the
 // fastest this build and CPU run, the default), "avx512", "avx2" or
 // "scalar". Every set computes the same bits; forcing one lets tests and
-// benchmarks cover each path on one machine. It must not be called while BlockWorkers
-// classify. Errors wrap ErrKernels, in one line naming what is missing, so
-// that a forced vector path fails with a message, not an illegal
-// instruction.
+// benchmarks cover each path on one machine. It is safe for concurrent
+// use; workers already created keep their kernels. Errors wrap ErrKernels,
+// in one line naming what is missing, so that a forced vector path fails
+// with a message, not an illegal instruction.
 func SetKernels(name string) error {
+	k, err := lookupKernels(name)
+	if err != nil {
+		return err
+	}
+	defaultKernels.Store(&k)
+	return nil
+}
+
+// CheckKernels reports whether this build and CPU run the kernels name
+// (SetKernels' names): nil, or an error wrapping ErrKernels.
+func CheckKernels(name string) error {
+	_, err := lookupKernels(name)
+	return err
+}
+
+// SetKernels makes the model's BlockWorkers, created afterwards, use the
+// kernels name (the package's SetKernels names) instead of the package's
+// default; "" keeps the default. It is not safe for concurrent use with
+// NewBlockWorker. Errors as the package's SetKernels.
+func (m *Model) SetKernels(name string) error {
+	if name == "" {
+		m.kernels = nil
+		return nil
+	}
+	k, err := lookupKernels(name)
+	if err != nil {
+		return err
+	}
+	m.kernels = &k
+	return nil
+}
+
+// Kernels names the kernels the model's next BlockWorker will use.
+func (m *Model) Kernels() string { return m.kernelSet().name }
+
+// kernelSet returns the model's kernels, or the package's default.
+func (m *Model) kernelSet() *kernelSet {
+	if m.kernels != nil {
+		return m.kernels
+	}
+	return defaultKernels.Load()
+}
+
+// lookupKernels returns the kernel set name names.
+func lookupKernels(name string) (kernelSet, error) {
 	switch {
 	case name == "auto" || name == "":
-		kernels = autoKernels()
+		return autoKernels(), nil
 	case name == scalarKernels.name || name == "portable":
-		kernels = scalarKernels
+		return scalarKernels, nil
 	case name == "avx512" && vectorKernels == nil:
-		return fmt.Errorf("%w: avx512: this build has no vector kernels (build with GOEXPERIMENT=simd on amd64); use auto or scalar", ErrKernels)
+		return kernelSet{}, fmt.Errorf("%w: avx512: this build has no vector kernels (build with GOEXPERIMENT=simd on amd64); use auto or scalar", ErrKernels)
 	case name == "avx512" && !vectorCPU:
-		return fmt.Errorf("%w: avx512: this CPU lacks AVX-512 (F, CD, BW, DQ, VL); use auto or scalar", ErrKernels)
+		return kernelSet{}, fmt.Errorf("%w: avx512: this CPU lacks AVX-512 (F, CD, BW, DQ, VL); use auto or scalar", ErrKernels)
 	case name == "avx512":
-		kernels = *vectorKernels
+		return *vectorKernels, nil
 	case name == "avx2" && asmKernels == nil:
-		return fmt.Errorf("%w: avx2: this build has no AVX2 kernels (amd64 only); use auto or scalar", ErrKernels)
+		return kernelSet{}, fmt.Errorf("%w: avx2: this build has no AVX2 kernels (amd64 only); use auto or scalar", ErrKernels)
 	case name == "avx2" && !asmCPU:
-		return fmt.Errorf("%w: avx2: this CPU lacks AVX2; use auto or scalar", ErrKernels)
+		return kernelSet{}, fmt.Errorf("%w: avx2: this CPU lacks AVX2; use auto or scalar", ErrKernels)
 	case name == "avx2":
-		kernels = *asmKernels
-	default:
-		return fmt.Errorf("%w: %q: want %s", ErrKernels, name, KernelNames)
+		return *asmKernels, nil
 	}
-	return nil
+	return kernelSet{}, fmt.Errorf("%w: %q: want %s", ErrKernels, name, KernelNames)
 }
 
 // walkLanes fills prof[Lanes·(i−1) + b] with lane b's running maximum slope

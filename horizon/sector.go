@@ -53,7 +53,7 @@ func (sectorLines) walk(w *Worker, col, row int) {
 }
 
 // walkBlock fills sector k's rows pos+1 … pos+n of every lane with the
-// lane's midline profile by the block kernel (kernels.walk), which stops
+// lane's midline profile by the block kernel (bw.k.walk), which stops
 // early on the band's heights bw.stop; it returns n, the steps walked.
 func (sectorLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
 	m := bw.m
@@ -65,7 +65,7 @@ func (sectorLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
 	} else {
 		maj = maj / W * bw.padW
 	}
-	n := kernels.walk(bw.prof[(pos+1)*Lanes:(pos+1+nmax)*Lanes], m.recip[1:nmax+1], bw.elev, &bw.lane, &bw.ext, &bw.eye,
+	n := bw.k.walk(bw.prof[(pos+1)*Lanes:(pos+1+nmax)*Lanes], m.recip[1:nmax+1], bw.elev, &bw.lane, &bw.ext, &bw.eye,
 		bw.stop[:chunks], bw.sb[:chunks*Lanes], base+maj, maj, mw, m.secSlope[k], m.secInv[k], curveDrop(m, k))
 	bw.n[k] = int32(n)
 	bw.Stats.WalkSteps += n * Lanes

@@ -74,7 +74,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if *encoding != "flat" && *encoding != "coded" {
 			return cli.Usagef("--encoding %q: want flat or coded", *encoding)
 		}
-		if err := horizon.SetKernels(*kernels); err != nil {
+		if err := horizon.CheckKernels(*kernels); err != nil {
 			return cli.Usagef("--kernels %s", strings.TrimPrefix(err.Error(), horizon.ErrKernels.Error()+": "))
 		}
 		coded := *encoding == "coded"
@@ -185,7 +185,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		total := g.Width * g.Height
-		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Outputs: outputs}
+		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Kernels: *kernels, Outputs: outputs}
 		if *totalVS != "" {
 			cfg.TotalViewshed = make([]uint32, g.Width*g.Height)
 		}
@@ -196,7 +196,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*quiet {
 			fmt.Fprintf(stderr, "pvsbake: %d points, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
-				total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, horizon.SIMD(), formatDuration(time.Duration(share*float64(pr.Wall))), nw)
+				total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
 		} else if err != nil && ctx.Err() == nil {
 			return err
 		}

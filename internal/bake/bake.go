@@ -44,6 +44,10 @@ type Config struct {
 	DEM     *heightmap.Grid
 	Params  horizon.Params
 	Workers int // goroutines computing viewsheds; 0 means GOMAXPROCS
+	// Kernels names the block engine's kernels (horizon.SetKernels'
+	// names: auto, avx512, avx2, scalar); "" means horizon's default.
+	// Every set bakes the same bytes.
+	Kernels string
 	Outputs []Output
 	// Progress, when set, is called from one goroutine after each point's
 	// PVS has been merged, with the points done and the total.
@@ -260,7 +264,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	}
 	model := cfg.model
 	if model == nil {
-		if model, err = horizon.New(Terrain(dem), cfg.Params); err != nil {
+		if model, err = newModel(cfg); err != nil {
 			return nil, err
 		}
 	}

@@ -20,6 +20,7 @@ type Projection struct {
 	Samples  int           // points timed
 	PerPoint time.Duration // one point's share of a worker's work (visibility, trees, caps for every output) on one core, as the machine gave it
 	Wall     time.Duration // projected wall time of the whole bake
+	Kernels  string        // the block engine's kernels it timed (horizon.SIMD's names)
 }
 
 // projectPrice is the price, in hidden cells per code, a projection caps
@@ -49,7 +50,7 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	if err != nil {
 		return Projection{}, err
 	}
-	model, err := horizon.New(Terrain(dem), cfg.Params)
+	model, err := newModel(cfg)
 	if err != nil {
 		return Projection{}, err
 	}
@@ -157,7 +158,20 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	pp := time.Duration(float64(el) * float64(calibrators) / float64(n))
 	points := dem.Width * dem.Height
 	wall := time.Duration(float64(pp) * float64(points) / float64(workers))
-	return Projection{Samples: n, PerPoint: pp, Wall: wall}, nil
+	return Projection{Samples: n, PerPoint: pp, Wall: wall, Kernels: model.Kernels()}, nil
+}
+
+// newModel returns the visibility model of cfg's DEM and parameters with
+// cfg's kernels.
+func newModel(cfg Config) (*horizon.Model, error) {
+	m, err := horizon.New(Terrain(cfg.DEM), cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.SetKernels(cfg.Kernels); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Terrain returns the DEM g as the visibility model's terrain

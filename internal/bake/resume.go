@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/frontiersets/frontiersets/compress"
-	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -105,7 +104,7 @@ func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, erro
 		}
 		done[h.Shard] = true
 	}
-	model, err := horizon.New(Terrain(dem), cfg.Params)
+	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
 	}
