@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 

@@ -3,14 +3,15 @@ package heightmap_test
 import (
 	"encoding/json"
 	"errors"
-	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 )
 
 // TestCoordinatesRealDEMs: cells, map coordinates and lon/lat agree with

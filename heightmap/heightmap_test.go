@@ -3,8 +3,6 @@ package heightmap_test
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/heightmap/gdal"
 )
 
 const dataDir = "../../shared/data"

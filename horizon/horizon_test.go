@@ -3,12 +3,12 @@ package horizon
 import (
 	"errors"
 	"flag"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 var (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 

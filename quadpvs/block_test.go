@@ -1,11 +1,11 @@
 package quadpvs
 
 import (
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // TestEncodeBlock: on windows of both real DEMs (sizes that are not

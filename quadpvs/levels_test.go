@@ -1,12 +1,12 @@
 package quadpvs
 
 import (
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // TestEncodeLevelsMatchesBitmap: deciding whole quads from bounds

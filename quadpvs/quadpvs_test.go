@@ -2,12 +2,12 @@ package quadpvs
 
 import (
 	"fmt"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 var geometries = [][2]int{{1, 1}, {2, 2}, {5, 3}, {3, 5}, {37, 61}, {64, 64}, {100, 7}, {65, 33}}

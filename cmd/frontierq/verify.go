@@ -1,27 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
-	"runtime"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/frontiersets/frontiersets/compress"
-	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/audit"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
-	"github.com/frontiersets/frontiersets/internal/losref"
 )
 
 // runVerify audits a store's frontier sets against uncompressed per-point
@@ -47,7 +43,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	demPath := fs.String("dem", "", "the `DEM` the store was baked from (default: the path the store names, with the loading flags it recorded)")
 	pairs := fs.Int("pairs", 100, "random mutually invisible `pairs` to check")
 	sample := fs.Int("sample", 64, "frontier `points` per side whose PVS is recomputed (0: every point)")
-	seed := fs.Uint64("seed", 1, "random `seed`")
+	seed := fs.Uint64("seed", 1, "random `seed`: it fixes the pairs, the sampled points and the positions, whatever the cores")
 	asJSON := cli.JSONFlag(fs, "the counts")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
@@ -74,10 +70,6 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		g, err := storeDEM(s, pos[0], "verify", *demPath, &dem, fs, stderr)
 		if err != nil {
 			return err
-		}
-		hm := g // the heightmap; g is its PVS cells where the store's are coarser
-		if g.Heightmap != nil {
-			hm = g.Heightmap
 		}
 		model, err := horizon.New(bake.Terrain(g), s.Params.Horizon())
 		if err != nil {
@@ -110,175 +102,42 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			return nil
 		}
-		rng := rand.New(rand.NewPCG(*seed, 0x5eed))
-		type job struct{ a, b [2]int }
-		var jobs []job
-		for tries := 0; len(jobs) < *pairs && tries < 1000*(*pairs); tries++ {
-			a := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
-			b := [2]int{rng.IntN(s.Width), rng.IntN(s.Height)}
-			if vis, err := gr.MutuallyVisible(a, b); err != nil || vis {
-				continue // identical or nodata points, or mutually visible
-			}
-			jobs = append(jobs, job{a, b})
-		}
-		if len(jobs) < *pairs {
-			return fmt.Errorf("found only %d mutually invisible pairs in %d tries", len(jobs), 1000*(*pairs))
-		}
-		var mu sync.Mutex
-		checked, violations, points, done, posPairs := 0, 0, 0, 0, 0
+		var progress func(done, total int)
 		if !*quiet {
-			stop := make(chan struct{})
-			defer close(stop)
-			go func(start time.Time) {
-				tick := time.NewTicker(10 * time.Second)
-				defer tick.Stop()
-				for {
-					select {
-					case <-stop:
-						return
-					case now := <-tick.C:
-						mu.Lock()
-						d := done
-						mu.Unlock()
-						fmt.Fprintf(stderr, "frontierq verify: %d of %d pairs after %s\n", d, len(jobs), now.Sub(start).Round(time.Second))
-					}
+			start, last := time.Now(), time.Now()
+			progress = func(done, total int) {
+				if now := time.Now(); now.Sub(last) >= 10*time.Second {
+					last = now
+					fmt.Fprintf(stderr, "frontierq verify: %d of %d pairs after %s\n", done, total, now.Sub(start).Round(time.Second))
 				}
-			}(time.Now())
+			}
 		}
-		var eg errgroup.Group
-		next := make(chan int, len(jobs))
-		for i := range jobs {
-			next <- i
+		rep, err := audit.Frontiers(context.Background(), audit.FrontierAudit{Store: s, Grower: gr, Grid: g, Model: model, Grow: opt,
+			Pairs: *pairs, Sample: *sample, Exact: *exact, Positions: *positions, Seed: *seed, Progress: progress})
+		if errors.Is(err, audit.ErrFewPairs) {
+			return fmt.Errorf("found only %s", strings.TrimPrefix(err.Error(), audit.ErrFewPairs.Error()+": "))
 		}
-		close(next)
-		for range runtime.GOMAXPROCS(0) {
-			eg.Go(func() error {
-				wk := model.NewWorker()
-				var sc grow.Scratch
-				var res grow.Result
-				bm := horizon.NewBitmap(s.Width, s.Height)
-				rng := rand.New(rand.NewPCG(*seed, 7))
-				lg := losref.Grid{Width: hm.Width, Height: hm.Height, Elev: hm.Elev}
-				hp := s.Params.Horizon()
-				tr := model.Terrain()
-				// The store's view distance ends every line of sight, as the
-				// bake's: a cell farther than MaxDistance metres (the same
-				// float32 distance between cell centres) is hidden.
-				beyond := func(p, q [2]int) bool {
-					return hp.MaxDistance > 0 && float32(math.Hypot(float64(p[0]-q[0])*tr.Dx, float64(p[1]-q[1])*tr.Dy)) > float32(hp.MaxDistance)
-				}
-				// Positions: every pair farther apart than MaxDistance sees
-				// nothing, so cells are skipped only when all of theirs are.
-				pos := losref.Positions{Grid: lg, Cell: s.Params.PVSCell, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: 16,
-					Random: *positions, Search: true, Dx: hm.Dx, Dy: hm.Dy, MaxDistance: hp.MaxDistance}
-				if *positions > 0 {
-					diag := math.Hypot(tr.Dx, tr.Dy)
-					beyond = func(p, q [2]int) bool {
-						return hp.MaxDistance > 0 && math.Hypot(float64(p[0]-q[0])*tr.Dx, float64(p[1]-q[1])*tr.Dy) > hp.MaxDistance+diag
-					}
-				}
-				np := 0
-				for i := range next {
-					j := jobs[i]
-					if err := gr.Grow(j.a, j.b, opt, &sc, &res); err != nil {
-						return err
-					}
-					c, v := 0, 0
-					for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
-						other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
-						for _, p := range samplePoints(f, *sample, rng) {
-							if g.IsNodata(p[1]*g.Width + p[0]) {
-								continue // no player stands there; the bake hides nodata cells
-							}
-							c++
-							if *exact {
-								// p sees q, or q sees p: the exact line of sight between
-								// an eye and a target's top, both ways.
-								for _, q := range other {
-									if g.IsNodata(q[1]*g.Width+q[0]) || beyond(p, q) {
-										continue
-									}
-									if *positions > 0 {
-										// Both ways when the heights differ.
-										n, best := pos.Worst(rng, p[0], p[1], q[0], q[1])
-										np += n
-										if hp.ObserverHeight != hp.TargetHeight {
-											n2, best2 := pos.Worst(rng, q[0], q[1], p[0], p[1])
-											np, best = np+n2, max(best, best2)
-										}
-										if best >= 0 {
-											v++
-										}
-										continue
-									}
-									if losref.Visible(lg, p[0], p[1], q[0], q[1], hp.ObserverHeight, hp.TargetHeight) ||
-										losref.Visible(lg, q[0], q[1], p[0], p[1], hp.ObserverHeight, hp.TargetHeight) {
-										v++
-									}
-								}
-								continue
-							}
-							var err error
-							if bm, err = wk.Viewshed(p[0], p[1], bm); err != nil {
-								return err
-							}
-							// p sees a point of the other frontier: A→B or B→A.
-							for _, q := range other {
-								if bm.Visible(q[0], q[1]) && !g.IsNodata(q[1]*g.Width+q[0]) {
-									v++
-								}
-							}
-						}
-					}
-					mu.Lock()
-					checked += c
-					violations += v
-					posPairs += np
-					np = 0
-					points += res.A.Points + res.B.Points
-					done++
-					mu.Unlock()
-				}
-				return nil
-			})
-		}
-		if err := eg.Wait(); err != nil {
+		if err != nil {
 			return err
 		}
-		how := "PVS recomputed"
-		switch {
-		case *exact && *positions > 0:
-			how = fmt.Sprintf("exact line of sight between positions inside the cells: %d position pairs", posPairs)
-		case *exact:
-			how = "exact line of sight"
+		if *exact && *positions > 0 {
+			rep.Check = fmt.Sprintf("%s: %d position pairs", rep.Check, rep.PositionPairs)
 		}
 		if *asJSON {
-			if err := cli.WriteJSON(stdout, map[string]any{"pairs": len(jobs), "frontier_points": points, "points_checked": checked,
-				"check": how, "position_pairs": posPairs, "violations": violations}); err != nil {
+			if err := cli.WriteJSON(stdout, rep); err != nil {
 				return err
 			}
 		} else {
 			fmt.Fprintf(stdout, "pairs %d, frontier points %d, points checked %d (%s, both directions), violations %d\n",
-				len(jobs), points, checked, how, violations)
+				rep.Pairs, rep.FrontierPoints, rep.Checked, rep.Check, rep.Violations)
 		}
+		violations := rep.Violations
 		if violations > 0 {
 			return fmt.Errorf("%d violations of the frontier guarantee", violations)
 		}
 		return nil
 	}
 	return c
-}
-
-// samplePoints returns n random cells of f (all of them when n is 0 or
-// larger than the frontier), always including the player's own cell.
-func samplePoints(f *grow.Frontier, n int, rng *rand.Rand) [][2]int {
-	all := f.AppendCells(nil)
-	if n == 0 || n >= len(all) {
-		return all
-	}
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	out := append(all[:n-1:n-1], [2]int{f.Col, f.Row})
-	return out
 }
 
 // Bounds of verify's counts: a million pairs is hours of work; a side's

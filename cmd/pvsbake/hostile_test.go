@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"image"
 	"image/color"
 	"image/png"
@@ -17,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // TestHostileInputs: huge rasters are refused before any cell is read,

@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // buildPvsbake builds this command into dir and returns the binary's path.

@@ -1,15 +1,12 @@
 package audit
 
 import (
-	"context"
-	"github.com/frontiersets/frontiersets/internal/testdem"
-	"path/filepath"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
-	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -27,24 +24,9 @@ func TestConservativeStoreAudits(t *testing.T) {
 		if cons {
 			p.LOS = horizon.LOSConservative
 		}
-		path := filepath.Join(t.TempDir(), "s.pvs")
-		if _, err := bake.Run(context.Background(), bake.Config{DEM: g, Params: p, Outputs: []bake.Output{{Path: path}}}); err != nil {
-			t.Fatal(err)
-		}
-		s, err := bake.OpenStore(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, gr, m := bakeStore(t, g, p)
 		fh := FalseHidden(s, g, 8, 1)
 		hidden[cons] = fh.Hidden
-		gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := horizon.New(bake.Terrain(g), p)
-		if err != nil {
-			t.Fatal(err)
-		}
 		adv, err := Adversarial(s, gr, g, m, grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy}, 8, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 

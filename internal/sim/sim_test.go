@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"github.com/frontiersets/frontiersets/internal/testdem"
 	"math"
 	"path/filepath"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
