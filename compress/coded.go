@@ -2,6 +2,7 @@ package compress
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
+	"sync"
+	"weak"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -269,6 +272,14 @@ type codedSections struct {
 
 // readTable reads a CTAB payload whose section header is at at.
 func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
+	key := sha256.Sum256(ctab)
+	coders.Lock()
+	defer coders.Unlock()
+	if w, ok := coders.m[key]; ok {
+		if c := w.Value(); c != nil {
+			return c, nil
+		}
+	}
 	coder, err := quadpvs.ReadCondTable(ctab)
 	if err != nil {
 		msg := err.Error()
@@ -277,7 +288,25 @@ func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
 		}
 		return nil, &FormatError{at, "CTAB section: " + msg}
 	}
+	if coders.m == nil {
+		coders.m = make(map[[32]byte]weak.Pointer[quadpvs.CondCoder])
+	}
+	for k, w := range coders.m { // forget the coders no store holds
+		if w.Value() == nil {
+			delete(coders.m, k)
+		}
+	}
+	coders.m[key] = weak.Make(coder)
 	return coder, nil
+}
+
+// coders are the conditional coders built from CTAB sections, by the
+// section's SHA-256, while a store holds them: stores of one table (every
+// handle of one file, the bakes of one build) share one coder, read only
+// once built, instead of 310 KB of decoding tables each.
+var coders struct {
+	sync.Mutex
+	m map[[32]byte]weak.Pointer[quadpvs.CondCoder]
 }
 
 // finishCoded builds a version 4 coded store's hierarchy: its block

@@ -189,7 +189,8 @@ func TestCSharp(t *testing.T) {
 
 // TestCHostile: NULL pointers, closed or unknown handles, cells off the
 // grid, small buffers, a truncated store, a folder and a store cut while
-// open (FS_EIO) give error codes with a message, never a crash.
+// open (FS_EIO) give error codes with a message, never a crash; two handles
+// of one file (which share its store) close one at a time.
 func TestCHostile(t *testing.T) {
 	dir := t.TempDir()
 	store := buildLib(t, dir)
@@ -215,6 +216,8 @@ func TestCHostile(t *testing.T) {
 		"info-null": 1, "info-handle": 2, "frontier-outside": 3, "frontier-far": 3, "frontier-same": 3,
 		"frontier-options": 1, "frontier-null-res": 1, "frontier-small-buffer": 6, "pvs-small-mask": 6, "pvs-null": 1,
 		"map-far": 3, "lonlat-bad": 3, "position": 0, "position-outside": 3, "position-nan": 3, "position-null": 1, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,
+		"open-twice-1": 0, "open-twice-2": 0, "close-first": 0, "frontier-second": 0, "first-closed": 2, "close-second": 0,
+		"reopen": 0, "frontier-reopened": 0, "close-reopened": 0,
 		"open-cut": 0, "info-cut": 0, "pvs-cut": 4, "frontier-cut": 4, "close-cut": 0,
 	}
 	seen := 0

@@ -15,8 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/frontiersets/frontiersets"
@@ -33,14 +35,43 @@ func main() {}
 type handle struct {
 	mu     sync.RWMutex
 	s      *frontiersets.Store
+	key    fileKey // its file, when shared (zero: not shared)
 	closed bool
+}
+
+// fileKey names a store file as it was opened: the same key, the same
+// bytes (a file replaced or rewritten has another inode, size or time).
+type fileKey struct {
+	dev, ino, size uint64
+	mtime          int64 // ns
+}
+
+// shared is a store open under several handles of one file: one mapping
+// and one decoder, refs handles, closed with the last.
+type shared struct {
+	s    *frontiersets.Store
+	refs int
 }
 
 var (
 	tableMu sync.Mutex
 	table   = map[int64]*handle{}
+	files   = map[fileKey]*shared{}
 	lastID  int64
 )
+
+// keyOf returns path's file key, and false when it has none.
+func keyOf(path string) (fileKey, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileKey{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() {
+		return fileKey{}, false
+	}
+	return fileKey{uint64(st.Dev), uint64(st.Ino), uint64(fi.Size()), fi.ModTime().UnixNano()}, true
+}
 
 // status is an error with its FS_ code.
 type status struct {
@@ -140,15 +171,39 @@ func fs_open(path *C.char, store *C.fs_store, cerr *C.fs_error) C.int {
 			err = null("path or store")
 			return
 		}
-		var s *frontiersets.Store
-		if s, err = frontiersets.Open(C.GoString(path)); err != nil {
+		// Handles of one file share its store: one mapping, one decoder.
+		p := C.GoString(path)
+		key, ok := keyOf(p)
+		tableMu.Lock()
+		if sh := files[key]; ok && sh != nil {
+			sh.refs++
+			lastID++
+			table[lastID] = &handle{s: sh.s, key: key}
+			*store = C.fs_store(lastID)
+			tableMu.Unlock()
 			return
 		}
-		tableMu.Lock()
-		lastID++
-		table[lastID] = &handle{s: s}
-		*store = C.fs_store(lastID)
 		tableMu.Unlock()
+		var s *frontiersets.Store
+		if s, err = frontiersets.Open(p); err != nil {
+			return
+		}
+		if after, same := keyOf(p); !ok || !same || after != key {
+			key = fileKey{} // changed while opened: not shared
+		}
+		tableMu.Lock()
+		defer tableMu.Unlock()
+		if sh := files[key]; key != (fileKey{}) && sh != nil {
+			// Another call opened it meanwhile: share that one.
+			s.Close()
+			sh.refs++
+			s = sh.s
+		} else if key != (fileKey{}) {
+			files[key] = &shared{s: s, refs: 1}
+		}
+		lastID++
+		table[lastID] = &handle{s: s, key: key}
+		*store = C.fs_store(lastID)
 	}()
 	return finish(err, cerr)
 }
@@ -169,6 +224,19 @@ func fs_close(store C.fs_store, cerr *C.fs_error) C.int {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.closed = true
+		if h.key != (fileKey{}) {
+			tableMu.Lock()
+			sh := files[h.key]
+			sh.refs--
+			last := sh.refs == 0
+			if last {
+				delete(files, h.key)
+			}
+			tableMu.Unlock()
+			if !last {
+				return // other handles still read it
+			}
+		}
 		err = h.s.Close()
 	}()
 	return finish(err, cerr)

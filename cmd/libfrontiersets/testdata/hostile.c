@@ -57,6 +57,17 @@ int main(int argc, char **argv) {
 	SHOW("close", fs_close(s, &err));
 	SHOW("close-again", fs_close(s, &err));
 	SHOW("after-close", fs_pvs(s, 2, 2, mask, 4, &err));
+	/* Handles of one file share its store: closing one leaves the other. */
+	fs_store s1 = 0, s2 = 0;
+	SHOW("open-twice-1", fs_open(argv[1], &s1, &err));
+	SHOW("open-twice-2", fs_open(argv[1], &s2, &err));
+	SHOW("close-first", fs_close(s1, &err));
+	SHOW("frontier-second", fs_frontier(s2, 2, 2, 45, 37, NULL, &res, NULL, &err));
+	SHOW("first-closed", fs_info_get(s1, &info, &err));
+	SHOW("close-second", fs_close(s2, &err));
+	SHOW("reopen", fs_open(argv[1], &s1, &err));
+	SHOW("frontier-reopened", fs_frontier(s1, 2, 2, 45, 37, NULL, &res, NULL, &err));
+	SHOW("close-reopened", fs_close(s1, &err));
 	/* A store file cut while open: its reads fault, which must be FS_EIO,
 	 * not the end of this program. */
 	fs_store cut = 0;
