@@ -570,3 +570,37 @@ func TestVisibilityModels(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseStores: a store file that is mostly holes (a grid declared and
+// never written) is refused at open with ErrSparse, before anything is
+// mapped or read; the same bytes written out are judged as a store.
+func TestSparseStores(t *testing.T) {
+	good, err := os.ReadFile("testdata/small.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sparse := filepath.Join(dir, "sparse.pvs")
+	if err := os.WriteFile(sparse, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 200<<20); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(sparse)
+	data, ok := dataBytes(f, 200<<20)
+	f.Close()
+	if !ok {
+		t.Skip("this file system does not report holes")
+	}
+	if _, err := Open(sparse); !errors.Is(err, ErrSparse) || !strings.Contains(err.Error(), "of data for 209.72 MB declared") {
+		t.Errorf("a 200 MiB file of %d bytes of data: %v", data, err)
+	}
+	whole := filepath.Join(dir, "whole.pvs")
+	if err := os.WriteFile(whole, append(good, make([]byte, 70<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(whole); err == nil || errors.Is(err, ErrSparse) {
+		t.Errorf("a store followed by written zeros: %v, want the store's own error", err)
+	}
+}

@@ -106,6 +106,9 @@ func Open(path string) (*Store, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotFile)
 	}
+	if err := checkSparse(f, st.Size()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var head [fileHeaderSize]byte
 	if _, err := f.ReadAt(head[:], 0); err == nil && string(head[:8]) == Magic && binary.LittleEndian.Uint32(head[8:]) == VersionAligned {
 		b, unmap, err := mapFile(f, st.Size())
@@ -125,6 +128,27 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// ErrSparse reports a store file most of which is holes: a file that
+// declares a grid its bytes do not hold (opening it would read and map
+// gigabytes of zeros), since writers write every byte of a store.
+var ErrSparse = errors.New("compress: sparse store file")
+
+// sparseMin is the smallest file checkSparse looks at, in bytes.
+const sparseMin = 64 << 20
+
+// checkSparse refuses a file of size bytes, at least sparseMin, whose data
+// is less than half of it (ErrSparse).
+func checkSparse(f *os.File, size int64) error {
+	if size < sparseMin {
+		return nil
+	}
+	if data, ok := dataBytes(f, size); ok && data < size/2 {
+		return fmt.Errorf("%w: %s of data for %s declared; a store is written whole (copy a genuine one with cp --sparse=never)",
+			ErrSparse, FormatBytes(data), FormatBytes(size))
+	}
+	return nil
 }
 
 // Decode reads a store from r. Errors are *FormatError (matching

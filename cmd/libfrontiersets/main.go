@@ -99,7 +99,7 @@ func finish(err error, cerr *C.fs_error) C.int {
 		code = st.code
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, frontiersets.ErrFault), errors.Is(err, compress.ErrNotFile):
 		code = C.FS_EIO
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.Is(err, compress.ErrSparse):
 		code = C.FS_EFORMAT
 	case errors.Is(err, frontiersets.ErrOutside), errors.Is(err, frontiersets.ErrNodata), errors.Is(err, frontiersets.ErrIdentical):
 		code = C.FS_ERANGE
