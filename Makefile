@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: lib bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
+.PHONY: lib lib-windows windows-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -43,6 +43,24 @@ lib:
 	rm -f build/libfrontiersets.h
 	cp cmd/libfrontiersets/frontiersets.h build/frontiersets.h
 
+# make lib-windows: the C library for 64-bit Windows, cross-compiled with
+# Debian's mingw-w64: build/windows/frontiersets.dll, its import library
+# frontiersets.lib and the header. It needs Windows' own KERNEL32 and
+# msvcrt only.
+lib-windows: windows-deps
+	mkdir -p build/windows
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -buildmode=c-shared \
+		-ldflags "-extldflags=-Wl,--out-implib,$(CURDIR)/build/windows/frontiersets.lib" -o build/windows/frontiersets.dll ./cmd/libfrontiersets
+	rm -f build/windows/frontiersets.h
+	cp cmd/libfrontiersets/frontiersets.h build/windows/frontiersets.h
+
+# The Windows cross-compiler, and Wine to run the DLL's tests (make check).
+windows-deps:
+	@{ command -v x86_64-w64-mingw32-gcc && command -v wine; } >/dev/null 2>&1 || { \
+		echo "installing gcc-mingw-w64-x86-64, wine and wine64"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gcc-mingw-w64-x86-64 wine wine64 >/dev/null; }
+
 # make docs: rewrite docs/commands, the commands' reference pages, from their
 # definitions (a test fails while a page differs from them).
 docs:
@@ -53,7 +71,7 @@ docs:
 # portable and AVX-512 kernels (auto runs the AVX2 assembly), the golden
 # hashes of other CPUs (GOAMD64=v3, arm64 under qemu) and the real Slurm
 # cluster. CI runs make test, then make check.
-check: deps browser bindings
+check: deps browser bindings windows-deps
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
 	GOEXPERIMENT= FRONTIERSETS_KERNELS=scalar $(GO) test -count 1 -run 'Golden|Block|Kernel|Twin' ./horizon

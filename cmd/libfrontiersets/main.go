@@ -15,10 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"unsafe"
 
 	"github.com/frontiersets/frontiersets"
@@ -59,19 +57,6 @@ var (
 	files   = map[fileKey]*shared{}
 	lastID  int64
 )
-
-// keyOf returns path's file key, and false when it has none.
-func keyOf(path string) (fileKey, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileKey{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || !fi.Mode().IsRegular() {
-		return fileKey{}, false
-	}
-	return fileKey{uint64(st.Dev), uint64(st.Ino), uint64(fi.Size()), fi.ModTime().UnixNano()}, true
-}
 
 // status is an error with its FS_ code.
 type status struct {

@@ -6,8 +6,9 @@
 //   mcs examples/csharp/Frontier.cs -out:Frontier.exe
 //   LD_LIBRARY_PATH=build mono Frontier.exe STORE colA rowA colB rowB
 //
-// In Unity, put libfrontiersets.so (or the .dll/.dylib built for the
-// target) under Assets/Plugins and keep the declarations of Native.
+// In Unity, put libfrontiersets.so (Linux) or frontiersets.dll (Windows:
+// make lib-windows) under Assets/Plugins and keep the declarations of
+// Native; "frontiersets" names either.
 using System;
 using System.Runtime.InteropServices;
 

@@ -38,7 +38,7 @@ func Create(path string) (*Temp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := tryLock(f); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("cannot lock %s: %w", f.Name(), err)
@@ -77,7 +77,7 @@ func removeStale(path string) {
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if tryLock(f) == nil {
 			free = append(free, name)
 		} else {
 			live = append(live, name)
@@ -283,7 +283,7 @@ func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if err := CheckTarget(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	f, err := os.OpenFile(path, flag|oNoFollow, perm)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%s is a symbolic link, %w", path, ErrNotRegular)
 	} else if err != nil {
