@@ -35,6 +35,9 @@ var (
 	// ErrNoGDAL: lon/lat asked of a store from before stores recorded a
 	// lon/lat lattice, in a program without heightmap/gdal.
 	ErrNoGDAL = heightmap.ErrNoGDAL
+	// ErrNoEngine: world positions asked of a store baked without an
+	// engine frame (pvsbake bake --engine).
+	ErrNoEngine = heightmap.ErrNoEngine
 )
 
 // FormatError reports a corrupt store: what is wrong and its byte offset.

@@ -227,6 +227,45 @@ func (s *Store) LonLatToCell(lon, lat float64) (col, row int, err error) {
 	return col, row, outside(err)
 }
 
+// WorldToPosition returns the position in fractional cells (as
+// PositionCell and FrontierAt take it) of world position (a, b) in the
+// game engine's units and horizontal axes the store was baked with
+// (pvsbake bake --engine; heightmap.EngineFrame: Unity x, z in metres,
+// Unreal X, Y in centimetres). Errors: ErrNoEngine, ErrOutside (naming the
+// world bounds).
+func (s *Store) WorldToPosition(a, b float64) (x, y float64, err error) {
+	x, y, err = s.Georef().WorldToPosition(a, b, s.st.Width, s.st.Height)
+	return x, y, outside(err)
+}
+
+// CellToWorld returns the world position of cell (col, row)'s centre in
+// the engine's units and axes. Errors: ErrNoEngine, ErrOutside.
+func (s *Store) CellToWorld(col, row int) (a, b float64, err error) {
+	if err := s.checkCell(col, row); err != nil {
+		return 0, 0, err
+	}
+	f := s.st.Engine
+	if f == nil {
+		return 0, 0, ErrNoEngine
+	}
+	a, b = f.World(float64(col), float64(row))
+	return a, b, nil
+}
+
+// FrontierAtWorld is Frontier for players at world positions a and b
+// (WorldToPosition). Errors: as Frontier and WorldToPosition.
+func (s *Store) FrontierAtWorld(a, b [2]float64, opt grow.Options) (grow.Result, error) {
+	ax, ay, err := s.WorldToPosition(a[0], a[1])
+	if err != nil {
+		return grow.Result{}, err
+	}
+	bx, by, err := s.WorldToPosition(b[0], b[1])
+	if err != nil {
+		return grow.Result{}, err
+	}
+	return s.FrontierAt([2]float64{ax, ay}, [2]float64{bx, by}, opt)
+}
+
 // Elevation returns the ground's height at cell (col, row) in metres, as
 // baked (nodata cells hold the filled value the bake used). Errors:
 // ErrOutside.

@@ -70,6 +70,9 @@ type Header struct {
 	// readers convert lon/lat without GDAL; absent when the grid has no
 	// CRS or the store predates it.
 	LonLat *heightmap.LonLatGrid `json:"lonlat,omitempty"`
+	// Engine places the grid's cells in a game engine's world
+	// (heightmap.EngineFrame: pvsbake bake --engine); absent: none.
+	Engine *heightmap.EngineFrame `json:"engine,omitempty"`
 }
 
 // LoadFlags are a DEM's loading options (heightmap.Options) as a store
@@ -116,7 +119,7 @@ type VisParams struct {
 // Georef returns the grid's georeferencing: its geotransform, CRS and
 // lon/lat grid.
 func (h *Header) Georef() heightmap.Georef {
-	return heightmap.Georef{GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, LonLat: h.LonLat}
+	return heightmap.Georef{GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, LonLat: h.LonLat, Engine: h.Engine}
 }
 
 // WindowFits reports whether the header's window of the source raster
@@ -336,6 +339,11 @@ func (h *Header) check(size int64) (cells, quads uint64, err error) {
 			return 0, 0, fmt.Errorf("a lon/lat grid without a CRS and a geotransform")
 		}
 		if err := h.LonLat.Check(h.Width, h.Height); err != nil {
+			return 0, 0, err
+		}
+	}
+	if h.Engine != nil {
+		if err := h.Engine.Check(); err != nil {
 			return 0, 0, err
 		}
 	}

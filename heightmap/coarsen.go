@@ -51,6 +51,9 @@ func Coarsen(g *Grid, k int) (*Grid, error) {
 	for _, i := range []int{1, 2, 4, 5} {
 		c.GeoTransform[i] *= float64(k)
 	}
+	if g.Engine != nil {
+		c.Engine = g.Engine.Coarsen(k)
+	}
 	c.LonLat = nil
 	if g.LonLat != nil {
 		c.LonLat = lonLatFor(c.Georef, w, h)

@@ -78,6 +78,9 @@ type Georef struct {
 	HasGeoTransform bool
 	CRS             string
 	LonLat          *LonLatGrid
+	// Engine places the grid's cells in a game engine's world (nil: no
+	// engine; pvsbake bake --engine).
+	Engine *EngineFrame
 }
 
 // Spacing says where a grid's metric cell spacing came from.

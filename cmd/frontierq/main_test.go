@@ -148,8 +148,8 @@ func TestQueryErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no points", []string{store}, 2, "needs both players: --a, --a-xy or --a-lonlat"},
-		{"two forms", []string{store, "--a", "1,1", "--a-xy", "300000,4930000", "--b", "2,2"}, 2, "give exactly one of --a, --a-xy or --a-lonlat"},
+		{"no points", []string{store}, 2, "needs both players: --a, --a-xy, --a-lonlat or --a-world"},
+		{"two forms", []string{store, "--a", "1,1", "--a-xy", "300000,4930000", "--b", "2,2"}, 2, "give exactly one of --a, --a-xy, --a-lonlat or --a-world"},
 		{"bad lonlat", []string{store, "--a-lonlat", "east", "--b", "2,2"}, 2, `--a-lonlat "east": want lon,lat in degrees`},
 		{"bad method", []string{store, "--a", "1,1", "--b", "2,2", "--method", "magic"}, 2, "--method"},
 		{"bad neighbours", []string{store, "--a", "1,1", "--b", "2,2", "--neighbours", "6"}, 2, "--neighbours"},

@@ -410,7 +410,7 @@ func jsonError(w http.ResponseWriter, msg string, code int) {
 
 // queryParams are the query parameters named like the command's flags,
 // longest first.
-var queryParams = []string{"grow-larger", "neighbours", "max-steps", "a-lonlat", "b-lonlat", "method", "merge", "queue", "exact", "a-xy", "b-xy", "at", "a", "b"}
+var queryParams = []string{"grow-larger", "neighbours", "max-steps", "a-lonlat", "b-lonlat", "a-world", "b-world", "method", "merge", "queue", "exact", "a-xy", "b-xy", "at", "a", "b"}
 
 // flagTerm matches a flag of queryParams in a message, with the value
 // after it, if any ("--a 99,3", "--merge=no", "--b-xy or").
@@ -493,7 +493,7 @@ func (v *viewer) query(r *http.Request) (grow.Result, grow.Options, error) {
 	aFlag.Register(fset, "a", "")
 	bFlag.Register(fset, "b", "")
 	var res grow.Result
-	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps", "a", "a-xy", "a-lonlat", "b", "b-xy", "b-lonlat"} {
+	for _, name := range []string{"method", "merge", "queue", "neighbours", "grow-larger", "max-steps", "a", "a-xy", "a-lonlat", "a-world", "b", "b-xy", "b-lonlat", "b-world"} {
 		if q.Has(name) {
 			if err := fset.Set(name, q.Get(name)); err != nil {
 				return res, grow.Options{}, &badRequest{fmt.Sprintf("--%s %q: %v", name, q.Get(name), err)}

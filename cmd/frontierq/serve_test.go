@@ -180,7 +180,7 @@ func TestServeAPI(t *testing.T) {
 		if strings.HasPrefix(path, "/api/frontier?a=99") && e.Error != strings.Replace(strings.TrimPrefix(strings.TrimSpace(cliErr), "frontierq: "), "--a 99,3", "a=99,3", 1) {
 			t.Errorf("400 says %q, the command line %q", e.Error, cliErr)
 		}
-		if path == "/api/frontier?a=1,1" && e.Error != "give exactly one of b, b-xy or b-lonlat" {
+		if path == "/api/frontier?a=1,1" && e.Error != "give exactly one of b, b-xy, b-lonlat or b-world" {
 			t.Errorf("%s says %q", path, e.Error)
 		}
 		if code == 400 && strings.Contains(e.Error, "--") {

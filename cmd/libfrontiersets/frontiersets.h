@@ -39,7 +39,7 @@ extern "C" {
 #define FS_EIO 4       /* the file cannot be opened or read */
 #define FS_EFORMAT 5   /* not a store, or a corrupt one (the message gives the byte offset) */
 #define FS_ESPACE 6    /* an output buffer too small: the result says the size needed */
-#define FS_ENOGEO 7    /* the store has no georeferencing or no CRS for that conversion */
+#define FS_ENOGEO 7    /* the store has no georeferencing, CRS or engine frame for that conversion */
 #define FS_EINTERNAL 8 /* a failure of the library itself: please report it */
 
 /* A store handle: > 0 when open. */
@@ -131,6 +131,15 @@ int fs_map_to_cell(fs_store store, double x, double y, int32_t *col, int32_t *ro
  * cells' squares, the point models' for the samples alone. FS_ERANGE
  * outside the grid. */
 int fs_position_to_cell(fs_store store, double x, double y, int32_t *col, int32_t *row, fs_error *err);
+
+/* A game engine's world position (a, b) on its horizontal axes, in its
+ * units — Unity x, z in metres; Unreal X, Y in centimetres — of a store
+ * baked with pvsbake bake --engine: the position in fractional cells (as
+ * fs_position_to_cell takes it), and a cell centre's world position.
+ * FS_ENOGEO for a store without an engine frame, FS_ERANGE off the
+ * terrain (the message gives its world bounds). */
+int fs_world_to_position(fs_store store, double a, double b, double *x, double *y, fs_error *err);
+int fs_cell_to_world(fs_store store, int32_t col, int32_t row, double *a, double *b, fs_error *err);
 
 /* Cell centre <-> longitude/latitude (degrees, WGS 84). */
 int fs_cell_to_lonlat(fs_store store, int32_t col, int32_t row, double *lon, double *lat, fs_error *err);

@@ -59,6 +59,10 @@ func buildLib(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// In Unity's world at (1000, 2000), for the world-position calls.
+	if dem.Engine, err = heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{1000, 2000}, false, dem.Height); err != nil {
+		t.Fatal(err)
+	}
 	p := horizon.ThesisParams()
 	p.Sectors = 256
 	store := filepath.Join(dir, "t.pvs")
@@ -223,7 +227,7 @@ func checkHostile(t *testing.T, out string, cutRefused bool) {
 		"open-null": 1, "open-null-store": 1, "open-missing": 4, "open-hostile": 5, "open-dir": 4, "open": 0,
 		"info-null": 1, "info-handle": 2, "frontier-outside": 3, "frontier-far": 3, "frontier-same": 3,
 		"frontier-options": 1, "frontier-null-res": 1, "frontier-small-buffer": 6, "pvs-small-mask": 6, "pvs-null": 1,
-		"map-far": 3, "lonlat-bad": 3, "position": 0, "position-outside": 3, "position-nan": 3, "position-null": 1, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,
+		"map-far": 3, "lonlat-bad": 3, "world": 0, "world-outside": 3, "world-null": 1, "cell-to-world": 0, "cell-to-world-outside": 3, "position": 0, "position-outside": 3, "position-nan": 3, "position-null": 1, "cell-null": 1, "null-err": 3, "close": 0, "close-again": 2, "after-close": 2,
 		"open-twice-1": 0, "open-twice-2": 0, "close-first": 0, "frontier-second": 0, "first-closed": 2, "close-second": 0,
 		"reopen": 0, "frontier-reopened": 0, "close-reopened": 0,
 		"open-cut": 0, "info-cut": 0, "pvs-cut": 4, "frontier-cut": 4, "close-cut": 0,
@@ -247,6 +251,13 @@ func checkHostile(t *testing.T, out string, cutRefused bool) {
 		if f[0] == "position-cell" {
 			if f[1] != "12" || f[2] != "21" {
 				t.Errorf("fs_position_to_cell(12.37, 20.8): %s, want cell 12 21", line)
+			}
+			continue
+		}
+		if f[0] == "world-position" || f[0] == "cell-world" {
+			want := map[string]string{"world-position": "12.37 20.80", "cell-world": "1120.00 2210.00"}[f[0]]
+			if strings.Join(f[1:], " ") != want {
+				t.Errorf("%s: %s, want %s", f[0], line, want)
 			}
 			continue
 		}

@@ -88,7 +88,7 @@ func finish(err error, cerr *C.fs_error) C.int {
 		code = C.FS_EFORMAT
 	case errors.Is(err, frontiersets.ErrOutside), errors.Is(err, frontiersets.ErrNodata), errors.Is(err, frontiersets.ErrIdentical):
 		code = C.FS_ERANGE
-	case errors.Is(err, frontiersets.ErrNoGeoref), errors.Is(err, frontiersets.ErrNoCRS), errors.Is(err, frontiersets.ErrNoGDAL):
+	case errors.Is(err, frontiersets.ErrNoGeoref), errors.Is(err, frontiersets.ErrNoCRS), errors.Is(err, frontiersets.ErrNoGDAL), errors.Is(err, frontiersets.ErrNoEngine):
 		code = C.FS_ENOGEO
 	case errors.Is(err, frontiersets.ErrOptions):
 		code = C.FS_EINVAL
@@ -390,6 +390,39 @@ func fs_position_to_cell(store C.fs_store, x, y C.double, col, row *C.int32_t, c
 			return fail(C.FS_ERANGE, "%v", err)
 		}
 		*col, *row = C.int32_t(c), C.int32_t(r)
+		return nil
+	}), cerr)
+}
+
+//export fs_world_to_position
+func fs_world_to_position(store C.fs_store, a, b C.double, x, y *C.double, cerr *C.fs_error) C.int {
+	return finish(use(store, func(s *frontiersets.Store) error {
+		if x == nil || y == nil {
+			return null("x or y")
+		}
+		px, py, err := s.WorldToPosition(float64(a), float64(b))
+		if err != nil {
+			return err
+		}
+		*x, *y = C.double(px), C.double(py)
+		return nil
+	}), cerr)
+}
+
+//export fs_cell_to_world
+func fs_cell_to_world(store C.fs_store, col, row C.int32_t, a, b *C.double, cerr *C.fs_error) C.int {
+	return finish(use(store, func(s *frontiersets.Store) error {
+		if a == nil || b == nil {
+			return null("a or b")
+		}
+		if err := checkCell(s, col, row); err != nil {
+			return err
+		}
+		wa, wb, err := s.CellToWorld(int(col), int(row))
+		if err != nil {
+			return err
+		}
+		*a, *b = C.double(wa), C.double(wb)
 		return nil
 	}), cerr)
 }

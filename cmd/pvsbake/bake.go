@@ -56,6 +56,9 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	totalVS := fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
 	kernels := fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
+	engine := fs.String("engine", "", "record the heightmap's place in a game engine's world, so that queries take world positions: `unity` (metres, x and z) or unreal (centimetres, X and Y)")
+	engineOrigin := fs.String("engine-origin", "0,0", "with --engine: the world position `A,B` of the heightmap's corner sample (0,0) on the engine's axes (Unity: the Terrain's position x,z; Unreal: the Landscape's location X,Y)")
+	engineFlip := fs.Bool("engine-flip", false, "with --engine: the file's rows run toward the origin (a Unity RAW exported with Flip Vertically)")
 	pvsCell := fs.Float64("pvs-cell", 0, "side of a PVS cell in `metres`, a whole multiple of the heightmap's square cells (0: the heightmap's cell); needs --los region: regions, quads, frontier sets and the store live on the grid of PVS cells, visibility is judged on the heightmap's surface")
 	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
@@ -149,9 +152,26 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			}
 		}
+		var origin [2]float64
+		if *engine != "" || fs.Changed("engine-origin") || *engineFlip {
+			if _, err := fmt.Sscanf(*engineOrigin+" ", "%g,%g ", &origin[0], &origin[1]); err != nil || *engine == "" {
+				return cli.Usagef("--engine %q --engine-origin %q: want --engine %s and a world position A,B", *engine, *engineOrigin, heightmap.Engines)
+			}
+			if _, err := heightmap.NewEngineFrame(*engine, 1, 1, origin, false, 1); err != nil {
+				return cli.Usagef("--engine %q: want %s", *engine, heightmap.Engines)
+			}
+		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {
 			return err
+		}
+		if *engine != "" {
+			// The frame of the file's samples, moved to the window's.
+			f, err := heightmap.NewEngineFrame(*engine, g.Dx, g.Dy, origin, *engineFlip, g.SourceSize[1])
+			if err != nil {
+				return cli.Usagef("--engine-origin %s: %v", *engineOrigin, strings.TrimPrefix(err.Error(), heightmap.ErrEngine.Error()+": "))
+			}
+			g.Engine = f.Window(g.Window.Col, g.Window.Row)
 		}
 		if *pvsCell > 0 {
 			k, err := heightmap.PVSCellFactor(*pvsCell, g.Dx, g.Dy)

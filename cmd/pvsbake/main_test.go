@@ -91,7 +91,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"two DEMs", []string{"bake", "a.tif", "b.tif", "-o", "x", "--budget", "1MB"}, 2, `bake takes one DEM, got 2: "a.tif" "b.tif"`},
 		{"join without parts", []string{"join", "-o", "x"}, 2, "join takes one or more PART"},
 		{"share without -o", []string{"share", "s.pvs", "--budget", "1MB"}, 2, "share needs -o OUT"},
-		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy or --at-lonlat)"},
+		{"viewshed without --at", []string{"viewshed", "d.tif", "-o", "x.tif"}, 2, "viewshed needs the observer (--at, --at-xy, --at-lonlat or --at-world)"},
 		{"synth with an argument", []string{"synth", "x", "-o", "y.tif"}, 2, "synth takes no arguments"},
 		{"unknown model", []string{"viewshed", "d.tif", "--at", "1,1", "-o", "x.tif", "--los", "exact"}, 2, `--los "exact": want sector or conservative`},
 		{"unknown kernels", []string{"bake", "d.tif", "-o", "x", "--budget", "1MB", "--kernels", "sse9"}, 2, `--kernels "sse9": want auto, avx512, avx2 or scalar`},

@@ -60,7 +60,7 @@ func TestViewshedErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no --at", []string{"viewshed", dem, "-o", out}, 2, "needs the observer (--at, --at-xy or --at-lonlat)"},
+		{"no --at", []string{"viewshed", dem, "-o", out}, 2, "needs the observer (--at, --at-xy, --at-lonlat or --at-world)"},
 		{"bad --at", []string{"viewshed", dem, "--at", "3", "-o", out}, 2, "col,row"},
 		{"outside", []string{"viewshed", dem, "--at", "256,3", "-o", out}, 1, "outside the 256×256 grid"},
 		{"negative height", []string{"viewshed", dem, "--at", "3,3", "--target-height", "-1", "-o", out}, 2, "want 0 to 100000 m"},

@@ -55,6 +55,14 @@ public static class Native
         public double ElapsedMs;
     }
 
+    // World positions of a store baked with pvsbake bake --engine unity:
+    // (x, z) in metres to fractional cells, and a cell's centre back.
+    [DllImport(Lib, EntryPoint = "fs_world_to_position")]
+    public static extern int WorldToPosition(long store, double a, double b, out double x, out double y, ref Error err);
+
+    [DllImport(Lib, EntryPoint = "fs_cell_to_world")]
+    public static extern int CellToWorld(long store, int col, int row, out double a, out double b, ref Error err);
+
     [DllImport(Lib, EntryPoint = "fs_open")]
     public static extern int Open([MarshalAs(UnmanagedType.LPUTF8Str)] string path, out long store, ref Error err);
 

@@ -831,7 +831,7 @@ func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header 
 	if lf != (compress.LoadFlags{}) {
 		h.Load = &lf
 	}
-	h.LonLat = dem.LonLat
+	h.LonLat, h.Engine = dem.LonLat, dem.Engine
 	return h
 }
 

@@ -277,6 +277,8 @@ func differ(a, b compress.PartHeader) string {
 			return "loading flags (cell size, height scale or RAW layout)"
 		case !reflect.DeepEqual(sa.LonLat, sb.LonLat):
 			return "lon/lat grid (georeferencing)"
+		case !reflect.DeepEqual(sa.Engine, sb.Engine):
+			return "engine frame (--engine)"
 		case withoutLoad(sa) != withoutLoad(sb):
 			return "store header (grid spacing, georeferencing or height scale)"
 		}
@@ -295,7 +297,7 @@ func sameLoad(a, b *compress.LoadFlags) bool {
 // written out (a header read back names the flat encoding a bake's leaves
 // empty).
 func withoutLoad(h compress.Header) compress.Header {
-	h.Load, h.LonLat = nil, nil
+	h.Load, h.LonLat, h.Engine = nil, nil, nil
 	if h.Encoding == "" {
 		h.Encoding = compress.Encoding
 	}

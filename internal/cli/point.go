@@ -18,8 +18,8 @@ import (
 // degrees on WGS 84 (--NAME-lonlat lon,lat, through the grid's lon/lat
 // lattice, or GDAL for a store from before stores recorded one).
 type PointFlags struct {
-	name             string
-	cell, xy, lonlat string
+	name                    string
+	cell, xy, lonlat, world string
 }
 
 // Register adds --NAME, --NAME-xy and --NAME-lonlat to fs; what names the
@@ -29,17 +29,21 @@ func (p *PointFlags) Register(fs *pflag.FlagSet, name, what string) {
 	fs.StringVar(&p.cell, name, "", what+" cell `col,row` on the grid (0-based, from the top-left; fractional for a position, e.g. 12.37,40.8: the cell whose square holds it)")
 	fs.StringVar(&p.xy, name+"-xy", "", what+" map coordinates `x,y` in the grid's CRS (instead of a cell)")
 	fs.StringVar(&p.lonlat, name+"-lonlat", "", what+" `lon,lat` in degrees on WGS 84 (instead of a cell)")
+	fs.StringVar(&p.world, name+"-world", "", what+" world position `A,B` in the game engine's units and axes the store was baked with (pvsbake bake --engine: Unity x,z metres, Unreal X,Y centimetres; instead of a cell)")
 }
 
 // flag names one of the point's flags: --NAME with the suffix.
 func (p *PointFlags) flag(suffix string) string { return "--" + p.name + suffix }
 
 // Given reports whether any of the point's flags was given.
-func (p *PointFlags) Given() bool { return p.cell != "" || p.xy != "" || p.lonlat != "" }
+func (p *PointFlags) Given() bool {
+	return p.cell != "" || p.xy != "" || p.lonlat != "" || p.world != ""
+}
 
-// Flags names the point's flags for messages: "--a, --a-xy or --a-lonlat".
+// Flags names the point's flags for messages: "--a, --a-xy, --a-lonlat or
+// --a-world".
 func (p *PointFlags) Flags() string {
-	return p.flag("") + ", " + p.flag("-xy") + " or " + p.flag("-lonlat")
+	return p.flag("") + ", " + p.flag("-xy") + ", " + p.flag("-lonlat") + " or " + p.flag("-world")
 }
 
 // Cell returns the cell the flags locate on a width×height grid with
@@ -49,7 +53,7 @@ func (p *PointFlags) Flags() string {
 // --NAME-xy, without a CRS for --NAME-lonlat).
 func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int, err error) {
 	n := 0
-	for _, v := range []string{p.cell, p.xy, p.lonlat} {
+	for _, v := range []string{p.cell, p.xy, p.lonlat, p.world} {
 		if v != "" {
 			n++
 		}
@@ -77,6 +81,16 @@ func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int
 			return 0, 0, fmt.Errorf("%s %s: %w", p.flag("-xy"), p.xy, err)
 		}
 		return col, row, nil
+	case p.world != "":
+		a, b, err := parsePair(p.flag("-world"), p.world, "A,B in the engine's units")
+		if err != nil {
+			return 0, 0, err
+		}
+		x, y, err := ref.WorldToPosition(a, b, width, height)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s %s: %w", p.flag("-world"), p.world, err)
+		}
+		return int(math.Floor(x + 0.5)), int(math.Floor(y + 0.5)), nil
 	}
 	lon, lat, err := parsePair(p.flag("-lonlat"), p.lonlat, "lon,lat in degrees")
 	if err != nil {
@@ -134,19 +148,26 @@ func parsePair(flag, s, want string) (a, b float64, err error) {
 // commands report it in JSON; the map and lon/lat fields are absent when
 // the grid has no geotransform or no CRS.
 type Location struct {
-	Col        int      `json:"col"`
-	Row        int      `json:"row"`
-	X          *float64 `json:"x,omitempty"` // cell centre, CRS units
-	Y          *float64 `json:"y,omitempty"`
-	Lon        *float64 `json:"lon,omitempty"` // degrees, WGS 84
-	Lat        *float64 `json:"lat,omitempty"`
-	ElevationM float64  `json:"elevation_m"`
+	Col int      `json:"col"`
+	Row int      `json:"row"`
+	X   *float64 `json:"x,omitempty"` // cell centre, CRS units
+	Y   *float64 `json:"y,omitempty"`
+	Lon *float64 `json:"lon,omitempty"` // degrees, WGS 84
+	Lat *float64 `json:"lat,omitempty"`
+	// World is the cell centre's world position on a store baked with an
+	// engine frame (pvsbake bake --engine), in the engine's units and axes.
+	World      *[2]float64 `json:"world,omitempty"`
+	ElevationM float64     `json:"elevation_m"`
 }
 
 // Locate fills a Location for cell (col, row) of a grid with georeferencing
 // ref and elevations elev (row-major, metres).
 func Locate(ref heightmap.Georef, width int, elev []float32, col, row int) Location {
 	l := Location{Col: col, Row: row, ElevationM: round3(float64(elev[row*width+col]))}
+	if f := ref.Engine; f != nil {
+		a, b := f.World(float64(col), float64(row))
+		l.World = &[2]float64{round6(a), round6(b)}
+	}
 	x, y, err := ref.CellToMap(col, row)
 	if err != nil {
 		return l

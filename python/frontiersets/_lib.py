@@ -55,6 +55,8 @@ _sigs = {
     "fs_cell_to_map": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_map_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
     "fs_position_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
+    "fs_world_to_position": [_i64, _f64, _f64, _P(_f64), _P(_f64), _P(_Error)],
+    "fs_cell_to_world": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_cell_to_lonlat": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_lonlat_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
 }
@@ -225,6 +227,23 @@ class Store:
         c, r, err = _i32(), _i32(), _Error()
         _check(_lib.fs_position_to_cell(self._h, float(x), float(y), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
         return c.value, r.value
+
+    def world_to_position(self, a, b):
+        """The position in fractional cells (as frontier and
+        position_to_cell take it) of world position (a, b) in the game
+        engine's units and horizontal axes the store was baked with
+        (pvsbake bake --engine: Unity x, z in metres; Unreal X, Y in
+        centimetres). ValueError off the terrain or without a frame."""
+        x, y, err = _f64(), _f64(), _Error()
+        _check(_lib.fs_world_to_position(self._h, float(a), float(b), ctypes.byref(x), ctypes.byref(y), ctypes.byref(err)), err)
+        return x.value, y.value
+
+    def cell_to_world(self, cell):
+        """World position (engine units and axes) of a cell's centre."""
+        col, row = _cell(cell, "cell")
+        a, b, err = _f64(), _f64(), _Error()
+        _check(_lib.fs_cell_to_world(self._h, col, row, ctypes.byref(a), ctypes.byref(b), ctypes.byref(err)), err)
+        return a.value, b.value
 
     def cell_to_lonlat(self, cell):
         """Longitude and latitude (degrees, WGS 84) of a cell's centre."""

@@ -57,6 +57,11 @@ def test_coordinates(store):
     assert -180 <= lon <= 180 and -90 <= lat <= 90
     assert store.lonlat_to_cell(lon, lat) == (5, 7)
     assert store.position_to_cell(12.37, 20.8) == (12, 21)
+    # The test store lies in Unity's world at (1000, 2000), 10 m cells.
+    assert store.cell_to_world((12, 21)) == (1120.0, 2210.0)
+    x, y = store.world_to_position(1123.7, 2208)
+    assert abs(x - 12.37) < 1e-9 and abs(y - 20.8) < 1e-9
+    assert store.position_to_cell(x, y) == (12, 21)
     a = (WANT["a"][0] + 0.4, WANT["a"][1] - 0.3)
     assert store.frontier(a, WANT["b"]).a_points == store.frontier(WANT["a"], WANT["b"]).a_points
 
@@ -88,6 +93,8 @@ def test_errors(store):
         store.pvs((float("nan"), 0))
     with pytest.raises(ValueError, match="outside"):
         store.position_to_cell(-0.6, 3)
+    with pytest.raises(ValueError, match="x 995 to 1475"):
+        store.world_to_position(990, 2100)
     s = frontiersets.open(STORE)
     s.close()
     with pytest.raises(ValueError, match="not open"):

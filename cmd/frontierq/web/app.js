@@ -285,6 +285,7 @@ function showReadout(l) {
   let s = `cell ${l.col},${l.row}`;
   if (l.x !== undefined) s += ` · map ${fmt(l.x, Math.abs(l.x) > 360 ? 1 : 6)}, ${fmt(l.y, Math.abs(l.y) > 360 ? 1 : 6)}${i.crs ? " (" + i.crs + ")" : ""}`;
   if (l.lon !== undefined) s += ` · lon ${fmt(l.lon, 5)}, lat ${fmt(l.lat, 5)}`;
+  if (l.world !== undefined) s += ` · world ${fmt(l.world[0], 2)}, ${fmt(l.world[1], 2)}`;
   s += ` · ${fmt(l.elevation_m, 1)} m`;
   readoutEl.textContent = s;
 }

@@ -47,6 +47,14 @@ int main(int argc, char **argv) {
 	SHOW("pvs-null", fs_pvs(s, 2, 2, NULL, 4, &err));
 	SHOW("map-far", fs_map_to_cell(s, 1e12, 1e12, &c, &r, &err));
 	SHOW("lonlat-bad", fs_lonlat_to_cell(s, 500, 100, &c, &r, &err));
+	double wx = 0, wy = 0;
+	SHOW("world", fs_world_to_position(s, 1123.7, 2208, &wx, &wy, &err));
+	printf("world-position %.2f %.2f\n", wx, wy);
+	SHOW("world-outside", fs_world_to_position(s, 990, 2208, &wx, &wy, &err));
+	SHOW("world-null", fs_world_to_position(s, 1123.7, 2208, NULL, &wy, &err));
+	SHOW("cell-to-world", fs_cell_to_world(s, 12, 21, &wx, &wy, &err));
+	printf("cell-world %.2f %.2f\n", wx, wy);
+	SHOW("cell-to-world-outside", fs_cell_to_world(s, 48, 0, &wx, &wy, &err));
 	SHOW("position", fs_position_to_cell(s, 12.37, 20.8, &c, &r, &err));
 	printf("position-cell %d %d\n", c, r);
 	SHOW("position-outside", fs_position_to_cell(s, -0.6, 3, &c, &r, &err));
