@@ -25,6 +25,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -201,6 +202,10 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if err := checkDisk(outputs, *out, *resume, share, g.Width*g.Height, geo.QuadCount(), shard.Count > 0, freeBytes); err != nil {
 			return err
+		}
+		if shard.Count == 0 {
+			// What a killed bake of other budgets left beside these.
+			atomicfile.SweepStale(*out, ".pvs")
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

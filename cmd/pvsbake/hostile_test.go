@@ -168,4 +168,20 @@ func TestInterruptedBakes(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// Killed again, and rerun with one budget, whose store is -o itself:
+	// the other budgets' temporaries go too.
+	cmd, _ = start()
+	cmd.Process.Kill()
+	cmd.Wait()
+	for _, n := range temps() {
+		os.Chtimes(n, old, old)
+	}
+	one := slices.Clone(quick)
+	one[len(one)-2] = "50MB"
+	if o, err := exec.Command(bin, one...).CombinedOutput(); err != nil {
+		t.Fatalf("one budget after a kill: %v: %s", err, o)
+	}
+	if left := temps(); len(left) != 0 {
+		t.Errorf("a rerun with one budget left %v", left)
+	}
 }

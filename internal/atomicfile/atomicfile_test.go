@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -270,5 +271,36 @@ func TestSidecar(t *testing.T) {
 	}
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v", st.Mode().Perm())
+	}
+}
+
+// TestSweepStale: a killed writer's temporaries of every file named
+// prefix…suffix go (a bake's other budgets, which a rerun does not write),
+// a living writer's and other files' stay.
+func TestSweepStale(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "s[x]")
+	killed := []string{filepath.Join(dir, ".s[x]-3MB.pvs.tmp123"), filepath.Join(dir, ".s[x]-1GiB.pvs.tmp9")}
+	other := filepath.Join(dir, ".t-3MB.pvs.tmp123")
+	for _, n := range append(slices.Clone(killed), other) {
+		os.WriteFile(n, []byte("x"), 0o644)
+		age(t, n)
+	}
+	live, err := Create(prefix + "-2MB.pvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	age(t, live.Name())
+	SweepStale(prefix, ".pvs")
+	for _, n := range killed {
+		if _, err := os.Stat(n); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s kept: %v", n, err)
+		}
+	}
+	for _, n := range []string{other, live.Name()} {
+		if _, err := os.Stat(n); err != nil {
+			t.Errorf("%s removed: %v", n, err)
+		}
 	}
 }

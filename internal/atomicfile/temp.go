@@ -63,7 +63,20 @@ const staleAfter = 5 * time.Second
 // (Sidecar: a file another library writes by name beside a locked
 // temporary file) belongs to that living writer and is kept.
 func removeStale(path string) {
-	dir, base := filepath.Dir(path), globEscape(filepath.Base(path))
+	sweep(filepath.Dir(path), globEscape(filepath.Base(path)))
+}
+
+// SweepStale removes what killed writers left of every file named prefix,
+// any text, then suffix (a bake's stores "out-<budget>.pvs"), as Create
+// does for its own path: the temporary files no living writer holds that
+// are older than staleAfter. A command calls it for outputs that a rerun
+// with other flags may not write again.
+func SweepStale(prefix, suffix string) {
+	sweep(filepath.Dir(prefix), globEscape(filepath.Base(prefix))+"*"+globEscape(suffix))
+}
+
+// sweep is removeStale for the final names matching base, a glob, in dir.
+func sweep(dir, base string) {
 	journals, _ := filepath.Glob(filepath.Join(dir, ".."+base+".commit.tmp*"))
 	for _, name := range journals {
 		if st, err := os.Stat(name); err == nil && time.Since(st.ModTime()) >= staleAfter {
