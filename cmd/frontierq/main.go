@@ -176,7 +176,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	pngOut := fs.String("png", "", "draw the terrain's hillshade with both frontiers (A blue, B red) to this PNG `path`")
 	maskOut := fs.String("mask", "", "write a byte GeoTIFF `path` on the DEM's grid: 1 for A's frontier, 2 for B's, 0 (no data) elsewhere, with a colour table")
-	geoOut := fs.String("geojson", "", "write both frontiers as polygons in the DEM's CRS to this `path` (.geojson, or .gpkg for a GeoPackage), fields value (1 A, 2 B) and side")
+	geoOut := fs.String("geojson", "", "write both frontiers as polygons in the DEM's CRS (a game heightmap's: in the engine's world coordinates, --engine) to this `path` (.geojson, or .gpkg for a GeoPackage), fields value (1 A, 2 B) and side")
 	c.RunE = func(_ *cobra.Command, pos []string) (err error) {
 		if !aFlag.Given() || !bFlag.Given() {
 			return cli.Usagef("frontierq needs both players: %s, and %s", aFlag.Flags(), bFlag.Flags())
@@ -260,12 +260,25 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // writeRegions writes res's frontiers to path as polygons in the store's
-// CRS (GeoJSON, or a GeoPackage for .gpkg; fields value, 1 A and 2 B, and
-// side) and returns how many it wrote.
+// CRS, or in the game engine's world coordinates for a store with an
+// engine frame and no georeferencing (GeoJSON, or a GeoPackage for .gpkg;
+// fields value, 1 A and 2 B, and side) and returns how many it wrote.
 func writeRegions(path string, s *compress.Store, res *grow.Result) (int, error) {
 	mask := make([]byte, s.Width*s.Height)
 	paint(res, s.Width, func(i int, v byte) { mask[i] = v })
-	return gdal.WriteRegions(path, storeRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+	return gdal.WriteRegions(path, regionsRef(s), s.Width, s.Height, mask, map[byte]string{1: "A", 2: "B"})
+}
+
+// regionsRef is the georeferencing writeRegions draws in: the store's, or,
+// for a store with an engine frame and no geotransform, one that maps
+// cells to world positions (cell (c, r)'s square from (c−½, r−½)).
+func regionsRef(s *compress.Store) heightmap.Georef {
+	f := s.Engine
+	if s.HasGeoTransform || f == nil {
+		return storeRef(s)
+	}
+	a, b := f.World(-0.5, -0.5)
+	return heightmap.Georef{GeoTransform: [6]float64{a, f.Step[0], 0, b, 0, f.Step[1]}, HasGeoTransform: true}
 }
 
 // frontierPicture draws res on the store's hillshade at metric aspect (at
@@ -304,6 +317,8 @@ func frontierPicture(s *compress.Store, res *grow.Result, opt grow.Options) (*im
 // crsLabel names a store's CRS for messages.
 func crsLabel(s *compress.Store) string {
 	switch {
+	case !s.HasGeoTransform && s.Engine != nil:
+		return fmt.Sprintf("%s world coordinates (%s, %s)", s.Engine.Engine, s.Engine.Axes[0], s.Engine.Axes[1])
 	case !s.HasGeoTransform:
 		return "cell coordinates (the store has no georeferencing)"
 	case s.CRSName != "":
