@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -136,28 +135,18 @@ func parseAligned(b []byte) (*Store, error) {
 	var ctab, cidx, cblk, tree, tidx []byte
 	var ctabAt int64
 	off := int64(sectionHeaderSize)
+	seen := map[string]bool{}
 	for {
 		at := off
 		if size-at < sectionHeaderSize {
 			return nil, &FormatError{at, "truncated file: no END section"}
 		}
-		h := b[at : at+sectionHeaderSize]
-		if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
-			return nil, &FormatError{at, "section header checksum mismatch: the file is corrupt"}
-		}
-		tag := string(h[:4])
-		codec := binary.LittleEndian.Uint32(h[4:])
-		stored := binary.LittleEndian.Uint64(h[8:])
-		raw := binary.LittleEndian.Uint64(h[16:])
-		crc := binary.LittleEndian.Uint32(h[24:])
 		start := at + sectionHeaderSize
-		if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) ||
-			codec == codecZstd && raw > stored*maxZstdRatio {
-			return nil, &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
+		sh, err := parseSectionHeader(b[at:start], at, size-start)
+		if err != nil {
+			return nil, err
 		}
-		if int64(stored) > size-start {
-			return nil, &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, size)}
-		}
+		tag, codec, stored, raw := sh.tag, sh.codec, sh.stored, sh.raw
 		off = start + int64(stored)
 		if tag != tagEnd {
 			end := (off + 31) &^ 31
@@ -171,11 +160,8 @@ func parseAligned(b []byte) (*Store, error) {
 			}
 			off = end
 		}
-		if _, dup := ip.payload[tag]; dup {
-			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
-		}
-		if len(ip.payload) == 0 && tag != tagHead {
-			return nil, &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+		if err := seenSection(seen, tag, at); err != nil {
+			return nil, err
 		}
 		ip.payload[tag] = start
 		p := b[start:off][:stored]
@@ -188,22 +174,7 @@ func parseAligned(b []byte) (*Store, error) {
 			if want != 0 && raw != want {
 				return nil, &FormatError{at, fmt.Sprintf("%s section of %d bytes for a %d×%d grid, which needs %d", tag, raw, s.Width, s.Height, want)}
 			}
-			if crc32.Checksum(p, castagnoli) != crc {
-				return nil, &FormatError{at, fmt.Sprintf("%s section checksum mismatch: the file is corrupt", tag)}
-			}
-			if codec == codecRaw {
-				return p, nil
-			}
-			dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(max(2*raw, 1<<20)), zstd.WithDecoderConcurrency(1))
-			if err != nil {
-				return nil, err
-			}
-			defer dec.Close()
-			out, err := dec.DecodeAll(p, make([]byte, 0, raw))
-			if err != nil || uint64(len(out)) != raw {
-				return nil, &FormatError{at, fmt.Sprintf("%s section does not decompress to its recorded size", tag)}
-			}
-			return out, nil
+			return payload(at, sh, p)
 		}
 		// inplace returns a raw section used in place, of want bytes (0:
 		// any multiple of unit).
@@ -214,7 +185,6 @@ func parseAligned(b []byte) (*Store, error) {
 			}
 			return p, nil
 		}
-		var err error
 		switch tag {
 		case tagHead:
 			var head []byte

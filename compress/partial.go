@@ -237,12 +237,8 @@ func newPartReader(r io.Reader, size int64) (*PartReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		if seen[tag] {
-			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
-		}
-		seen[tag] = true
-		if !seen[tagHead] {
-			return nil, &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+		if err := seenSection(seen, tag, at); err != nil {
+			return nil, err
 		}
 		var want uint64
 		switch tag {

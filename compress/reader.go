@@ -213,12 +213,8 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if seen[tag] {
-			return nil, &FormatError{at, fmt.Sprintf("section %q twice", tag)}
-		}
-		seen[tag] = true
-		if !seen[tagHead] {
-			return nil, &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+		if err := seenSection(seen, tag, at); err != nil {
+			return nil, err
 		}
 		var want uint64 // exact raw length, where the header implies one
 		switch tag {

@@ -365,32 +365,85 @@ func (d *decoder) full(p []byte) error {
 	return nil
 }
 
-// sectionHeader reads and checks one section header: its own checksum
-// (version 2 on), sizes within maxSection and, when the input size is
-// known, within the input.
+// secHeader is a section header's fields (FORMAT.md).
+type secHeader struct {
+	tag         string
+	codec       uint32
+	stored, raw uint64 // payload bytes in the file, and decompressed
+	crc         uint32 // of the stored payload
+}
+
+// parseSectionHeader checks and decodes the section header h found at
+// offset at: its own checksum (a 32-byte header: version 2 on; a 28-byte
+// one has none), sizes within maxSection, a zstd section's raw length
+// within what zstd can expand, and, when left ≥ 0 (the bytes of input
+// after the header), the payload within the input. Every reader parses
+// section headers here.
+func parseSectionHeader(h []byte, at, left int64) (secHeader, error) {
+	if len(h) == sectionHeaderSize && crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
+		return secHeader{}, &FormatError{at, "section header checksum mismatch: the file is corrupt"}
+	}
+	sh := secHeader{tag: string(h[:4]), codec: binary.LittleEndian.Uint32(h[4:]), stored: binary.LittleEndian.Uint64(h[8:]),
+		raw: binary.LittleEndian.Uint64(h[16:]), crc: binary.LittleEndian.Uint32(h[24:])}
+	switch {
+	case sh.stored > maxSection || sh.raw > maxSection || sh.codec > codecZstd || (sh.codec == codecRaw && sh.stored != sh.raw):
+		return sh, &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", sh.tag, sh.stored, sh.raw, sh.codec)}
+	case sh.codec == codecZstd && sh.raw > sh.stored*maxZstdRatio:
+		return sh, &FormatError{at, fmt.Sprintf("section %q: %d raw bytes from %d stored, more than zstd can expand", sh.tag, sh.raw, sh.stored)}
+	case left >= 0 && int64(sh.stored) > left:
+		return sh, &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", sh.tag, sh.stored, at+int64(len(h))+left)}
+	}
+	return sh, nil
+}
+
+// payload checks the stored payload p of the section sh at offset at
+// against its checksum and returns it, decompressed from zstd into exactly
+// sh.raw bytes (the caller has bounded sh.raw).
+func payload(at int64, sh secHeader, p []byte) ([]byte, error) {
+	if crc32.Checksum(p, castagnoli) != sh.crc {
+		return nil, &FormatError{at, fmt.Sprintf("%s section checksum mismatch: the file is corrupt", sh.tag)}
+	}
+	if sh.codec == codecRaw {
+		return p, nil
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(max(2*sh.raw, 1<<20)), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	out, err := dec.DecodeAll(p, make([]byte, 0, sh.raw))
+	if err != nil || uint64(len(out)) != sh.raw {
+		return nil, &FormatError{at, fmt.Sprintf("%s section does not decompress to its recorded size", sh.tag)}
+	}
+	return out, nil
+}
+
+// seenSection records section tag, at offset at, in seen and checks the
+// order every reader requires: each tag at most once, HEAD first.
+func seenSection(seen map[string]bool, tag string, at int64) error {
+	if seen[tag] {
+		return &FormatError{at, fmt.Sprintf("section %q twice", tag)}
+	}
+	seen[tag] = true
+	if !seen[tagHead] {
+		return &FormatError{at, fmt.Sprintf("section %q before the header (HEAD must come first)", tag)}
+	}
+	return nil
+}
+
+// sectionHeader reads and checks one section header (parseSectionHeader).
 func (d *decoder) sectionHeader() (tag string, codec uint32, stored, raw uint64, crc uint32, err error) {
 	at := d.off
-	var sh [sectionHeaderSize]byte
-	if err = d.full(sh[:d.hsize]); err != nil {
+	var h [sectionHeaderSize]byte
+	if err = d.full(h[:d.hsize]); err != nil {
 		return
 	}
-	if d.hsize == sectionHeaderSize && crc32.Checksum(sh[:28], castagnoli) != binary.LittleEndian.Uint32(sh[28:]) {
-		err = &FormatError{at, "section header checksum mismatch: the file is corrupt"}
-		return
+	left := int64(-1)
+	if d.size >= 0 {
+		left = d.size - d.off
 	}
-	tag = string(sh[:4])
-	codec = binary.LittleEndian.Uint32(sh[4:])
-	stored = binary.LittleEndian.Uint64(sh[8:])
-	raw = binary.LittleEndian.Uint64(sh[16:])
-	crc = binary.LittleEndian.Uint32(sh[24:])
-	if stored > maxSection || raw > maxSection || codec > codecZstd || (codec == codecRaw && stored != raw) {
-		err = &FormatError{at, fmt.Sprintf("section %q: bad sizes or codec (%d stored, %d raw, codec %d)", tag, stored, raw, codec)}
-	} else if codec == codecZstd && raw > stored*maxZstdRatio {
-		err = &FormatError{at, fmt.Sprintf("section %q: %d raw bytes from %d stored, more than zstd can expand", tag, raw, stored)}
-	} else if d.size >= 0 && int64(stored) > d.size-d.off {
-		err = &FormatError{at, fmt.Sprintf("section %q of %d bytes runs past the end of the %d-byte file: truncated", tag, stored, d.size)}
-	}
-	return
+	sh, err := parseSectionHeader(h[:d.hsize], at, left)
+	return sh.tag, sh.codec, sh.stored, sh.raw, sh.crc, err
 }
 
 // section reads and checks one payload, decompressing zstd into exactly
@@ -405,22 +458,7 @@ func (d *decoder) section(at int64, tag string, codec uint32, stored, raw uint64
 			return nil, err
 		}
 	}
-	if crc32.Checksum(p, castagnoli) != crc {
-		return nil, &FormatError{at, fmt.Sprintf("%s section checksum mismatch: the file is corrupt", tag)}
-	}
-	if codec == codecRaw {
-		return p, nil
-	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(max(2*raw, 1<<20)), zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, err
-	}
-	defer dec.Close()
-	out, err := dec.DecodeAll(p, make([]byte, 0, raw))
-	if err != nil || uint64(len(out)) != raw {
-		return nil, &FormatError{at, fmt.Sprintf("%s section does not decompress to its recorded size", tag)}
-	}
-	return out, nil
+	return payload(at, secHeader{tag, codec, stored, raw, crc}, p)
 }
 
 // scratch returns the decoder's read buffer, at least n bytes long when
