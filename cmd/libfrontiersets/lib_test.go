@@ -189,6 +189,15 @@ func TestCSharp(t *testing.T) {
 	if out, code := runC(t, dir, "mono", exe, filepath.Join(dir, "none.pvs"), "1", "1", "2", "3"); code != 1 || !strings.Contains(out, "no such file") {
 		t.Errorf("missing store: exit %d, %q", code, out)
 	}
+	// The World helpers' positions and exceptions (testdata/WorldCheck.cs).
+	wc := filepath.Join(dir, "WorldCheck.exe")
+	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", "testdata/WorldCheck.cs", "-main:WorldCheck", "-out:"+wc).CombinedOutput(); err != nil {
+		t.Fatalf("mcs: %v\n%s", err, out)
+	}
+	want := "position 12.37 20.80 cell 1120.00 2210.00\noff the terrain: bounds named\nclosed: ArgumentException\n"
+	if out, code := runC(t, dir, "mono", wc, store); code != 0 || out != want {
+		t.Errorf("WorldCheck.exe: exit %d\n%s\nwant\n%s", code, out, want)
+	}
 }
 
 // TestCHostile: NULL pointers, closed or unknown handles, cells off the

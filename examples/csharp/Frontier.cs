@@ -79,6 +79,38 @@ public static class Native
     public static extern int Pvs(long store, int col, int row, byte[] mask, long maskLen, ref Error err);
 }
 
+// World positions with .NET's exceptions, as a Unity script would want
+// them: ArgumentOutOfRangeException off the terrain (FS_ERANGE; the message
+// gives the world bounds), InvalidOperationException for a store baked
+// without --engine (FS_ENOGEO), System.IO.IOException when the store's
+// file was cut under the reader (FS_EIO).
+public static class World
+{
+    public static void ToPosition(long store, double a, double b, out double x, out double y)
+    {
+        var err = new Native.Error();
+        Check(Native.WorldToPosition(store, a, b, out x, out y, ref err), err, "world position");
+    }
+
+    public static void FromCell(long store, int col, int row, out double a, out double b)
+    {
+        var err = new Native.Error();
+        Check(Native.CellToWorld(store, col, row, out a, out b, ref err), err, "cell");
+    }
+
+    static void Check(int rc, Native.Error err, string what)
+    {
+        switch (rc)
+        {
+            case 0: return;
+            case 3: throw new ArgumentOutOfRangeException(what, err.ToString()); // FS_ERANGE
+            case 7: throw new InvalidOperationException(err.ToString());         // FS_ENOGEO
+            case 4: throw new System.IO.IOException(err.ToString());             // FS_EIO
+            default: throw new ArgumentException(err.ToString());
+        }
+    }
+}
+
 public static class Program
 {
     public static int Main(string[] args)

@@ -1,0 +1,43 @@
+// WorldCheck: the World helpers of examples/csharp/Frontier.cs on a store
+// baked with --engine unity at (1000, 2000), 10 m cells: a position, a
+// cell's centre, and the exceptions off the terrain and on a closed handle.
+// Compiled with Frontier.cs and -main:WorldCheck by lib_test.go.
+using System;
+
+public static class WorldCheck
+{
+    public static int Main(string[] args)
+    {
+        var err = new Native.Error();
+        long store;
+        if (Native.Open(args[0], out store, ref err) != 0)
+        {
+            Console.WriteLine("open: " + err);
+            return 1;
+        }
+        double x, y, a, b;
+        World.ToPosition(store, 1123.7, 2208, out x, out y);
+        World.FromCell(store, 12, 21, out a, out b);
+        Console.WriteLine("position {0:F2} {1:F2} cell {2:F2} {3:F2}", x, y, a, b);
+        try
+        {
+            World.ToPosition(store, 990, 2208, out x, out y);
+            Console.WriteLine("no exception off the terrain");
+        }
+        catch (ArgumentOutOfRangeException e)
+        {
+            Console.WriteLine("off the terrain: " + (e.Message.Contains("x 995 to 1475") ? "bounds named" : e.Message));
+        }
+        Native.Close(store, ref err);
+        try
+        {
+            World.ToPosition(store, 1123.7, 2208, out x, out y);
+            Console.WriteLine("no exception on a closed handle");
+        }
+        catch (ArgumentException)
+        {
+            Console.WriteLine("closed: ArgumentException");
+        }
+        return 0;
+    }
+}
