@@ -99,6 +99,15 @@ typedef struct {
 #define FS_UNKNOWN 128 /* reserved: stored PVSs hold visible and hidden cells only (the cap's dropped cells are visible) */
 #define FS_VISIBLE 255
 
+/* An interest manager (fs_interest_new), and what one tick decided. */
+typedef int64_t fs_interest;
+
+typedef struct {
+	int32_t exits;   /* players whose cell left their side (first tick: all) */
+	int32_t open;    /* pairs exchanging updates after the tick */
+	int64_t packets; /* packets of the tick on the wire (coordinator and peers) */
+} fs_tick_result;
+
 #ifndef FS_NO_PROTOTYPES /* the library's own build declares them itself */
 
 /* Opens the store file at path; *store receives its handle. */
@@ -140,6 +149,25 @@ int fs_position_to_cell(fs_store store, double x, double y, int32_t *col, int32_
  * terrain (the message gives its world bounds). */
 int fs_world_to_position(fs_store store, double a, double b, double *x, double *y, fs_error *err);
 int fs_cell_to_world(fs_store store, int32_t col, int32_t row, double *a, double *b, fs_error *err);
+
+/* Interest management for a whole match: the joint frontier (scheme GQ,
+ * the Go package's interest.Joint) of n players on a store. Each tick
+ * takes every player's position in fractional cells (positions[2i],
+ * positions[2i+1]: column and row, as fs_position_to_cell takes them;
+ * fs_world_to_position converts world positions) and decides which
+ * players must send their updates to which: fs_interest_sends_to lists
+ * the players player i sends to this tick (an open pair where the
+ * receiver may see i); every other pair is silent or out of sight. A
+ * manager keeps its store open: fs_close refuses a store with managers
+ * (FS_EINVAL) until they are freed. Not safe for concurrent use: one
+ * manager per thread. */
+int fs_interest_new(fs_store store, int32_t players, fs_interest *im, fs_error *err);
+int fs_interest_free(fs_interest im, fs_error *err);
+int fs_interest_tick(fs_interest im, const double *positions, int32_t players, fs_tick_result *res, fs_error *err);
+/* Writes into to[0..cap) the players that player i sends its updates to
+ * this tick, in increasing order, and their count into *n (FS_ESPACE with
+ * *n set when cap is too small). */
+int fs_interest_sends_to(fs_interest im, int32_t i, int32_t *to, int32_t cap, int32_t *n, fs_error *err);
 
 /* Cell centre <-> longitude/latitude (degrees, WGS 84). */
 int fs_cell_to_lonlat(fs_store store, int32_t col, int32_t row, double *lon, double *lat, fs_error *err);

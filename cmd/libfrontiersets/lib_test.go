@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -194,7 +196,7 @@ func TestCSharp(t *testing.T) {
 	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", "testdata/WorldCheck.cs", "-main:WorldCheck", "-out:"+wc).CombinedOutput(); err != nil {
 		t.Fatalf("mcs: %v\n%s", err, out)
 	}
-	want := "position 12.37 20.80 cell 1120.00 2210.00\noff the terrain: bounds named\nclosed: ArgumentException\n"
+	want := "position 12.37 20.80 cell 1120.00 2210.00\noff the terrain: bounds named\ninterest: 2 exits\nclosed: ArgumentException\n"
 	if out, code := runC(t, dir, "mono", wc, store); code != 0 || out != want {
 		t.Errorf("WorldCheck.exe: exit %d\n%s\nwant\n%s", code, out, want)
 	}
@@ -376,4 +378,96 @@ func TestPython(t *testing.T) {
 	if err != nil || !g.HasGeoTransform {
 		t.Fatalf("the example's GeoTIFF: %v", err)
 	}
+}
+
+// TestCInterest replays 24 walkers over 60 ticks through the C library's
+// interest manager (testdata/interest.c) and through interest.Joint in Go
+// on the same store and positions: tick for tick the same exits, open
+// pairs, packets and send lists. A store with a manager cannot be closed
+// until the manager is freed; a player off the grid is FS_ERANGE.
+func TestCInterest(t *testing.T) {
+	dir := t.TempDir()
+	store := buildLib(t, dir)
+	bin := compileC(t, dir, "interest", "testdata/interest.c")
+	s, err := frontiersets.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, h := s.Size()
+	const n, ticks = 24, 60
+	rng := rand.New(rand.NewPCG(3, 3))
+	pos := make([][2]float64, n)
+	for i := range pos {
+		pos[i] = [2]float64{rng.Float64() * float64(w-1), rng.Float64() * float64(h-1)}
+	}
+	var traj strings.Builder
+	fmt.Fprintf(&traj, "%d %d\n", n, ticks)
+	jt, err := interest.NewJoint(s.Grower(), n, interest.JointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	want.WriteString("close-busy 1\n")
+	players := make([]interest.Player, n)
+	for tick := range ticks {
+		for i := range pos {
+			for k := range 2 {
+				lim := float64([2]int{w, h}[k]) - 1
+				pos[i][k] = min(max(pos[i][k]+rng.Float64()*1.6-0.8, 0), lim)
+			}
+			fmt.Fprintf(&traj, "%.17g %.17g\n", pos[i][0], pos[i][1])
+			col, row, err := s.PositionCell(pos[i][0], pos[i][1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			players[i] = interest.Player{Col: col, Row: row, FCol: pos[i][0] - float64(col), FRow: pos[i][1] - float64(row)}
+		}
+		r, err := jt.Tick(players)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&want, "tick %d exits %d open %d packets %d\n", tick, r.Exits, r.Open, r.Packets())
+		for i := range n {
+			var to []string
+			for j := range n {
+				if j != i && jt.Sends(i, j) {
+					to = append(to, fmt.Sprint(j))
+				}
+			}
+			if len(to) > 0 {
+				fmt.Fprintf(&want, "%d: %s\n", i, strings.Join(to, " "))
+			}
+		}
+	}
+	if sends := strings.Count(want.String(), ":"); sends < ticks {
+		t.Fatalf("the walkers send to one another %d times in %d ticks: the replay tests too little", sends, ticks)
+	}
+	want.WriteString("tick-outside 0\ntick-off-grid 3\nfree 0\nfree-again 2\nclose 0\n")
+	tf := filepath.Join(dir, "walkers.txt")
+	if err := os.WriteFile(tf, []byte(traj.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runC(t, dir, bin, store, tf)
+	if code != 0 || out != want.String() {
+		t.Errorf("exit %d; the C manager and interest.Joint differ:\n%s", code, firstDiff(out, want.String()))
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d: C %q, Go %q", i+1, a, b)
+		}
+	}
+	return "(the same)"
 }

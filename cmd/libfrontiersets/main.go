@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/frontiersets/frontiersets"
@@ -31,10 +32,11 @@ func main() {}
 // handle is one open store; calls hold mu for reading, fs_close for
 // writing, so a store is never closed under a call.
 type handle struct {
-	mu     sync.RWMutex
-	s      *frontiersets.Store
-	key    fileKey // its file, when shared (zero: not shared)
-	closed bool
+	mu       sync.RWMutex
+	s        *frontiersets.Store
+	key      fileKey      // its file, when shared (zero: not shared)
+	managers atomic.Int32 // interest managers over it (fs_interest_new)
+	closed   bool
 }
 
 // fileKey names a store file as it was opened: the same key, the same
@@ -208,6 +210,13 @@ func fs_close(store C.fs_store, cerr *C.fs_error) C.int {
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		if k := h.managers.Load(); k > 0 {
+			tableMu.Lock()
+			table[int64(store)] = h // still open
+			tableMu.Unlock()
+			err = fail(C.FS_EINVAL, "store handle %d has %d interest managers: free them first (fs_interest_free)", int64(store), k)
+			return
+		}
 		h.closed = true
 		if h.key != (fileKey{}) {
 			tableMu.Lock()

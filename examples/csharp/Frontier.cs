@@ -63,6 +63,27 @@ public static class Native
     [DllImport(Lib, EntryPoint = "fs_cell_to_world")]
     public static extern int CellToWorld(long store, int col, int row, out double a, out double b, ref Error err);
 
+    // Interest management for a whole match (the joint frontier): one
+    // manager per thread; free it before closing its store.
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TickResult
+    {
+        public int Exits, Open;
+        public long Packets;
+    }
+
+    [DllImport(Lib, EntryPoint = "fs_interest_new")]
+    public static extern int InterestNew(long store, int players, out long manager, ref Error err);
+
+    [DllImport(Lib, EntryPoint = "fs_interest_tick")]
+    public static extern int InterestTick(long manager, double[] positions, int players, out TickResult res, ref Error err);
+
+    [DllImport(Lib, EntryPoint = "fs_interest_sends_to")]
+    public static extern int InterestSendsTo(long manager, int player, int[] to, int cap, out int n, ref Error err);
+
+    [DllImport(Lib, EntryPoint = "fs_interest_free")]
+    public static extern int InterestFree(long manager, ref Error err);
+
     [DllImport(Lib, EntryPoint = "fs_open")]
     public static extern int Open([MarshalAs(UnmanagedType.LPUTF8Str)] string path, out long store, ref Error err);
 

@@ -1,6 +1,7 @@
 """Read PVS stores baked by `pvsbake bake`: frontier sets of two players,
 one cell's potentially visible set, cumulative viewsheds, and conversions
-between cells, map coordinates and longitude/latitude.
+between cells, map coordinates, longitude/latitude and game-engine world
+positions, and interest management for a whole match (store.interest).
 
 Cells are (col, row) tuples on the store's grid, 0-based from its top-left
 corner; masks are numpy arrays of shape (height, width), indexed
@@ -17,6 +18,6 @@ that cannot be read), ValueError (a bad argument, a cell off the grid, a
 corrupt store) or RuntimeError, each with the library's one-line message.
 """
 
-from ._lib import Frontier, Store, open  # noqa: F401
+from ._lib import Frontier, Interest, Store, Tick, open  # noqa: F401
 
-__all__ = ["open", "Store", "Frontier"]
+__all__ = ["open", "Store", "Frontier", "Interest", "Tick"]

@@ -45,6 +45,10 @@ class _Result(ctypes.Structure):
                 ("elapsed_ms", _f64)]
 
 
+class _TickResult(ctypes.Structure):
+    _fields_ = [("exits", _i32), ("open", _i32), ("packets", _i64)]
+
+
 _P = ctypes.POINTER
 _sigs = {
     "fs_open": [ctypes.c_char_p, _P(_i64), _P(_Error)],
@@ -56,6 +60,10 @@ _sigs = {
     "fs_map_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
     "fs_position_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
     "fs_world_to_position": [_i64, _f64, _f64, _P(_f64), _P(_f64), _P(_Error)],
+    "fs_interest_new": [_i64, _i32, _P(_i64), _P(_Error)],
+    "fs_interest_free": [_i64, _P(_Error)],
+    "fs_interest_tick": [_i64, _P(_f64), _i32, _P(_TickResult), _P(_Error)],
+    "fs_interest_sends_to": [_i64, _i32, _P(_i32), _i32, _P(_i32), _P(_Error)],
     "fs_cell_to_world": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_cell_to_lonlat": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
     "fs_lonlat_to_cell": [_i64, _f64, _f64, _P(_i32), _P(_i32), _P(_Error)],
@@ -115,7 +123,24 @@ class Frontier:
     elapsed_ms: float
 
 
-class Store:
+class _Closing:
+    """A handle closed by close(), at the end of a with block, or when
+    collected."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Store(_Closing):
     """An open PVS store. Use frontiersets.open(path); close it (or use it
     in a with block) to release the file."""
 
@@ -136,23 +161,17 @@ class Store:
         self.hidden_kept = info.hidden_kept
 
     def close(self):
-        """Closes the store; later calls raise ValueError."""
+        """Closes the store; later calls raise ValueError. A store with
+        interest managers cannot be closed (ValueError) until they are."""
         if self._h:
             err = _Error()
-            h, self._h = self._h, 0
-            _check(_lib.fs_close(h, ctypes.byref(err)), err)
+            _check(_lib.fs_close(self._h, ctypes.byref(err)), err)
+            self._h = 0
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def interest(self, players):
+        """An interest manager (the joint frontier, scheme GQ) for a match
+        of players players on this store; see Interest."""
+        return Interest(self, players)
 
     def frontier(self, a, b, lossy=False, max_steps=0, simple=False):
         """The frontier set of players at cells a and b ((col, row) each;
@@ -257,6 +276,53 @@ class Store:
         c, r, err = _i32(), _i32(), _Error()
         _check(_lib.fs_lonlat_to_cell(self._h, float(lon), float(lat), ctypes.byref(c), ctypes.byref(r), ctypes.byref(err)), err)
         return c.value, r.value
+
+
+@dataclass
+class Tick:
+    exits: int    # players whose cell left their side (first tick: all)
+    open: int     # pairs exchanging updates after the tick
+    packets: int  # packets of the tick on the wire
+
+
+class Interest(_Closing):
+    """Interest management for a whole match: which players must send
+    their updates to which, tick by tick (the Go package's interest.Joint,
+    scheme GQ). Not safe for concurrent use: one manager per thread.
+    Close it (or use a with block) before closing its store."""
+
+    def __init__(self, store, players):
+        err = _Error()
+        h = _i64()
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise ValueError(f"players {players!r}: want an int")
+        _check(_lib.fs_interest_new(store._h, players, ctypes.byref(h), ctypes.byref(err)), err)
+        self._h, self.players = h.value, players
+        self._to = (_i32 * players)()
+
+    def tick(self, positions):
+        """Advances one tick: positions holds every player's (col, row) in
+        fractional cells (store.world_to_position converts world
+        positions), as a sequence of pairs or an (n, 2) array."""
+        xy = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, 2))
+        if xy.shape[0] != self.players:
+            raise ValueError(f"{xy.shape[0]} positions for {self.players} players")
+        res, err = _TickResult(), _Error()
+        _check(_lib.fs_interest_tick(self._h, xy.ctypes.data_as(_P(_f64)), self.players, ctypes.byref(res), ctypes.byref(err)), err)
+        return Tick(res.exits, res.open, res.packets)
+
+    def sends_to(self, i):
+        """The players player i sends its updates to after the last tick,
+        in increasing order."""
+        n, err = _i32(), _Error()
+        _check(_lib.fs_interest_sends_to(self._h, int(i), self._to, self.players, ctypes.byref(n), ctypes.byref(err)), err)
+        return list(self._to[:n.value])
+
+    def close(self):
+        if self._h:
+            err = _Error()
+            h, self._h = self._h, 0
+            _check(_lib.fs_interest_free(h, ctypes.byref(err)), err)
 
 
 def open(path):  # noqa: A001 - the package's entry point, as in the docs

@@ -66,6 +66,30 @@ def test_coordinates(store):
     assert store.frontier(a, WANT["b"]).a_points == store.frontier(WANT["a"], WANT["b"]).a_points
 
 
+def test_interest(store):
+    # Six walkers on the test store; the same C calls as TestCInterest.
+    rng = np.random.default_rng(5)
+    pos = rng.uniform(0, 1, (6, 2)) * (store.width - 1, store.height - 1)
+    with store.interest(6) as im:
+        first = im.tick(pos)
+        assert first.exits == 6 and first.packets > 0
+        with pytest.raises(ValueError, match="free them first"):
+            store.close()  # a store with a manager stays open
+        for _ in range(20):
+            pos = np.clip(pos + rng.uniform(-0.8, 0.8, pos.shape), 0, (store.width - 1, store.height - 1))
+            t = im.tick(pos)
+            assert 0 <= t.open <= 15
+        sends = [im.sends_to(i) for i in range(6)]
+        assert all(j != i and 0 <= j < 6 for i, s in enumerate(sends) for j in s)
+        assert all(s == sorted(s) for s in sends)
+        with pytest.raises(ValueError, match="positions for 6 players"):
+            im.tick(pos[:5])
+        with pytest.raises(ValueError, match="player 0"):
+            im.tick(np.vstack([[-5, 0], pos[1:]]))
+    with pytest.raises(ValueError, match="not open"):
+        im.sends_to(0)
+
+
 def test_errors(store):
     with pytest.raises(OSError, match="no such file"):
         frontiersets.open("/nonexistent/x.pvs")

@@ -28,6 +28,20 @@ public static class WorldCheck
         {
             Console.WriteLine("off the terrain: " + (e.Message.Contains("x 995 to 1475") ? "bounds named" : e.Message));
         }
+        // Two players ticked once through the interest manager.
+        long im;
+        Native.TickResult tr;
+        if (Native.InterestNew(store, 2, out im, ref err) != 0 ||
+            Native.InterestTick(im, new double[] { 2, 2, 45, 37 }, 2, out tr, ref err) != 0)
+        {
+            Console.WriteLine("interest: " + err);
+            return 1;
+        }
+        int k;
+        var to = new int[2];
+        Native.InterestSendsTo(im, 0, to, 2, out k, ref err);
+        Console.WriteLine("interest: {0} exits", tr.Exits);
+        Native.InterestFree(im, ref err);
         Native.Close(store, ref err);
         try
         {
