@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: lib lib-windows windows-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
+.PHONY: lib lib-windows unity-package windows-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -53,6 +53,12 @@ lib-windows: windows-deps
 		-ldflags "-extldflags=-Wl,--out-implib,$(CURDIR)/build/windows/frontiersets.lib" -o build/windows/frontiersets.dll ./cmd/libfrontiersets
 	rm -f build/windows/frontiersets.h
 	cp cmd/libfrontiersets/frontiersets.h build/windows/frontiersets.h
+
+# make unity-package: the native libraries in the Unity package's
+# Plugins/x86_64 (bindings/unity; not in the repository).
+unity-package: lib lib-windows
+	mkdir -p bindings/unity/Plugins/x86_64
+	cp build/libfrontiersets.so build/windows/frontiersets.dll bindings/unity/Plugins/x86_64/
 
 # The Windows cross-compiler, and Wine to run the DLL's tests (make check).
 windows-deps:

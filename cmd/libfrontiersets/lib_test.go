@@ -165,6 +165,10 @@ func pvsCounts(t *testing.T, path string, col, row int) map[quadpvs.Status]int {
 	return n
 }
 
+// unityRuntime is the Unity package's C# (bindings/unity), which the C#
+// example and WorldCheck are compiled with.
+const unityRuntime = "../../bindings/unity/Runtime/Frontiersets.cs"
+
 // TestCSharp: examples/csharp/Frontier.cs, compiled with mono's mcs and
 // run with mono over the library, prints what the C example prints.
 func TestCSharp(t *testing.T) {
@@ -174,7 +178,7 @@ func TestCSharp(t *testing.T) {
 		t.Skip("no mcs (make check installs mono-mcs and mono-runtime)")
 	}
 	exe := filepath.Join(dir, "Frontier.exe")
-	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", "-out:"+exe).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", unityRuntime, "-out:"+exe).CombinedOutput(); err != nil {
 		t.Fatalf("mcs: %v\n%s", err, out)
 	}
 	s, err := frontiersets.Open(store)
@@ -193,7 +197,7 @@ func TestCSharp(t *testing.T) {
 	}
 	// The World helpers' positions and exceptions (testdata/WorldCheck.cs).
 	wc := filepath.Join(dir, "WorldCheck.exe")
-	if out, err := exec.Command("mcs", "../../examples/csharp/Frontier.cs", "testdata/WorldCheck.cs", "-main:WorldCheck", "-out:"+wc).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mcs", unityRuntime, "testdata/WorldCheck.cs", "-out:"+wc).CombinedOutput(); err != nil {
 		t.Fatalf("mcs: %v\n%s", err, out)
 	}
 	want := "position 12.37 20.80 cell 1120.00 2210.00\noff the terrain: bounds named\ninterest: 2 exits\nclosed: ArgumentException\n"

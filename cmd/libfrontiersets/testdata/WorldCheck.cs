@@ -1,8 +1,9 @@
-// WorldCheck: the World helpers of examples/csharp/Frontier.cs on a store
+// WorldCheck: the World helpers of the Unity package's C# on a store
 // baked with --engine unity at (1000, 2000), 10 m cells: a position, a
 // cell's centre, and the exceptions off the terrain and on a closed handle.
-// Compiled with Frontier.cs and -main:WorldCheck by lib_test.go.
+// Compiled with bindings/unity/Runtime/Frontiersets.cs by lib_test.go.
 using System;
+using Frontiersets;
 
 public static class WorldCheck
 {
