@@ -384,7 +384,7 @@ func TestPython(t *testing.T) {
 	}
 }
 
-// TestCInterest replays 24 walkers over 60 ticks through the C library's
+// TestCInterest replays 256 walkers over 600 ticks through the C library's
 // interest manager (testdata/interest.c) and through interest.Joint in Go
 // on the same store and positions: tick for tick the same exits, open
 // pairs, packets and send lists. A store with a manager cannot be closed
@@ -399,7 +399,7 @@ func TestCInterest(t *testing.T) {
 	}
 	defer s.Close()
 	w, h := s.Size()
-	const n, ticks = 24, 60
+	const n, ticks = 256, 600
 	rng := rand.New(rand.NewPCG(3, 3))
 	pos := make([][2]float64, n)
 	for i := range pos {
