@@ -1,0 +1,158 @@
+package bake
+
+import (
+	"fmt"
+
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/quadpvs"
+)
+
+// headerFor describes a store of dem baked with p under o's cap.
+func headerFor(dem *heightmap.Grid, p horizon.Params, o Output) compress.Header {
+	h := compress.Header{
+		Width: dem.Width, Height: dem.Height, DxM: dem.Dx, DyM: dem.Dy,
+		GeoTransform: dem.GeoTransform, HasGeoTransform: dem.HasGeoTransform, CRS: dem.CRS, CRSName: dem.CRSName,
+		Source: dem.Source, Window: [4]int{dem.Window.Col, dem.Window.Row, dem.Window.Width, dem.Window.Height},
+		ZScale: dem.ZScale, Params: compress.FromHorizon(p), BudgetBytes: o.Budget, Cap: o.Cap,
+	}
+	l := dem.Loaded
+	lf := compress.LoadFlags{CellSizeM: l.CellSize, ZScale: l.ZScale, ZOffsetM: l.ZOffset, HeightRangeM: l.HeightRange,
+		RawSize: [2]int{l.RawWidth, l.RawHeight}, RawBigEndian: l.RawBigEndian, Band: l.Band}
+	if lf != (compress.LoadFlags{}) {
+		h.Load = &lf
+	}
+	h.LonLat, h.Engine = dem.LonLat, dem.Engine
+	return h
+}
+
+// sink receives the capped trees of every finished quad, one per output,
+// in the order the bake finishes them, with the uncapped root of a shard's
+// subtree (nil otherwise); commit finishes its files with the outputs'
+// tallies and renames them into place, abort removes them.
+type sink interface {
+	add(r *capped, root *quadpvs.Tree) error
+	commit(tally []compress.Tally) ([]compress.Stats, error)
+	abort()
+}
+
+// stores is the sink of a whole bake: one store per output, flat or coded.
+type stores []store
+
+// store is one output's file: a flat store (output) or a coded one
+// (codedOutput).
+type store struct {
+	flat  *output
+	coded *codedOutput
+}
+
+func (s store) temp() *atomicfile.Temp {
+	if s.coded != nil {
+		return s.coded.t
+	}
+	return s.flat.t
+}
+
+// path is the store's final path.
+func (s store) path() string {
+	if s.coded != nil {
+		return s.coded.path
+	}
+	return s.flat.t.Path
+}
+
+// createStores starts every output's store: flat or coded, beside its
+// path, or, in a resumable coded bake (ck not nil), in ck's folder.
+func createStores(outputs []Output, prices []*pricing, dem *heightmap.Grid, p horizon.Params, g quadpvs.Geometry, ck *checkpointer) (stores, error) {
+	var s stores
+	for i, oc := range outputs {
+		var st store
+		var err error
+		if prices[i] != nil {
+			st.coded, err = createCoded(oc, headerFor(dem, p, oc), prices[i], g, dem, ck, i)
+		} else {
+			st.flat, err = createOutput(oc.Path, headerFor(dem, p, oc), g.QuadCount(), dem.Elev, dem.Nodata)
+		}
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		s = append(s, st)
+	}
+	return s, nil
+}
+
+func (s stores) add(r *capped, _ *quadpvs.Tree) error {
+	for i, o := range s {
+		var err error
+		if o.coded != nil {
+			o.coded.p.reach(r.job)
+			err = o.coded.add(r.q, r.out[i], r.step[i])
+		} else {
+			err = o.flat.w.Add(r.q, r.out[i])
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", o.path(), err)
+		}
+	}
+	return nil
+}
+
+// commit finishes every store, then makes them their final files all or
+// none (atomicfile.CommitAll). It returns the statistics written.
+func (s stores) commit(tally []compress.Tally) ([]compress.Stats, error) {
+	temps := make([]*atomicfile.Temp, len(s))
+	stats := make([]compress.Stats, len(s))
+	for i, o := range s {
+		var err error
+		if o.coded != nil {
+			stats[i], err = o.coded.finish(tally[i])
+		} else {
+			stats[i] = tally[i].Stats()
+			err = o.flat.w.Close(stats[i])
+		}
+		if err == nil && o.coded != nil && o.coded.t == nil {
+			err = o.coded.publish()
+		}
+		if err != nil {
+			s.abort()
+			return nil, fmt.Errorf("write %s: %w", o.path(), err)
+		}
+		temps[i] = o.temp()
+	}
+	return stats, atomicfile.CommitAll(temps)
+}
+
+// abort removes the stores' temporary files; a resumable coded bake's
+// stores stay in its folder, for the next run.
+func (s stores) abort() {
+	for _, o := range s {
+		if o.coded != nil && o.coded.t == nil {
+			o.coded.f.Close()
+			o.coded.addsFile.Close()
+			continue
+		}
+		o.temp().Abort()
+	}
+}
+
+// output is one store being written to its temporary file.
+type output struct {
+	t *atomicfile.Temp
+	w *compress.Writer
+}
+
+func createOutput(path string, h compress.Header, quads int, elev []float32, nodata []bool) (*output, error) {
+	t, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	o := &output{t: t}
+	if o.w, err = compress.NewWriter(t, h, quads, elev, nodata); err != nil {
+		t.Abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return o, nil
+}
