@@ -204,6 +204,17 @@ func TestCSharp(t *testing.T) {
 	if out, code := runC(t, dir, "mono", wc, store); code != 0 || out != want {
 		t.Errorf("WorldCheck.exe: exit %d\n%s\nwant\n%s", code, out, want)
 	}
+	// The walkers of TestCInterest through C#: Go's decisions tick for tick.
+	rp := filepath.Join(dir, "Replay.exe")
+	if out, err := exec.Command("mcs", unityRuntime, "testdata/Replay.cs", "-out:"+rp).CombinedOutput(); err != nil {
+		t.Fatalf("mcs: %v\n%s", err, out)
+	}
+	traj, replay := walkers(t, dir, store)
+	lines := strings.SplitAfter(replay, "\n")
+	replay = strings.Join(lines[1:len(lines)-6], "") // interest.c's own calls' codes aside
+	if out, code := runC(t, dir, "mono", rp, store, traj); code != 0 || out != replay {
+		t.Errorf("Replay.exe: exit %d; C# and interest.Joint differ:\n%s", code, firstDiff(out, replay))
+	}
 }
 
 // TestCHostile: NULL pointers, closed or unknown handles, cells off the
@@ -363,7 +374,13 @@ func TestPython(t *testing.T) {
 	want, _ := json.Marshal(map[string]any{"width": width, "height": height, "a": a, "b": bb,
 		"a_points": res.A.Points, "b_points": res.B.Points, "a_quads": quads,
 		"pvs": []int{n[quadpvs.Visible], n[quadpvs.Unknown], n[quadpvs.Hidden]}})
-	env := []string{"FRONTIERSETS_TEST_STORE=" + store, "FRONTIERSETS_TEST_HOSTILE=" + hostile, "FRONTIERSETS_TEST_WANT=" + string(want)}
+	traj, replay := walkers(t, dir, store)
+	replayWant := filepath.Join(dir, "walkers-want.txt")
+	if err := os.WriteFile(replayWant, []byte(replay), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"FRONTIERSETS_TEST_STORE=" + store, "FRONTIERSETS_TEST_HOSTILE=" + hostile, "FRONTIERSETS_TEST_WANT=" + string(want),
+		"FRONTIERSETS_TEST_WALKERS=" + traj, "FRONTIERSETS_TEST_WALKERS_WANT=" + replayWant}
 	out := run(env, filepath.Join(venv, "bin", "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "python/tests")
 	t.Log(strings.TrimSpace(out))
 
@@ -389,10 +406,26 @@ func TestPython(t *testing.T) {
 // on the same store and positions: tick for tick the same exits, open
 // pairs, packets and send lists. A store with a manager cannot be closed
 // until the manager is freed; a player off the grid is FS_ERANGE.
+// TestPython and TestCSharp replay the same walkers through their bindings.
 func TestCInterest(t *testing.T) {
 	dir := t.TempDir()
 	store := buildLib(t, dir)
 	bin := compileC(t, dir, "interest", "testdata/interest.c")
+	traj, want := walkers(t, dir, store)
+	out, code := runC(t, dir, bin, store, traj)
+	if code != 0 || out != want {
+		t.Errorf("exit %d; the C manager and interest.Joint differ:\n%s", code, firstDiff(out, want))
+	}
+}
+
+// walkers writes dir/walkers.txt, 256 walkers' positions (fractional
+// cells) over 600 ticks on store — "players ticks", then a line "x y" per
+// player and tick — and returns its path and what interest.Joint decides on
+// them, as testdata/interest.c prints it: each tick "tick T exits E open O
+// packets P", then "I: J …" for each player I that sends to players J, and
+// the closing calls' codes.
+func walkers(t *testing.T, dir, store string) (path, want string) {
+	t.Helper()
 	s, err := frontiersets.Open(store)
 	if err != nil {
 		t.Fatal(err)
@@ -411,8 +444,8 @@ func TestCInterest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want strings.Builder
-	want.WriteString("close-busy 1\n")
+	var out strings.Builder
+	out.WriteString("close-busy 1\n")
 	players := make([]interest.Player, n)
 	for tick := range ticks {
 		for i := range pos {
@@ -431,7 +464,7 @@ func TestCInterest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&want, "tick %d exits %d open %d packets %d\n", tick, r.Exits, r.Open, r.Packets())
+		fmt.Fprintf(&out, "tick %d exits %d open %d packets %d\n", tick, r.Exits, r.Open, r.Packets())
 		for i := range n {
 			var to []string
 			for j := range n {
@@ -440,22 +473,19 @@ func TestCInterest(t *testing.T) {
 				}
 			}
 			if len(to) > 0 {
-				fmt.Fprintf(&want, "%d: %s\n", i, strings.Join(to, " "))
+				fmt.Fprintf(&out, "%d: %s\n", i, strings.Join(to, " "))
 			}
 		}
 	}
-	if sends := strings.Count(want.String(), ":"); sends < ticks {
+	if sends := strings.Count(out.String(), ":"); sends < ticks {
 		t.Fatalf("the walkers send to one another %d times in %d ticks: the replay tests too little", sends, ticks)
 	}
-	want.WriteString("tick-outside 0\ntick-off-grid 3\nfree 0\nfree-again 2\nclose 0\n")
-	tf := filepath.Join(dir, "walkers.txt")
-	if err := os.WriteFile(tf, []byte(traj.String()), 0o644); err != nil {
+	out.WriteString("tick-outside 0\ntick-off-grid 3\nfree 0\nfree-again 2\nclose 0\n")
+	path = filepath.Join(dir, "walkers.txt")
+	if err := os.WriteFile(path, []byte(traj.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := runC(t, dir, bin, store, tf)
-	if code != 0 || out != want.String() {
-		t.Errorf("exit %d; the C manager and interest.Joint differ:\n%s", code, firstDiff(out, want.String()))
-	}
+	return path, out.String()
 }
 
 // firstDiff shows the first line where got and want differ.

@@ -1,7 +1,9 @@
 """Tests of the Python package on a store baked by the Go test that runs
 them (cmd/libfrontiersets TestPython): FRONTIERSETS_TEST_STORE names the
 store, FRONTIERSETS_TEST_HOSTILE a truncated copy, FRONTIERSETS_TEST_WANT
-the Go package's answers as JSON."""
+the Go package's answers as JSON, FRONTIERSETS_TEST_WALKERS walkers'
+positions and FRONTIERSETS_TEST_WALKERS_WANT what interest.Joint decides
+on them (the text testdata/interest.c prints)."""
 
 import json
 import os
@@ -88,6 +90,30 @@ def test_interest(store):
             im.tick(np.vstack([[-5, 0], pos[1:]]))
     with pytest.raises(ValueError, match="not open"):
         im.sends_to(0)
+
+
+def test_interest_replays_go():
+    # 256 walkers over 600 ticks: tick for tick Go's exits, open pairs,
+    # packets and send lists.
+    with open(os.environ["FRONTIERSETS_TEST_WALKERS"]) as f:
+        n, ticks = map(int, f.readline().split())
+        pos = np.loadtxt(f).reshape(ticks, n, 2)
+    with open(os.environ["FRONTIERSETS_TEST_WALKERS_WANT"]) as f:
+        want = f.read().splitlines()
+    got = []
+    s = frontiersets.open(STORE)
+    with s.interest(n) as im:
+        for t in range(ticks):
+            r = im.tick(pos[t])
+            got.append(f"tick {t} exits {r.exits} open {r.open} packets {r.packets}")
+            for i in range(n):
+                to = im.sends_to(i)
+                if to:
+                    got.append(f"{i}: " + " ".join(map(str, to)))
+    s.close()
+    # The C program's first and last lines are its own calls' codes.
+    assert got == want[1:1 + len(got)]
+    assert len(got) == len(want) - 6
 
 
 def test_errors(store):
