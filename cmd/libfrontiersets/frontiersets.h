@@ -163,6 +163,11 @@ int fs_cell_to_world(fs_store store, int32_t col, int32_t row, double *a, double
  * manager per thread. */
 int fs_interest_new(fs_store store, int32_t players, fs_interest *im, fs_error *err);
 int fs_interest_free(fs_interest im, fs_error *err);
+/* A player joins (*player: its index, the count before) or leaves (the
+ * last player takes index player). The manager then starts over: its next
+ * tick decides every player afresh, as a first tick does. */
+int fs_interest_add(fs_interest im, int32_t *player, fs_error *err);
+int fs_interest_remove(fs_interest im, int32_t player, fs_error *err);
 int fs_interest_tick(fs_interest im, const double *positions, int32_t players, fs_tick_result *res, fs_error *err);
 /* Writes into to[0..cap) the players that player i sends its updates to
  * this tick, in increasing order, and their count into *n (FS_ESPACE with

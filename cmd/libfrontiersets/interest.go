@@ -113,6 +113,45 @@ func useManager(id C.fs_interest, fn func(m *manager) error) (err error) {
 	return fn(m)
 }
 
+//export fs_interest_add
+func fs_interest_add(im C.fs_interest, player *C.int32_t, cerr *C.fs_error) C.int {
+	return finish(useManager(im, func(m *manager) error {
+		if player == nil {
+			return null("player")
+		}
+		if err := m.resize(len(m.players) + 1); err != nil {
+			return err
+		}
+		*player = C.int32_t(len(m.players) - 1)
+		return nil
+	}), cerr)
+}
+
+//export fs_interest_remove
+func fs_interest_remove(im C.fs_interest, player C.int32_t, cerr *C.fs_error) C.int {
+	return finish(useManager(im, func(m *manager) error {
+		n := len(m.players)
+		if player < 0 || int(player) >= n {
+			return fail(C.FS_ERANGE, "player %d of %d", player, n)
+		}
+		return m.resize(n - 1)
+	}), cerr)
+}
+
+// resize makes m a manager of n players, starting over (the joint
+// frontier of the new count: its next tick decides every player afresh).
+func (m *manager) resize(n int) error {
+	if n < 2 || n > interest.MaxJointPlayers {
+		return fail(C.FS_EINVAL, "%d players: want 2 to %d", n, interest.MaxJointPlayers)
+	}
+	jt, err := interest.NewJoint(m.h.s.Grower(), n, interest.JointOptions{})
+	if err != nil {
+		return err
+	}
+	m.jt, m.players = jt, make([]interest.Player, n)
+	return nil
+}
+
 //export fs_interest_tick
 func fs_interest_tick(im C.fs_interest, positions *C.double, players C.int32_t, res *C.fs_tick_result, cerr *C.fs_error) C.int {
 	return finish(useManager(im, func(m *manager) error {

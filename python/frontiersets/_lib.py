@@ -62,6 +62,8 @@ _sigs = {
     "fs_world_to_position": [_i64, _f64, _f64, _P(_f64), _P(_f64), _P(_Error)],
     "fs_interest_new": [_i64, _i32, _P(_i64), _P(_Error)],
     "fs_interest_free": [_i64, _P(_Error)],
+    "fs_interest_add": [_i64, _P(_i32), _P(_Error)],
+    "fs_interest_remove": [_i64, _i32, _P(_Error)],
     "fs_interest_tick": [_i64, _P(_f64), _i32, _P(_TickResult), _P(_Error)],
     "fs_interest_sends_to": [_i64, _i32, _P(_i32), _i32, _P(_i32), _P(_Error)],
     "fs_cell_to_world": [_i64, _i32, _i32, _P(_f64), _P(_f64), _P(_Error)],
@@ -317,6 +319,22 @@ class Interest(_Closing):
         n, err = _i32(), _Error()
         _check(_lib.fs_interest_sends_to(self._h, int(i), self._to, self.players, ctypes.byref(n), ctypes.byref(err)), err)
         return list(self._to[:n.value])
+
+    def add(self):
+        """A player joins; returns its index (the count before). The
+        manager starts over: the next tick decides every player afresh."""
+        p, err = _i32(), _Error()
+        _check(_lib.fs_interest_add(self._h, ctypes.byref(p), ctypes.byref(err)), err)
+        self.players += 1
+        self._to = (_i32 * self.players)()
+        return p.value
+
+    def remove(self, i):
+        """Player i leaves; the last player takes index i. The manager
+        starts over, as after add."""
+        err = _Error()
+        _check(_lib.fs_interest_remove(self._h, int(i), ctypes.byref(err)), err)
+        self.players -= 1
 
     def close(self):
         if self._h:

@@ -88,6 +88,12 @@ def test_interest(store):
             im.tick(pos[:5])
         with pytest.raises(ValueError, match="player 0"):
             im.tick(np.vstack([[-5, 0], pos[1:]]))
+        assert im.add() == 6
+        assert im.tick(np.vstack([pos, pos[:1]])).exits == 7  # starts over
+        im.remove(0)
+        assert im.tick(pos[1:].tolist() + [pos[0].tolist()]).exits == 6
+        with pytest.raises(ValueError, match="player 9 of 6"):
+            im.remove(9)
     with pytest.raises(ValueError, match="not open"):
         im.sends_to(0)
 
@@ -113,7 +119,7 @@ def test_interest_replays_go():
     s.close()
     # The C program's first and last lines are its own calls' codes.
     assert got == want[1:1 + len(got)]
-    assert len(got) == len(want) - 6
+    assert len(got) == len(want) - 12
 
 
 def test_errors(store):

@@ -79,6 +79,12 @@ namespace Frontiersets
         [DllImport(Lib, EntryPoint = "fs_interest_sends_to")]
         public static extern int InterestSendsTo(long manager, int player, int[] to, int cap, out int n, ref Error err);
 
+        [DllImport(Lib, EntryPoint = "fs_interest_add")]
+        public static extern int InterestAdd(long manager, out int player, ref Error err);
+
+        [DllImport(Lib, EntryPoint = "fs_interest_remove")]
+        public static extern int InterestRemove(long manager, int player, ref Error err);
+
         [DllImport(Lib, EntryPoint = "fs_interest_free")]
         public static extern int InterestFree(long manager, ref Error err);
 

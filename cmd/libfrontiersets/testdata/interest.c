@@ -45,6 +45,22 @@ int main(int argc, char **argv) {
 			printf("\n");
 		}
 	}
+	/* A player joins, then another leaves: the manager starts over at each. */
+	int32_t joined = -1;
+	int rc = fs_interest_add(im, &joined, &err);
+	printf("add %d %d\n", rc, joined);
+	double *xy2 = malloc(sizeof(double) * 2 * (n + 1));
+	for (int i = 0; i < 2 * n; i++) xy2[i] = xy[i];
+	xy2[2 * n] = xy[0];
+	xy2[2 * n + 1] = xy[1];
+	fs_tick_result r2;
+	rc = fs_interest_tick(im, xy2, n + 1, &r2, &err);
+	printf("tick-joined %d exits %d\n", rc, r2.exits);
+	printf("tick-stale-count %d\n", fs_interest_tick(im, xy, n, &r2, &err));
+	printf("remove %d\n", fs_interest_remove(im, 0, &err));
+	printf("tick-left %d\n", fs_interest_tick(im, xy, n, &r2, &err));
+	printf("remove-outside %d\n", fs_interest_remove(im, n, &err));
+	free(xy2);
 	xy[0] = -5;
 	printf("tick-outside %d\n", fs_interest_tick(im, xy, n, NULL, &err) == FS_EINVAL ? 0 : 1);
 	fs_tick_result res;
