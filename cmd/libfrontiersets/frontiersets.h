@@ -169,6 +169,9 @@ int fs_interest_free(fs_interest im, fs_error *err);
 int fs_interest_add(fs_interest im, int32_t *player, fs_error *err);
 int fs_interest_remove(fs_interest im, int32_t player, fs_error *err);
 int fs_interest_tick(fs_interest im, const double *positions, int32_t players, fs_tick_result *res, fs_error *err);
+/* fs_interest_tick with world positions (a, b) in the engine's units and
+ * axes, for a store baked with --engine (fs_world_to_position). */
+int fs_interest_tick_world(fs_interest im, const double *world, int32_t players, fs_tick_result *res, fs_error *err);
 /* Writes into to[0..cap) the players that player i sends its updates to
  * this tick, in increasing order, and their count into *n (FS_ESPACE with
  * *n set when cap is too small). */

@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"unsafe"
@@ -154,34 +155,49 @@ func (m *manager) resize(n int) error {
 
 //export fs_interest_tick
 func fs_interest_tick(im C.fs_interest, positions *C.double, players C.int32_t, res *C.fs_tick_result, cerr *C.fs_error) C.int {
-	return finish(useManager(im, func(m *manager) error {
-		if positions == nil || res == nil {
-			return null("positions or res")
-		}
-		if int(players) != len(m.players) {
-			return fail(C.FS_EINVAL, "%d players for a manager of %d", players, len(m.players))
-		}
-		// SAFETY: the caller's array holds 2·players doubles (checked
-		// against the manager's count above).
-		xy := unsafe.Slice((*float64)(unsafe.Pointer(positions)), 2*len(m.players))
-		for i := range m.players {
-			x, y := xy[2*i], xy[2*i+1]
-			col, row, err := m.h.s.PositionCell(x, y)
-			if err != nil {
-				return fail(C.FS_ERANGE, "player %d: %v", i, err)
+	return finish(useManager(im, func(m *manager) error { return m.tick(positions, players, res, false) }), cerr)
+}
+
+//export fs_interest_tick_world
+func fs_interest_tick_world(im C.fs_interest, world *C.double, players C.int32_t, res *C.fs_tick_result, cerr *C.fs_error) C.int {
+	return finish(useManager(im, func(m *manager) error { return m.tick(world, players, res, true) }), cerr)
+}
+
+// tick places the players at positions (fractional cells, or world
+// positions when world) and ticks the joint frontier into res.
+func (m *manager) tick(positions *C.double, players C.int32_t, res *C.fs_tick_result, world bool) error {
+	if positions == nil || res == nil {
+		return null("positions or res")
+	}
+	if int(players) != len(m.players) {
+		return fail(C.FS_EINVAL, "%d players for a manager of %d", players, len(m.players))
+	}
+	// SAFETY: the caller's array holds 2·players doubles (checked against
+	// the manager's count above).
+	xy := unsafe.Slice((*float64)(unsafe.Pointer(positions)), 2*len(m.players))
+	for i := range m.players {
+		x, y := xy[2*i], xy[2*i+1]
+		if world {
+			var err error
+			if x, y, err = m.h.s.WorldToPosition(x, y); err != nil {
+				return fmt.Errorf("player %d: %w", i, err)
 			}
-			m.players[i] = interest.Player{Col: col, Row: row, FCol: x - float64(col), FRow: y - float64(row)}
-			if math.IsNaN(m.players[i].FCol) || math.IsNaN(m.players[i].FRow) {
-				return fail(C.FS_ERANGE, "player %d at %g,%g", i, x, y)
-			}
 		}
-		r, err := m.jt.Tick(m.players)
+		col, row, err := m.h.s.PositionCell(x, y)
 		if err != nil {
-			return err
+			return fail(C.FS_ERANGE, "player %d: %v", i, err)
 		}
-		*res = C.fs_tick_result{exits: C.int32_t(r.Exits), open: C.int32_t(r.Open), packets: C.int64_t(r.Packets())}
-		return nil
-	}), cerr)
+		m.players[i] = interest.Player{Col: col, Row: row, FCol: x - float64(col), FRow: y - float64(row)}
+		if math.IsNaN(m.players[i].FCol) || math.IsNaN(m.players[i].FRow) {
+			return fail(C.FS_ERANGE, "player %d at %g,%g", i, x, y)
+		}
+	}
+	r, err := m.jt.Tick(m.players)
+	if err != nil {
+		return err
+	}
+	*res = C.fs_tick_result{exits: C.int32_t(r.Exits), open: C.int32_t(r.Open), packets: C.int64_t(r.Packets())}
+	return nil
 }
 
 //export fs_interest_sends_to

@@ -211,7 +211,7 @@ func TestCSharp(t *testing.T) {
 	}
 	traj, replay := walkers(t, dir, store)
 	lines := strings.SplitAfter(replay, "\n")
-	replay = strings.Join(lines[1:len(lines)-12], "") // interest.c's own calls' codes aside
+	replay = strings.Join(lines[1:len(lines)-14], "") // interest.c's own calls' codes aside
 	if out, code := runC(t, dir, "mono", rp, store, traj); code != 0 || out != replay {
 		t.Errorf("Replay.exe: exit %d; C# and interest.Joint differ:\n%s", code, firstDiff(out, replay))
 	}
@@ -480,7 +480,7 @@ func walkers(t *testing.T, dir, store string) (path, want string) {
 	if sends := strings.Count(out.String(), ":"); sends < ticks {
 		t.Fatalf("the walkers send to one another %d times in %d ticks: the replay tests too little", sends, ticks)
 	}
-	fmt.Fprintf(&out, "add 0 %d\ntick-joined 0 exits %d\ntick-stale-count 1\nremove 0\ntick-left 0\nremove-outside 3\n", n, n+1)
+	fmt.Fprintf(&out, "add 0 %d\ntick-joined 0 exits %d\ntick-stale-count 1\nremove 0\ntick-left 0\nremove-outside 3\ntick-world 0\ntick-world-outside 3 bounds named\n", n, n+1)
 	out.WriteString("tick-outside 0\ntick-off-grid 3\nfree 0\nfree-again 2\nclose 0\n")
 	path = filepath.Join(dir, "walkers.txt")
 	if err := os.WriteFile(path, []byte(traj.String()), 0o644); err != nil {

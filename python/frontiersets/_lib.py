@@ -62,6 +62,7 @@ _sigs = {
     "fs_world_to_position": [_i64, _f64, _f64, _P(_f64), _P(_f64), _P(_Error)],
     "fs_interest_new": [_i64, _i32, _P(_i64), _P(_Error)],
     "fs_interest_free": [_i64, _P(_Error)],
+    "fs_interest_tick_world": [_i64, _P(_f64), _i32, _P(_TickResult), _P(_Error)],
     "fs_interest_add": [_i64, _P(_i32), _P(_Error)],
     "fs_interest_remove": [_i64, _i32, _P(_Error)],
     "fs_interest_tick": [_i64, _P(_f64), _i32, _P(_TickResult), _P(_Error)],
@@ -302,15 +303,17 @@ class Interest(_Closing):
         self._h, self.players = h.value, players
         self._to = (_i32 * players)()
 
-    def tick(self, positions):
+    def tick(self, positions, world=False):
         """Advances one tick: positions holds every player's (col, row) in
-        fractional cells (store.world_to_position converts world
-        positions), as a sequence of pairs or an (n, 2) array."""
+        fractional cells, or with world=True its world position (a, b) in
+        the engine's units and axes (a store baked with --engine), as a
+        sequence of pairs or an (n, 2) array."""
         xy = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, 2))
         if xy.shape[0] != self.players:
             raise ValueError(f"{xy.shape[0]} positions for {self.players} players")
         res, err = _TickResult(), _Error()
-        _check(_lib.fs_interest_tick(self._h, xy.ctypes.data_as(_P(_f64)), self.players, ctypes.byref(res), ctypes.byref(err)), err)
+        f = _lib.fs_interest_tick_world if world else _lib.fs_interest_tick
+        _check(f(self._h, xy.ctypes.data_as(_P(_f64)), self.players, ctypes.byref(res), ctypes.byref(err)), err)
         return Tick(res.exits, res.open, res.packets)
 
     def sends_to(self, i):

@@ -94,6 +94,11 @@ def test_interest(store):
         assert im.tick(pos[1:].tolist() + [pos[0].tolist()]).exits == 6
         with pytest.raises(ValueError, match="player 9 of 6"):
             im.remove(9)
+        # World positions: the test store lies in Unity's world at (1000, 2000).
+        world = (1000, 2000) + 10 * pos
+        assert im.tick(world, world=True).open >= 0
+        with pytest.raises(ValueError, match="x 995 to 1475"):
+            im.tick(np.vstack([[0, 2100], world[1:]]), world=True)
     with pytest.raises(ValueError, match="not open"):
         im.sends_to(0)
 
@@ -119,7 +124,7 @@ def test_interest_replays_go():
     s.close()
     # The C program's first and last lines are its own calls' codes.
     assert got == want[1:1 + len(got)]
-    assert len(got) == len(want) - 12
+    assert len(got) == len(want) - 14
 
 
 def test_errors(store):

@@ -76,6 +76,9 @@ namespace Frontiersets
         [DllImport(Lib, EntryPoint = "fs_interest_tick")]
         public static extern int InterestTick(long manager, double[] positions, int players, out TickResult res, ref Error err);
 
+        [DllImport(Lib, EntryPoint = "fs_interest_tick_world")]
+        public static extern int InterestTickWorld(long manager, double[] world, int players, out TickResult res, ref Error err);
+
         [DllImport(Lib, EntryPoint = "fs_interest_sends_to")]
         public static extern int InterestSendsTo(long manager, int player, int[] to, int cap, out int n, ref Error err);
 

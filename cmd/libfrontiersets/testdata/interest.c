@@ -5,6 +5,7 @@
  * player that sends to any, "I: J J …" (the players it sends to). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "frontiersets.h"
 
@@ -61,6 +62,16 @@ int main(int argc, char **argv) {
 	printf("tick-left %d\n", fs_interest_tick(im, xy, n, &r2, &err));
 	printf("remove-outside %d\n", fs_interest_remove(im, n, &err));
 	free(xy2);
+	/* World positions: the test store lies in Unity's world at (1000,
+	 * 2000), 10 m cells; far off it, one player is out of range. */
+	for (int i = 0; i < n; i++) {
+		xy[2 * i] = 1000 + 10 * xy[2 * i];
+		xy[2 * i + 1] = 2000 + 10 * xy[2 * i + 1];
+	}
+	printf("tick-world %d\n", fs_interest_tick_world(im, xy, n, &r2, &err));
+	xy[0] = 0;
+	rc = fs_interest_tick_world(im, xy, n, &r2, &err);
+	printf("tick-world-outside %d %s\n", rc, strstr(err.message, "x 995 to") ? "bounds named" : err.message);
 	xy[0] = -5;
 	printf("tick-outside %d\n", fs_interest_tick(im, xy, n, NULL, &err) == FS_EINVAL ? 0 : 1);
 	fs_tick_result res;
