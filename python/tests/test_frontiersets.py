@@ -127,6 +127,20 @@ def test_interest_replays_go():
     assert len(got) == len(want) - 14
 
 
+def test_store_cut_under_reader(tmp_path):
+    # A store file cut while open: reads fault, which is OSError, not the
+    # interpreter's end.
+    import shutil
+    cut = tmp_path / "cut.pvs"
+    shutil.copy(STORE, cut)
+    with frontiersets.open(str(cut)) as s:
+        os.truncate(cut, 4096)
+        with pytest.raises(OSError, match="truncated or changed"):
+            s.pvs((s.width - 2, s.height - 2))
+        with pytest.raises(OSError, match="truncated or changed"):
+            s.frontier((2, 2), (s.width - 3, s.height - 3))
+
+
 def test_errors(store):
     with pytest.raises(OSError, match="no such file"):
         frontiersets.open("/nonexistent/x.pvs")
