@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/fault"
 )
 
 func main() {
@@ -33,7 +34,11 @@ func main() {
 }
 
 // run executes one pvsbake command; errors are returned for main to print.
-func run(args []string, stdout, stderr io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) (err error) {
+	// A store file cut or changed while a command reads it in place is
+	// an error wrapping fault.ErrFault, not the process's end (SIGBUS);
+	// the goroutines a command starts arm their own.
+	defer fault.Recover(&err, fault.Arm())
 	return cli.Execute(newRoot(stdout, stderr), args, stdout, stderr)
 }
 

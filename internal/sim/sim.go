@@ -21,6 +21,7 @@ import (
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
@@ -188,8 +189,11 @@ type Result struct {
 
 // Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
 // the options (ErrScheme for a scheme not in interest.Schemes), the bots and
-// the manager.
-func Run(s *compress.Store, gr *grow.Grower, cfg Config) (*Result, error) {
+// the manager, and wrap fault.ErrFault when the store's file was cut or
+// changed under it (its elevations and trees are read where they are
+// mapped).
+func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) {
+	defer fault.Recover(&err, fault.Arm())
 	if cfg.Predict < 1 || cfg.AOIRadiusM < 0 || cfg.ExactEvery < 0 || cfg.Workers < 0 {
 		return nil, fmt.Errorf("sim: predict %d ticks, AOI radius %g m, exact every %d, %d workers: want ≥ 1, ≥ 0, ≥ 0, ≥ 0",
 			cfg.Predict, cfg.AOIRadiusM, cfg.ExactEvery, cfg.Workers)

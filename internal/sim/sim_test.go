@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/internal/testdem"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -291,4 +293,41 @@ func TestDelay(t *testing.T) {
 	t.Logf("300 ms one-way at 10 Hz, 12 bots at 15 m/s: late pair-ticks CS %d, FB %d (%d silent), GQ %d (%d silent), GQ with ring %d (%d silent)",
 		plain[interest.CS].Late, plain[interest.FB].Late, plain[interest.FB].LateSilent, plain[interest.GQ].Late, plain[interest.GQ].LateSilent,
 		ringed[interest.GQ].Late, ringed[interest.GQ].LateSilent)
+}
+
+// TestRunStoreCut: a simulation over a store whose file is cut while open
+// ends with an error wrapping fault.ErrFault (from Run or the grower), not
+// the process's end.
+func TestRunStoreCut(t *testing.T) {
+	dem, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.ThesisParams()
+	p.Sectors = 256
+	path := filepath.Join(t.TempDir(), "s.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: path, Cap: compress.Cap{Codes: 1 << 30}, Budget: 1 << 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bake.OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	bo := bots.Defaults(s.DxM, s.DyM)
+	bo.Bots, bo.Ticks = 6, 60
+	_, err = Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: -1})
+	if err == nil {
+		err = gr.Err()
+	}
+	if !errors.Is(err, fault.ErrFault) {
+		t.Errorf("a simulation over a cut store: %v, want an error wrapping fault.ErrFault", err)
+	}
 }
