@@ -1,7 +1,11 @@
 // Package frontiersets is the toolkit's front door: bake a DEM into a store
 // of potentially visible sets (Bake), open a store (Open) and ask it for
-// frontier sets (Store.Frontier), with players located by cell, by map
-// coordinates in the DEM's CRS or by longitude and latitude.
+// frontier sets (Store.Frontier), with players located by cell or by
+// position in fractional cells, by map coordinates in the DEM's CRS, by
+// longitude and latitude, or by world position in a game engine's units (a
+// store baked with an engine frame). Reading stores needs neither cgo nor
+// GDAL (a bake records a lon/lat lattice); loading a GeoTIFF to bake needs
+// heightmap/gdal imported (cgo and libgdal-dev).
 //
 // A frontier set (thesis §3.5) is two regions, one around each of two
 // players, such that no point of one sees any point of the other: while
