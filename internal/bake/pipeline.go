@@ -100,11 +100,8 @@ type finished struct {
 // outputs' prices (a sample baked now), the sink, the hierarchy builder and
 // the jobs.
 func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
-	if err := checkPVSCell(cfg); err != nil {
-		return nil, err
-	}
 	dem := cfg.DEM
-	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
+	g, err := geometry(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -42,11 +42,8 @@ const projectPrice = 3
 // for the merge up the hierarchy: it runs beside the workers. It returns
 // early with what it has when ctx ends.
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
-	if err := checkPVSCell(cfg); err != nil {
-		return Projection{}, err
-	}
 	dem := cfg.DEM
-	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
+	g, err := geometry(cfg)
 	if err != nil {
 		return Projection{}, err
 	}
@@ -184,6 +181,14 @@ func Terrain(g *heightmap.Grid) horizon.Terrain {
 		g = g.Heightmap
 	}
 	return horizon.Terrain{Width: g.Width, Height: g.Height, Elev: g.Elev, Dx: g.Dx, Dy: g.Dy}
+}
+
+// geometry returns the quad geometry of cfg's DEM, after checkPVSCell.
+func geometry(cfg Config) (quadpvs.Geometry, error) {
+	if err := checkPVSCell(cfg); err != nil {
+		return quadpvs.Geometry{}, err
+	}
+	return quadpvs.NewGeometry(cfg.DEM.Width, cfg.DEM.Height)
 }
 
 // checkPVSCell reports a configuration whose parameters name PVS cells of

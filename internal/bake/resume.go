@@ -51,11 +51,8 @@ func Resume(ctx context.Context, cfg Config, dir string) ([]compress.Stats, erro
 	if cfg.TotalViewshed != nil {
 		return nil, errors.New("bake: a resumed bake has no total viewshed (its earlier tiles' counts are gone): bake without --resume")
 	}
-	if err := checkPVSCell(cfg); err != nil {
-		return nil, err
-	}
 	dem := cfg.DEM
-	g, err := quadpvs.NewGeometry(dem.Width, dem.Height)
+	g, err := geometry(cfg)
 	if err != nil {
 		return nil, err
 	}
