@@ -14,7 +14,8 @@ import (
 // for *FormatError with errors.As). They are the lower packages' own, so a
 // test for ErrOutside also matches grow.ErrOutside.
 var (
-	// ErrOutside: a cell, position, map point or lon/lat off the grid.
+	// ErrOutside: a cell, position, map point, lon/lat or world position
+	// off the grid.
 	ErrOutside = grow.ErrOutside
 	// ErrNodata: a player on a cell the DEM had no data for.
 	ErrNodata = grow.ErrNodata
