@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
