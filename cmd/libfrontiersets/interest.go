@@ -33,43 +33,31 @@ var (
 
 //export fs_interest_new
 func fs_interest_new(store C.fs_store, players C.int32_t, im *C.fs_interest, cerr *C.fs_error) C.int {
-	var err error
-	func() {
-		defer guard(&err)
+	return finish(useHandle(store, func(h *handle) error {
 		if im == nil {
-			err = null("im")
-			return
+			return null("im")
 		}
-		tableMu.Lock()
-		h := table[int64(store)]
-		tableMu.Unlock()
-		if h == nil {
-			err = fail(C.FS_EHANDLE, "store handle %d is not open", int64(store))
-			return
-		}
-		h.mu.RLock()
-		defer h.mu.RUnlock()
-		if h.closed {
-			err = fail(C.FS_EHANDLE, "store handle %d is closed", int64(store))
-			return
-		}
-		if players < 2 || players > interest.MaxJointPlayers {
-			err = fail(C.FS_EINVAL, "%d players: want 2 to %d", players, interest.MaxJointPlayers)
-			return
-		}
-		jt, e := interest.NewJoint(h.s.Grower(), int(players), interest.JointOptions{})
-		if e != nil {
-			err = e
-			return
+		jt, err := newJoint(h, int(players))
+		if err != nil {
+			return err
 		}
 		h.managers.Add(1)
 		mgrMu.Lock()
+		defer mgrMu.Unlock()
 		lastMgr++
 		mgrs[lastMgr] = &manager{h: h, jt: jt, players: make([]interest.Player, players)}
 		*im = C.fs_interest(lastMgr)
-		mgrMu.Unlock()
-	}()
-	return finish(err, cerr)
+		return nil
+	}), cerr)
+}
+
+// newJoint returns the joint frontier of n players over h's store
+// (FS_EINVAL for n outside 2 to interest.MaxJointPlayers).
+func newJoint(h *handle, n int) (*interest.Joint, error) {
+	if n < 2 || n > interest.MaxJointPlayers {
+		return nil, fail(C.FS_EINVAL, "%d players: want 2 to %d", n, interest.MaxJointPlayers)
+	}
+	return interest.NewJoint(h.s.Grower(), n, interest.JointOptions{})
 }
 
 //export fs_interest_free
@@ -142,10 +130,7 @@ func fs_interest_remove(im C.fs_interest, player C.int32_t, cerr *C.fs_error) C.
 // resize makes m a manager of n players, starting over (the joint
 // frontier of the new count: its next tick decides every player afresh).
 func (m *manager) resize(n int) error {
-	if n < 2 || n > interest.MaxJointPlayers {
-		return fail(C.FS_EINVAL, "%d players: want 2 to %d", n, interest.MaxJointPlayers)
-	}
-	jt, err := interest.NewJoint(m.h.s.Grower(), n, interest.JointOptions{})
+	jt, err := newJoint(m.h, n)
 	if err != nil {
 		return err
 	}

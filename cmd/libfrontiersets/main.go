@@ -116,8 +116,20 @@ func guard(err *error) {
 	}
 }
 
-// use runs fn on the open store of handle id, holding it open.
-func use(id C.fs_store, fn func(s *frontiersets.Store) error) (err error) {
+// use runs fn on the open store of handle id, holding it open, and
+// returns fn's error or the first tree that failed its checks.
+func use(id C.fs_store, fn func(s *frontiersets.Store) error) error {
+	return useHandle(id, func(h *handle) error {
+		if err := fn(h.s); err != nil {
+			return err
+		}
+		return h.s.Err()
+	})
+}
+
+// useHandle runs fn on open handle id, holding it open (FS_EHANDLE for a
+// handle not open).
+func useHandle(id C.fs_store, fn func(h *handle) error) (err error) {
 	defer guard(&err)
 	// A store file truncated or changed while open faults when read: an
 	// FS_EIO error, not the host program's end.
@@ -133,10 +145,7 @@ func use(id C.fs_store, fn func(s *frontiersets.Store) error) (err error) {
 	if h.closed {
 		return fail(C.FS_EHANDLE, "store handle %d is closed", int64(id))
 	}
-	if err := fn(h.s); err != nil {
-		return err
-	}
-	return h.s.Err()
+	return fn(h)
 }
 
 func null(what string) error { return fail(C.FS_EINVAL, "%s is NULL", what) }
