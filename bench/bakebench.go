@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"os/exec"
@@ -78,13 +80,27 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	tmp := fs.String("tmp", filepath.Join(os.TempDir(), "pvs-bakebench"), "`folder` for the stores (deleted after each case)")
 	budgets := fs.String("budget", "0.1GiB,0.25GiB,0.5GiB,1GiB", "the `budgets` of every bake, in one pass")
 	peers2 := fs.String("peers", "../shared/peers", "`folder` of the peers' source (Total_Viewshed is built from it; \"\" to skip)")
-	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case (conservative, sector or both)")
+	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case, and the Total_Viewshed crop with (conservative, sector, region)")
 	peerObs := fs.Int("peer-observers", 200, "`observers` timed with GDAL's viewshed and ours on each real window (0: skip)")
+	pvsbakeBin := fs.String("pvsbake", "", "a built pvsbake `binary` to time (\"\": build ./cmd/pvsbake, as make does)")
+	tvDir := fs.String("tv", "", "a `folder` where --tv-prepare built Total_Viewshed and its input (\"\": build them under --tmp from --peers)")
+	tvPrepare := fs.String("tv-prepare", "", "only build Total_Viewshed and its input into this `folder` (to carry to a machine without a compiler or GDAL), then stop")
+	tvRaw := fs.Bool("tv-raw", false, "bake the Total_Viewshed crop from its 16-bit RAW (for a pvsbake built without GDAL)")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
 	}
+	if *tvPrepare != "" {
+		if err := prepareTotalViewshed(*peers2, *data, *tvPrepare); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *tvPrepare)
+		return nil
+	}
 	var run []bakeCase
 	for _, n := range strings.Split(*only, ",") {
+		if n == "" || n == "none" {
+			continue
+		}
 		i := -1
 		for j, c := range bakeCases {
 			if c.Name == n {
@@ -99,22 +115,20 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	var los []string
 	for _, m := range strings.Split(*models, ",") {
 		if _, err := horizon.ParseLOS(m); err != nil {
-			return cli.Usagef("--los %q: want %s, or both", m, horizon.LOSNames())
+			return cli.Usagef("--los %q: want %s", m, horizon.LOSNames())
 		}
 		los = append(los, m)
 	}
 	if err := os.MkdirAll(*tmp, 0o755); err != nil {
 		return err
 	}
-	bin := filepath.Join(*tmp, "pvsbake")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/pvsbake")
-	build.Stderr = stderr
-	if os.Getenv("GOEXPERIMENT") == "" {
-		// The block engine's vector kernels (as make builds them).
-		build.Env = append(os.Environ(), "GOEXPERIMENT=simd")
-	}
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build pvsbake: %w", err)
+	bin := *pvsbakeBin
+	if bin == "" {
+		b, err := buildPvsbake(*tmp, stderr)
+		if err != nil {
+			return err
+		}
+		bin = b
 	}
 	var peers []peerRow
 	for _, pc := range peerCases {
@@ -130,17 +144,28 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		peers = append(peers, r)
 	}
 	var tv *tvRow
-	if *peers2 != "" {
-		r, err := peerTotalViewshed(*peers2, *data, *tmp, bin, stderr)
+	if *peers2 != "" || *tvDir != "" {
+		dir := *tvDir
+		var err error
+		if dir == "" {
+			dir = filepath.Join(*tmp, "tv")
+			err = prepareTotalViewshed(*peers2, *data, dir)
+		}
+		var r tvRow
+		if err == nil {
+			r, err = measureTotalViewshed(dir, bin, los, *tvRaw, stderr)
+		}
 		if err != nil {
 			fmt.Fprintf(stdout, "Total_Viewshed peer skipped: %v\n", err)
 		} else {
-			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s (CPU %.1f s); our default bake at --sectors %d: %.1f s (CPU %.1f s, 1 worker), %.1f s (2 workers); --los sector %.1f s (CPU %.1f s, 1 worker)\n",
-				r.Size, r.TV.Seconds(), r.TVCPU.Seconds(), r.Sectors, r.Ours1.Seconds(), r.Ours1CPU.Seconds(), r.Ours2.Seconds(), r.Sector1.Seconds(), r.Sector1CPU.Seconds())
+			fmt.Fprintf(stdout, "Total_Viewshed on a %d² UTM crop: %.1f s (CPU %.1f s), one thread on %s\n", r.Size, r.TV.Seconds(), r.TVCPU.Seconds(), r.CPU)
+			for _, m := range r.Models {
+				fmt.Fprintf(stdout, "  ours, --los %s at --sectors %d, 1 worker: %.1f s (CPU %.1f s), %.2f× Total_Viewshed\n", m.LOS, r.Sectors, m.Wall.Seconds(), m.CPU.Seconds(), m.Wall.Seconds()/r.TV.Seconds())
+			}
 			tv = &r
 		}
 	}
-	dir, err := newResultsDir(*out)
+	dir, err := newResultsSubdir(*out, "bake-"+machineTag())
 	if err != nil {
 		return err
 	}
@@ -268,8 +293,8 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 	}
 	return atomicfile.Write(filepath.Join(dir, "README.md"), func(w io.Writer) error {
 		fmt.Fprintf(w, "# Bake benchmark, %s\n\n", time.Now().UTC().Format("2006-01-02"))
-		fmt.Fprintf(w, "`go run ./bench bake` on this machine (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration; ETA is elapsed + time left on its first progress line at or after one minute (— for bakes shorter than that). Pairs are points² (every observer against every cell) per second per worker.\n\n",
-			runtime.NumCPU(), strings.TrimPrefix(runtime.Version(), "go"), budgets)
+		fmt.Fprintf(w, "`go run ./bench bake` on %s (%d cores, Go %s): every case baked by `pvsbake bake` as a child process at S = 1024, observer and target 1.8 m, budgets %s in one pass. Wall is the bake's own time (after loading the DEM); peak RSS is the child's (rusage); the estimate is `bake.Estimate`, which the baker checks against available memory; projected is what `pvsbake bake` printed up front from its calibration; ETA is elapsed + time left on its first progress line at or after one minute (— for bakes shorter than that). Pairs are points² (every observer against every cell) per second per worker.\n\n",
+			cpuModel(), runtime.NumCPU(), strings.TrimPrefix(runtime.Version(), "go"), budgets)
 		fmt.Fprintln(w, "| case | model | window | max distance | points | wall | projected | ETA at 1 min | peak RSS | estimate | pairs/s per core | ns per pair per core | before |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
@@ -311,15 +336,29 @@ func writeBakeResults(dir string, rows []bakeRow, peers []peerRow, tv *tvRow, bu
 			}
 		}
 		if tv != nil {
-			fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` in a temporary copy (`make compute`, g++ with OpenMP: one thread on this 2-core machine). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches); its 180 axes are swept both ways, 360 one-degree sectors; observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop at `--sectors %d` (equal angular resolution), one 1 GiB budget, block engine kernels %s, the default (conservative) model and `--los sector`, run one after the other after Total_Viewshed. CPU is user + system time of the whole process (our bake merges and writes on a second goroutine beside its one worker).\n\n", tv.Size, tv.Sectors, horizon.SIMD())
-			fmt.Fprintln(w, "| Total_Viewshed wall | its CPU | ours, 1 worker, wall | its CPU | ours, 2 workers, wall | 2nd core's speed-up | ours ÷ Total_Viewshed (wall, CPU) | `--los sector`, 1 worker, wall | its CPU | sector ÷ Total_Viewshed (wall) |")
-			fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-			fmt.Fprintf(w, "| %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f× | %.2f×, %.2f× | %.1f s | %.1f s | %.2f× |\n", tv.TV.Seconds(), tv.TVCPU.Seconds(), tv.Ours1.Seconds(),
-				tv.Ours1CPU.Seconds(), tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.Ours2.Seconds(), tv.Ours1.Seconds()/tv.TV.Seconds(), tv.Ours1CPU.Seconds()/tv.TVCPU.Seconds(),
-				tv.Sector1.Seconds(), tv.Sector1CPU.Seconds(), tv.Sector1.Seconds()/tv.TV.Seconds())
+			writeTVTable(w, tv)
 		}
 		return nil
 	})
+}
+
+// writeTVTable writes the Total_Viewshed comparison as a section of the
+// bake benchmark's report.
+func writeTVTable(w io.Writer, tv *tvRow) {
+	fmt.Fprintf(w, "\n## Total_Viewshed (Tabik et al. 2015), side by side\n\nBuilt from `../shared/peers/Total_Viewshed` (`make compute`, g++ with OpenMP, linked statically). Input: columns and rows 300… of `N44W072.hgt` warped to UTM 19N at 80 m (`gdalwarp -t_srs EPSG:32619 -tr 80 80 -r bilinear`), cropped to %d² cells, as ENVI float32. Its time is its second run (the first writes its per-sector caches); its 180 axes are swept both ways, 360 one-degree sectors; observer 1.8 m; it computes each point's visible area, not the sets. Ours: `pvsbake bake` of the same crop (%s) at `--sectors %d` (equal angular resolution), one 1 GiB budget, one model after the other after Total_Viewshed. One thread and one worker are timed on two cores (pinned with taskset on a larger machine): Total_Viewshed then runs one thread, and our bake merges and writes on a second goroutine beside its one worker. CPU is user + system time of the whole process.\n\n", tv.Size, tv.Input, tv.Sectors)
+	fmt.Fprintln(w, "| CPU | kernels | Total_Viewshed, 1 thread | its CPU | model | ours, 1 worker | its CPU | projected | ours ÷ Total_Viewshed (wall, CPU) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, m := range tv.Models {
+		fmt.Fprintf(w, "| %s | %s | %.1f s | %.1f s | %s | %.1f s | %.1f s | %s | %.2f×, %.2f× |\n", tv.CPU, tv.Kernels, tv.TV.Seconds(), tv.TVCPU.Seconds(), m.LOS,
+			m.Wall.Seconds(), m.CPU.Seconds(), m.Projected.Round(time.Second), m.Wall.Seconds()/tv.TV.Seconds(), m.CPU.Seconds()/tv.TVCPU.Seconds())
+	}
+	if len(tv.Models) > 0 && tv.Ours2 > 0 {
+		fmt.Fprintf(w, "\n%s model at two workers: %.1f s, the second core's speed-up %.2f×.\n", tv.Models[0].LOS, tv.Ours2.Seconds(), tv.Models[0].Wall.Seconds()/tv.Ours2.Seconds())
+	}
+	if tv.TVAll > 0 {
+		fmt.Fprintf(w, "\nAll %d cores: Total_Viewshed's own %d threads %.2f s (CPU %.1f s); ours, %s model, %d workers: %.2f s (CPU %.1f s), %.2f× Total_Viewshed.\n",
+			tv.Cores, tv.TVThreads, tv.TVAll.Seconds(), tv.TVAllCPU.Seconds(), tv.Models[0].LOS, tv.Workers, tv.OursAll.Seconds(), tv.OursCPU.Seconds(), tv.OursAll.Seconds()/tv.TVAll.Seconds())
+	}
 }
 
 // peerCases are the windows GDAL's viewshed is timed on.
@@ -406,13 +445,33 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 
 // tvRow is the Total_Viewshed comparison: wall and CPU times (user +
 // system, the whole process: our bake's merging and writing run beside
-// its worker).
+// its worker). Its one-thread figures are taken on two cores (pinned with
+// taskset where the machine has more), where Total_Viewshed runs one
+// thread (it starts one less than the processors it is given) and our
+// one worker has a second core for merging and writing, as on a 2-core
+// machine.
 type tvRow struct {
-	Size, Sectors       int
-	TV, TVCPU           time.Duration
-	Ours1, Ours1CPU     time.Duration // the default (conservative) model, one worker
-	Ours2               time.Duration // two workers
-	Sector1, Sector1CPU time.Duration // --los sector, one worker
+	Size, Sectors int
+	CPU           string // the processor's model name
+	Kernels       string // the block engine's kernels in our bakes
+	Input         string // what our bakes read: "GeoTIFF" or "16-bit RAW"
+	TV, TVCPU     time.Duration
+	Models        []tvModel     // one worker, one per model
+	Ours2         time.Duration // the default model, two workers
+	// All cores, where the machine has more than two: Total_Viewshed's own
+	// threads and ours at one worker per core.
+	Cores              int
+	TVAll, OursAll     time.Duration
+	TVAllCPU, OursCPU  time.Duration
+	TVThreads, Workers int
+}
+
+// tvModel is our bake of the crop with one visibility model, one worker.
+type tvModel struct {
+	LOS       string
+	Wall      time.Duration
+	CPU       time.Duration
+	Projected time.Duration
 }
 
 // tvSectors is our bake's S on the Total_Viewshed crop: equal angular
@@ -420,26 +479,30 @@ type tvRow struct {
 // sectors).
 const tvSectors = 360
 
-// peerTotalViewshed builds Tabik et al.'s total-viewshed program from
-// peers/Total_Viewshed in a copy under tmp, runs it on a UTM crop of the HGT
-// tile, and bakes the same crop with our baker at tvSectors. Any missing
+// tvCrop is the side of the Total_Viewshed crop in cells.
+const tvCrop = 316
+
+// prepareTotalViewshed builds Tabik et al.'s total-viewshed program from
+// peers/Total_Viewshed into dir (linked statically, so that dir can be
+// carried to a machine without a compiler) and writes its input there: a
+// UTM crop of the HGT tile as ENVI float32 (input/), the same crop as
+// crop.tif and as a 16-bit RAW heightmap (crop.r16, with crop-r16.txt
+// holding pvsbake's --cell-size and --height-range for it). Any missing
 // tool or failed step is returned as an error (the peer is then skipped).
-func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, error) {
+func prepareTotalViewshed(peers, data, dir string) error {
 	src := filepath.Join(peers, "Total_Viewshed")
 	if _, err := os.Stat(filepath.Join(src, "Makefile")); err != nil {
-		return tvRow{}, err
+		return err
 	}
 	for _, tool := range []string{"g++", "make", "gdalwarp", "gdal_translate"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return tvRow{}, fmt.Errorf("%s not found (apt-get install g++ make gdal-bin)", tool)
+			return fmt.Errorf("%s not found (apt-get install g++ make gdal-bin)", tool)
 		}
 	}
-	base := filepath.Join(tmp, "tv")
-	work := filepath.Join(base, "work")
-	os.RemoveAll(work)
-	for _, d := range []string{filepath.Join(work, "obj"), filepath.Join(work, "input"), filepath.Join(work, "output"), filepath.Join(base, "cached")} {
+	os.RemoveAll(dir)
+	for _, d := range []string{filepath.Join(dir, "obj"), filepath.Join(dir, "input"), filepath.Join(dir, "output")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return tvRow{}, err
+			return err
 		}
 	}
 	files, _ := os.ReadDir(src)
@@ -449,13 +512,13 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 		}
 		b, err := os.ReadFile(filepath.Join(src, f.Name()))
 		if err != nil {
-			return tvRow{}, err
+			return err
 		}
-		if err := os.WriteFile(filepath.Join(work, f.Name()), b, 0o644); err != nil {
-			return tvRow{}, err
+		if err := os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644); err != nil {
+			return err
 		}
 	}
-	runIn := func(dir string, name string, args ...string) error {
+	runIn := func(name string, args ...string) error {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		var se bytes.Buffer
@@ -465,59 +528,136 @@ func peerTotalViewshed(peers, data, tmp, bin string, log io.Writer) (tvRow, erro
 		}
 		return nil
 	}
-	if err := runIn(work, "make", "compute"); err != nil {
-		return tvRow{}, err
+	if err := runIn("make", "compute", "LFLAGS=-fopenmp -static"); err != nil {
+		return err
 	}
-	const size = 316
 	hgt, _ := filepath.Abs(filepath.Join(data, "N44W072.hgt"))
 	steps := [][]string{
 		{"gdal_translate", "-q", "-srcwin", "300", "300", "400", "400", hgt, "src.tif"},
 		{"gdalwarp", "-q", "-overwrite", "-t_srs", "EPSG:32619", "-tr", "80", "80", "-r", "bilinear", "src.tif", "utm.tif"},
-		{"gdal_translate", "-q", "-srcwin", "20", "20", fmt.Sprint(size), fmt.Sprint(size), "utm.tif", "crop.tif"},
+		{"gdal_translate", "-q", "-srcwin", "20", "20", fmt.Sprint(tvCrop), fmt.Sprint(tvCrop), "utm.tif", "crop.tif"},
 		{"gdal_translate", "-q", "-of", "ENVI", "-ot", "Float32", "crop.tif", "input/4900000_0300000_080.flt"},
 	}
 	for _, s := range steps {
-		if err := runIn(work, s[0], s[1:]...); err != nil {
-			return tvRow{}, err
+		if err := runIn(s[0], s[1:]...); err != nil {
+			return err
 		}
 	}
-	r := tvRow{Size: size, Sectors: tvSectors}
-	for range 2 { // the first run writes the per-sector caches
-		cmd := exec.Command("./comp.out", "4900000_0300000_080.flt", "-t0", "-H1.8")
-		cmd.Dir = work
-		var se bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.Discard, &se
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return tvRow{}, fmt.Errorf("Total_Viewshed: %w: %s", err, lastLine(se.String()))
-		}
-		r.TV, r.TVCPU = time.Since(start), cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
+	g, err := heightmap.Load(filepath.Join(dir, "crop.tif"), heightmap.Options{})
+	if err != nil {
+		return err
 	}
-	for i, workers := range []int{1, 1, 2} {
-		var so bytes.Buffer
-		los := []string{"conservative", "sector", "conservative"}[i]
-		cmd := exec.Command(bin, "bake", filepath.Join(work, "crop.tif"), "-o", filepath.Join(work, "ours.pvs"), "--budget", "1GiB",
-			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--los", los, "--quiet")
-		cmd.Stdout, cmd.Stderr = &so, log
-		if err := cmd.Run(); err != nil {
-			return tvRow{}, fmt.Errorf("our bake of the crop: %w", err)
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for _, z := range g.Elev {
+		lo, hi = min(lo, z), max(hi, z)
+	}
+	raw := make([]byte, 2*len(g.Elev))
+	for i, z := range g.Elev {
+		binary.LittleEndian.PutUint16(raw[2*i:], uint16(math.Round(float64(z-lo)/float64(hi-lo)*65535)))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "crop.r16"), raw, 0o644); err != nil {
+		return err
+	}
+	for _, f := range []string{"src.tif", "utm.tif"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	return os.WriteFile(filepath.Join(dir, "crop-r16.txt"), []byte(fmt.Sprintf("--cell-size %g --height-range %g,%g\n", g.Dx, lo, hi)), 0o644)
+}
+
+// measureTotalViewshed runs the program prepared in dir on its crop (its
+// second run: the first writes its per-sector caches) and bakes the same
+// crop with our baker bin at tvSectors, one worker, for each of models
+// (then the first model at two workers, and at one worker per core where
+// the machine has more than two), reading crop.tif, or crop.r16 when raw.
+func measureTotalViewshed(dir, bin string, models []string, raw bool, log io.Writer) (tvRow, error) {
+	r := tvRow{Size: tvCrop, Sectors: tvSectors, CPU: cpuModel(), Input: "GeoTIFF", Cores: runtime.NumCPU()}
+	input := []string{filepath.Join(dir, "crop.tif")}
+	if raw {
+		b, err := os.ReadFile(filepath.Join(dir, "crop-r16.txt"))
+		if err != nil {
+			return r, err
+		}
+		input = append([]string{filepath.Join(dir, "crop.r16")}, strings.Fields(string(b))...)
+		r.Input = "16-bit RAW"
+	}
+	// pin runs a command on the first two cores where there are more.
+	pin := func(two bool, name string, args ...string) *exec.Cmd {
+		if two && runtime.NumCPU() > 2 {
+			if ts, err := exec.LookPath("taskset"); err == nil {
+				return exec.Command(ts, append([]string{"-c", "0,1", name}, args...)...)
+			}
+		}
+		return exec.Command(name, args...)
+	}
+	tv := func(two bool) (time.Duration, time.Duration, error) {
+		var wall, cpu time.Duration
+		for range 2 { // the first run writes the per-sector caches
+			cmd := pin(two, "./comp.out", "4900000_0300000_080.flt", "-t0", "-H1.8")
+			cmd.Dir = dir
+			var se bytes.Buffer
+			cmd.Stdout, cmd.Stderr = io.Discard, &se
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return 0, 0, fmt.Errorf("Total_Viewshed: %w: %s", err, lastLine(se.String()))
+			}
+			wall, cpu = time.Since(start), cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
+		}
+		return wall, cpu, nil
+	}
+	ours := func(two bool, los string, workers int) (tvModel, error) {
+		var so, se bytes.Buffer
+		args := append([]string{"bake"}, input...)
+		args = append(args, "-o", filepath.Join(dir, "ours.pvs"), "--budget", "1GiB",
+			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--los", los)
+		cmd := pin(two, bin, args...)
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		os.Remove(filepath.Join(dir, "ours.pvs"))
+		if err != nil {
+			return tvModel{}, fmt.Errorf("our bake of the crop: %w: %s", err, lastLine(se.String()))
 		}
 		m := bakedRE.FindStringSubmatch(so.String())
 		if m == nil {
-			return tvRow{}, fmt.Errorf("our bake of the crop printed %q", so.String())
+			return tvModel{}, fmt.Errorf("our bake of the crop printed %q", so.String())
+		}
+		if k := kernelsRE.FindStringSubmatch(se.String()); k != nil {
+			r.Kernels = k[1]
 		}
 		sec, _ := strconv.ParseFloat(m[2], 64)
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		switch i {
-		case 0:
-			r.Ours1, r.Ours1CPU = time.Duration(sec*float64(time.Second)), cpu
-		case 1:
-			r.Sector1, r.Sector1CPU = time.Duration(sec*float64(time.Second)), cpu
-		default:
-			r.Ours2 = time.Duration(sec * float64(time.Second))
+		o := tvModel{LOS: los, Wall: time.Duration(sec * float64(time.Second)), CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+		if p := projectedRE.FindStringSubmatch(se.String()); p != nil {
+			o.Projected, _ = time.ParseDuration(p[1])
 		}
+		fmt.Fprintf(log, "Total_Viewshed crop, --los %s, %d workers: %.1f s\n", los, workers, o.Wall.Seconds())
+		return o, nil
 	}
-	os.RemoveAll(work)
+	var err error
+	if r.TV, r.TVCPU, err = tv(true); err != nil {
+		return r, err
+	}
+	for _, los := range models {
+		o, err := ours(true, los, 1)
+		if err != nil {
+			return r, err
+		}
+		r.Models = append(r.Models, o)
+	}
+	o, err := ours(true, models[0], 2)
+	if err != nil {
+		return r, err
+	}
+	r.Ours2 = o.Wall
+	if runtime.NumCPU() > 2 {
+		if r.TVAll, r.TVAllCPU, err = tv(false); err != nil {
+			return r, err
+		}
+		r.TVThreads = runtime.NumCPU() - 1
+		o, err := ours(false, models[0], runtime.NumCPU())
+		if err != nil {
+			return r, err
+		}
+		r.OursAll, r.OursCPU, r.Workers = o.Wall, o.CPU, runtime.NumCPU()
+	}
 	return r, nil
 }
 

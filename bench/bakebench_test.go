@@ -29,7 +29,9 @@ func TestBakeBenchReport(t *testing.T) {
 		{bakeCase: bakeCases[3], LOS: "conservative", Points: 1442401, Wall: 200 * time.Second, PeakRSS: 480e6, Estimate: 510e6, Workers: 2},
 	}
 	dir := t.TempDir()
-	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, Sectors: 360, TV: 16 * time.Second, TVCPU: 16 * time.Second, Ours1: 20 * time.Second, Ours1CPU: 24 * time.Second, Ours2: 11 * time.Second, Sector1: 12 * time.Second, Sector1CPU: 14 * time.Second}, "0.1GiB,1GiB"); err != nil {
+	if err := writeBakeResults(dir, rows, []peerRow{pr}, &tvRow{Size: 316, Sectors: 360, CPU: "Test CPU", Kernels: "avx512", Input: "GeoTIFF", TV: 16 * time.Second, TVCPU: 16 * time.Second,
+		Models: []tvModel{{LOS: "conservative", Wall: 20 * time.Second, CPU: 24 * time.Second, Projected: 21 * time.Second}, {LOS: "sector", Wall: 12 * time.Second, CPU: 14 * time.Second}},
+		Ours2:  11 * time.Second, Cores: 16, TVAll: 2 * time.Second, TVAllCPU: 30 * time.Second, TVThreads: 15, OursAll: 4 * time.Second, OursCPU: 60 * time.Second, Workers: 16}, "0.1GiB,1GiB"); err != nil {
 		t.Fatal(err)
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
@@ -38,7 +40,8 @@ func TestBakeBenchReport(t *testing.T) {
 	}
 	for _, want := range []string{"| hgt-316 | conservative | 700,700,316,316 | — | 99856 | 45s | 50s | — |", "| hgt-316 | sector | 700,700,316,316 | — | 99856 | 30s |",
 		"| hgt-1201-2400m | conservative | whole | 2400 m | 1442401 |", "- hgt-316: 1.50×", "GDAL ÷ ours",
-		"| 16.0 s | 16.0 s | 20.0 s | 24.0 s | 11.0 s | 1.82× | 1.25×, 1.50× | 12.0 s | 14.0 s | 0.75× |", "`--sectors 360`"} {
+		"| Test CPU | avx512 | 16.0 s | 16.0 s | conservative | 20.0 s | 24.0 s | 21s | 1.25×, 1.50× |", "| sector | 12.0 s | 14.0 s | 0s | 0.75×, 0.88× |",
+		"two workers: 11.0 s, the second core's speed-up 1.82×", "own 15 threads 2.00 s (CPU 30.0 s); ours, conservative model, 16 workers: 4.00 s (CPU 60.0 s), 2.00×", "`--sectors 360`"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}
@@ -83,5 +86,32 @@ func TestShardBenchReport(t *testing.T) {
 	os.WriteFile(filepath.Join(work, "single-b.pvs"), []byte("z"), 0o644)
 	if got, _ := compareStores(work); !strings.Contains(got, "DIFFER") {
 		t.Errorf("differing stores: %q", got)
+	}
+}
+
+// TestScalingReport: efficiency is measured against the first bake, and
+// the report names the machine and the kernels.
+func TestScalingReport(t *testing.T) {
+	rows := []scalingRow{{Workers: 1, Wall: 100 * time.Second, CPU: 101 * time.Second, PeakRSS: 200e6},
+		{Workers: 2, Wall: 50 * time.Second}, {Workers: 4, Wall: 40 * time.Second}}
+	if e := efficiency(rows, 2); e != 0.625 {
+		t.Errorf("efficiency at 4 workers %v, want 0.625", e)
+	}
+	dir := t.TempDir()
+	if err := writeScaling(dir, rows, []string{"bake", "x.raw"}, 1000, "avx512"); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	csv, _ := os.ReadFile(filepath.Join(dir, "scaling.csv"))
+	for _, want := range []string{"avx512 kernels", "`pvsbake bake x.raw --workers N`", "| 4 | 40.0 s | 0.0 s | 0 MB | 2.50× | 62% | 25 |", cpuModel()} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q:\n%s", want, readme)
+		}
+	}
+	if !strings.Contains(string(csv), "\n2,50.00,0.00,0,2.000,1.000,20\n") {
+		t.Errorf("scaling.csv:\n%s", csv)
+	}
+	if tag := machineTag(); strings.ContainsAny(tag, " ()/") || !strings.Contains(tag, "c-") {
+		t.Errorf("machine tag %q", tag)
 	}
 }

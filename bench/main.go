@@ -99,6 +99,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "region" {
 		return runRegionBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "scaling" {
+		return runScalingBench(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "raw" {
 		return runRawBench(args[1:], stdout, stderr)
 	}
