@@ -192,7 +192,7 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 		if len(b) > 0 && b[0]&4 != 0 {
 			groups, _, err := groupCount(b, true)
 			if err != nil {
-				return nil, &FormatError{int(BlockOffset(c.Index[q])), fmt.Sprintf("quad %d: %s", q, err.(*FormatError).Msg)}
+				return nil, &FormatError{int(blockOffset(c.Index[q])), fmt.Sprintf("quad %d: %s", q, err.(*FormatError).Msg)}
 			}
 			codes += min(int64(groups), ct.max)
 		}
@@ -212,8 +212,8 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 	return h, nil
 }
 
-// BlockOffset returns the offset of the block of index entry e.
-func BlockOffset(e uint64) uint64 { off, _ := BlockAt(e); return off }
+// blockOffset returns the offset of the block of index entry e.
+func blockOffset(e uint64) uint64 { off, _ := BlockAt(e); return off }
 
 // block returns quad q's block, checked to lie within Blocks and verified.
 func (ct *codedTrees) block(q int) ([]byte, *TreeError) {
@@ -328,7 +328,7 @@ func (ct *codedTrees) decodeWith(g Geometry, q int, parent *Tree) (Tree, *TreeEr
 	if terr != nil {
 		return Tree{}, terr
 	}
-	off := int64(BlockOffset(ct.Index[q]))
+	off := int64(blockOffset(ct.Index[q]))
 	bad := func(at int, format string, a ...any) *TreeError {
 		return &TreeError{Quad: q, Region: RegionBlocks, Offset: off + int64(at), Msg: fmt.Sprintf(format, a...)}
 	}

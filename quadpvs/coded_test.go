@@ -239,7 +239,7 @@ func BenchmarkCodedPVS(b *testing.B) {
 
 // FuzzNewCoded replaces one quad's block of a small coded hierarchy with
 // arbitrary bytes: NewCoded refuses it with a *FormatError or accepts it,
-// and then every tree reads without a panic, with the shape CheckShape
+// and then every tree reads without a panic, with the shape checkShape
 // wants, and either as the flat hierarchy holds it or, with Err set, as
 // the conservative tree.
 func FuzzNewCoded(f *testing.F) {
@@ -269,7 +269,7 @@ func FuzzNewCoded(f *testing.F) {
 		}
 		for k := range h.Quads() {
 			tr := r.PVS(k)
-			if err := CheckShape(h.G, &tr); err != nil {
+			if err := checkShape(h.G, &tr); err != nil {
 				t.Fatalf("quad %d accepted with a bad shape: %v", k, err)
 			}
 			if want := h.PVS(k); !equalTrees(&tr, &want) && (r.Err() == nil || !isConservative(&tr)) && k != i {

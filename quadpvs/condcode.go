@@ -328,14 +328,14 @@ func (c *CondCoder) AppendScratch(dst []byte, child, parent *Tree, sc *CondScrat
 // Decode rebuilds the tree of block src, coded given parent (nil for the
 // top quad; it must be the tree the block was coded with, not shared),
 // into dst (reusing its memory) for a terrain of geometry g, and checks
-// its shape (CheckShape). prefs is reused for the walk and returned.
+// its shape (checkShape). prefs is reused for the walk and returned.
 // Errors are *FormatError, Offset the byte of src where the problem was
 // found.
 func (c *CondCoder) Decode(g Geometry, dst *Tree, src []byte, parent *Tree, prefs []int32) ([]int32, error) {
 	return c.decode(g, dst, src, parent, prefs, true)
 }
 
-// decode is Decode; without check it skips the shape check (CheckShape)
+// decode is Decode; without check it skips the shape check (checkShape)
 // of a block decoded and checked before, given the same parent: what
 // comes out is the same tree. The stream's own checks (its bytes, its
 // final state, its group count) stay.
@@ -446,11 +446,11 @@ func setGroup(codes []uint64, k int, b byte) {
 	}
 }
 
-// finishGroups builds dst's rank samples, checks its shape (CheckShape)
+// finishGroups builds dst's rank samples, checks its shape (checkShape)
 // and counts its nodes.
 func finishGroups(g Geometry, dst *Tree) error {
 	dst.buildRank()
-	if err := CheckShape(g, dst); err != nil {
+	if err := checkShape(g, dst); err != nil {
 		return err
 	}
 	outside := 0

@@ -45,7 +45,7 @@ func FuzzDecode(f *testing.F) {
 		if int(n) > 0 && len(codes) == (int(n)+31)/32 {
 			loose := Tree{codes: codes, n: int(n)}
 			loose.buildRank()
-			if CheckShape(g, &loose) == nil {
+			if checkShape(g, &loose) == nil {
 				var wk Walker
 				wk.Bitmap(g, &loose, horizon.Bitmap{})
 				wk.HiddenCells(g, &loose)
@@ -61,8 +61,8 @@ func FuzzDecode(f *testing.F) {
 			CheckCodes(g, codes, int(n), 0, &view) // must not panic
 			return
 		}
-		if err := CheckShape(g, &tr); err != nil {
-			t.Fatalf("FromCodes accepts what CheckShape rejects: %v", err)
+		if err := checkShape(g, &tr); err != nil {
+			t.Fatalf("FromCodes accepts what checkShape rejects: %v", err)
 		}
 		var view Tree
 		if err := CheckCodes(g, codes, int(n), tr.Nodes(), &view); err != nil {

@@ -165,7 +165,7 @@ func (h *Hierarchy) PVS(q int) Tree {
 
 // Bytes returns the memory the trees take: codes, rank samples, and per
 // tree two 8-byte starts and two 4-byte counts; a shared hierarchy adds 4
-// bytes per tree (RefStart) and RefBytes per reference. A coded
+// bytes per tree (RefStart) and refBytes per reference. A coded
 // hierarchy's: see NewCoded.
 func (h *Hierarchy) Bytes() int {
 	if h.coded != nil {
@@ -176,7 +176,7 @@ func (h *Hierarchy) Bytes() int {
 	}
 	b := 8*len(h.Codes) + 4*len(h.Ranks) + 24*len(h.Len)
 	if h.RefStart != nil {
-		b += 4*len(h.RefStart) + RefBytes*len(h.Refs)
+		b += 4*len(h.RefStart) + refBytes*len(h.Refs)
 	}
 	return b
 }
@@ -443,7 +443,7 @@ func (h *Hierarchy) Set(l, x, y int, t *Tree) {
 }
 
 // BuildRanks computes Ranks and RankStart from Codes, CodeStart and Len, for
-// a Hierarchy read from storage, and checks every tree's shape (CheckShape)
+// a Hierarchy read from storage, and checks every tree's shape (checkShape)
 // and node count, splitting the quads between GOMAXPROCS goroutines, then a
 // shared hierarchy's references (share.go). Errors are *FormatError naming
 // the quad index (the lowest bad one) or shared subtree.
@@ -508,7 +508,7 @@ func (h *Hierarchy) rankTree(q int) error {
 		outside += bits.OnesCount64(w & (w >> 1) & lowBits) // code 11; bits past n are zero
 	}
 	t := Tree{codes: codes, rank: ranks, n: n}
-	if err := CheckShape(h.G, &t); err != nil {
+	if err := checkShape(h.G, &t); err != nil {
 		fe := err.(*FormatError)
 		return &FormatError{fe.Offset, fmt.Sprintf("quad %d: %s", q, fe.Msg)}
 	}

@@ -78,7 +78,7 @@ func maxTreeCodes(g Geometry) int64 {
 }
 
 // checkOutside checks that t's Outside codes stand exactly where g puts
-// quads wholly outside the terrain (CheckShape, or the decoder, must have
+// quads wholly outside the terrain (checkShape, or the decoder, must have
 // passed, and t's rank samples be its codes'). Only nodes whose quad
 // straddles the terrain's edge are walked — a quad wholly outside must be
 // an Outside leaf, one wholly inside holds no Outside code — and the
@@ -159,7 +159,7 @@ type lazyFlat struct {
 // NewStored returns the hierarchy of geometry g held in place by s: no
 // tree is read until PVS asks for it; then it is checked — its index
 // entry within Words and under the ceilings, s.Verify, its rank samples
-// recomputed, its shape (CheckShape), node count and Outside codes — once.
+// recomputed, its shape (checkShape), node count and Outside codes — once.
 // ranks must be Words seen as uint32s (little-endian halves: element 2i is
 // the low half of word i); it is the caller's, who maps the file.
 // A tree that fails reads as one Visible node and Err reports it. Bytes
@@ -246,7 +246,7 @@ func (lf *lazyFlat) check(g Geometry, q int) *TreeError {
 	if rw := len(t.rank); rw&1 != 0 && lf.ranks[2*(c+uint64(len(t.codes)))+uint64(rw)] != 0 {
 		return bad(RegionCodes, int64(8*c), "rank padding not zero")
 	}
-	if err := CheckShape(g, &t); err != nil {
+	if err := checkShape(g, &t); err != nil {
 		fe := err.(*FormatError)
 		return bad(RegionCodes, int64(8*c), "code %d: %s", fe.Offset, fe.Msg)
 	}
@@ -273,10 +273,6 @@ func AppendRecord(dst []uint64, t *Tree) []uint64 {
 	}
 	return dst
 }
-
-// RecordWords returns the words of a tree's stored record (AppendRecord)
-// for a tree of n codes.
-func RecordWords(n int) int { return int(recordWords(n)) }
 
 // StoredBytes returns the bytes h's trees take as a store file holds them:
 // a flat hierarchy's code words (and, read in place, rank samples), a coded

@@ -110,7 +110,7 @@ func TestStored(t *testing.T) {
 			if !equalTrees(&want, &got) && !isConservative(&got) {
 				// A changed bit may still form a valid tree (a Hidden
 				// leaf made Visible): it must then pass every check.
-				if err := CheckShape(h.G, &got); err != nil {
+				if err := checkShape(h.G, &got); err != nil {
 					t.Fatalf("quad %d read with a bad shape: %v", q, err)
 				}
 			}
@@ -143,7 +143,7 @@ func TestCheckOutside(t *testing.T) {
 			w.put4(uint(Hidden) | uint(Outside)<<2 | uint(Hidden)<<4 | uint(Outside)<<6)
 		}
 		w.finish()
-		if CheckShape(g, &b) != nil {
+		if checkShape(g, &b) != nil {
 			continue
 		}
 		if _, err := checkOutside(g, &b, nil); err == nil {
@@ -159,7 +159,7 @@ func TestCheckOutside(t *testing.T) {
 	w.put4(uint(Visible) | uint(Outside)<<2 | uint(Hidden)<<4 | uint(Hidden)<<6) // the north-west quad's: (1,0) is terrain
 	w.put4(uint(Hidden) | uint(Outside)<<2 | uint(Hidden)<<4 | uint(Outside)<<6)
 	w.finish()
-	if err := CheckShape(g, &in); err != nil {
+	if err := checkShape(g, &in); err != nil {
 		t.Fatalf("shape: %v", err)
 	}
 	if _, err := checkOutside(g, &in, nil); err == nil || !strings.Contains(err.Error(), "1 Outside codes for quads inside") {

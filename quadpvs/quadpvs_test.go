@@ -130,7 +130,7 @@ func checkTree(t *testing.T, g Geometry, tr *Tree, want horizon.Bitmap) {
 	if err := FromCodes(g, tr.Codes(), tr.Len(), &d); err != nil {
 		t.Fatalf("decode of a built tree: %v", err)
 	}
-	if err := CheckShape(g, tr); err != nil {
+	if err := checkShape(g, tr); err != nil {
 		t.Fatalf("shape check of a built tree: %v", err)
 	}
 	if tr.count(Outside) != tr.Len()-tr.Nodes() {

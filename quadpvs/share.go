@@ -33,14 +33,14 @@ import (
 // codes - 1), and keeps at most 2^RefBits shared subtrees, those that save
 // the most. A hierarchy without references has RefStart nil.
 
-// RefBytes is the memory one reference takes in a shared hierarchy: its
+// refBytes is the memory one reference takes in a shared hierarchy: its
 // code position and shared subtree packed in a uint32.
-const RefBytes = 4
+const refBytes = 4
 
-// SharedTreeBytes is the memory a shared subtree takes besides its codes
+// sharedTreeBytes is the memory a shared subtree takes besides its codes
 // and rank samples: the 24 bytes of every tree (two starts, two counts)
 // and its 4-byte reference start.
-const SharedTreeBytes = 28
+const sharedTreeBytes = 28
 
 // Shared reports whether t holds references to shared subtrees.
 func (t *Tree) Shared() bool { return len(t.refs) > 0 }
@@ -142,7 +142,7 @@ func (t *Tree) flat(scratch *Tree, q *[]cursor) *Tree {
 type ShareOptions struct {
 	// MinCodes is the smallest subtree, in codes, considered for sharing
 	// (at least 5: an Unknown node and its four children). Smaller
-	// subtrees are never profitable at RefBytes a reference; the default
+	// subtrees are never profitable at refBytes a reference; the default
 	// (0) is 24.
 	MinCodes int
 }
@@ -164,8 +164,8 @@ type ShareStats struct {
 //
 // A subtree is shared when the memory it saves is positive: with s its
 // codes and n its occurrences, not counting those inside another shared
-// subtree, n·s/3.2 bytes inline against BytesFor(s) + SharedTreeBytes +
-// n·RefBytes shared. Occurrences are found first come, top-down, tree by
+// subtree, n·s/3.2 bytes inline against BytesFor(s) + sharedTreeBytes +
+// n·refBytes shared. Occurrences are found first come, top-down, tree by
 // tree in index order, by a 64-bit hash of shape and statuses confirmed by
 // comparing the codes, so a hash collision costs a missed share, never a
 // wrong one. Memory: a map entry for every distinct subtree of at least
@@ -212,7 +212,7 @@ func (h *Hierarchy) Share(opt ShareOptions) (*Hierarchy, ShareStats, error) {
 	}
 	saves := func(e int32) int64 {
 		n, sz := int64(s.count[e]), int64(s.size[e])
-		return n*sz*5/16 - int64(BytesFor(int(sz))) - SharedTreeBytes - n*RefBytes
+		return n*sz*5/16 - int64(BytesFor(int(sz))) - sharedTreeBytes - n*refBytes
 	}
 	var keep []int32
 	for e, n := range s.count {
@@ -493,7 +493,7 @@ func (h *Hierarchy) checkRefs() error {
 				return &FormatError{0, name + ": root is not unknown"}
 			}
 		}
-		// Level boundaries, as CheckShape walks them.
+		// Level boundaries, as checkShape walks them.
 		lv = append(lv[:0], 0)
 		for start, size := 0, 1; start < t.n && size > 0; {
 			end := start + size

@@ -145,14 +145,14 @@ func rankIn(codes []uint64, rank []uint32, i int) int {
 	return r + bits.OnesCount64(unknownMask(codes[w])&(1<<(uint(i&31)*2)-1))
 }
 
-// CheckShape is the cheap structural check of a tree of geometry g, enough
+// checkShape is the cheap structural check of a tree of geometry g, enough
 // for every query and walk to stay in bounds: the codes form whole levels
 // (each level holds four codes per Unknown code of the level above), no
 // Unknown code at cell level, nothing after the last level, no bits after
 // the last code. It costs O(K) per tree once the rank samples exist. It does
 // not check that Outside codes stand where g puts the terrain's edge
 // (FromCodes does). Errors are *FormatError.
-func CheckShape(g Geometry, t *Tree) error {
+func checkShape(g Geometry, t *Tree) error {
 	if t.n <= 0 || len(t.codes) != (t.n+31)/32 || len(t.rank) != (t.n+63)/64 {
 		return &FormatError{0, fmt.Sprintf("%d codes in %d words and %d rank samples", t.n, len(t.codes), len(t.rank))}
 	}
@@ -317,9 +317,9 @@ func FromCodes(g Geometry, codes []uint64, n int, dst *Tree) error {
 
 // CheckCodes makes dst a view of n codes in code words (no copy: dst
 // aliases codes; its rank samples reuse dst's memory) and checks them as a
-// store's reader does: CheckShape, and nodes equal to the codes that are
+// store's reader does: checkShape, and nodes equal to the codes that are
 // not Outside. It costs one pass over the words, against FromCodes's walk
-// of every code, and like CheckShape it does not check where Outside codes
+// of every code, and like checkShape it does not check where Outside codes
 // stand. Errors are *FormatError.
 func CheckCodes(g Geometry, codes []uint64, n, nodes int, dst *Tree) error {
 	if n <= 0 || len(codes) != (n+31)/32 {
@@ -327,12 +327,12 @@ func CheckCodes(g Geometry, codes []uint64, n, nodes int, dst *Tree) error {
 	}
 	dst.codes, dst.n = codes, n
 	dst.buildRank()
-	if err := CheckShape(g, dst); err != nil {
+	if err := checkShape(g, dst); err != nil {
 		return err
 	}
 	outside := 0
 	for _, w := range codes {
-		outside += bits.OnesCount64(w & (w >> 1) & lowBits) // code 11; bits past n are zero (CheckShape)
+		outside += bits.OnesCount64(w & (w >> 1) & lowBits) // code 11; bits past n are zero (checkShape)
 	}
 	if n-outside != nodes {
 		return &FormatError{0, fmt.Sprintf("%d nodes recorded, %d present", nodes, n-outside)}
