@@ -642,10 +642,15 @@ func TestIdleConnectionsLockNobodyOut(t *testing.T) {
 // ("fatal error: fault [SIGBUS]" before).
 func TestServeStoreCutUnderIt(t *testing.T) {
 	store, _, srv := startViewer(t)
+	good, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/api/cell?at=60,60", "/api/pvs.png?at=60,60", "/api/sim?bots=4&seconds=2", "/api/frontier?a=2,2&b=60,60"}
 	if err := os.Truncate(store, 4096); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"/api/cell?at=60,60", "/api/pvs.png?at=60,60", "/api/sim?bots=4&seconds=2", "/api/frontier?a=2,2&b=60,60"} {
+	for _, path := range paths {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -654,6 +659,23 @@ func TestServeStoreCutUnderIt(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), "truncated or changed") {
 			t.Errorf("%s on a cut store: %d %s", path, resp.StatusCode, b)
+		}
+	}
+	// Rewritten in place with other bytes (its own shifted, as `cp
+	// other.pvs s.pvs` does): an answer or an error, never the server's
+	// end (a panic in a request's worker goroutine ended it).
+	if err := os.WriteFile(store, append(make([]byte, 24), good[:len(good)-24]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatalf("%s on a store rewritten in place: %v", path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusInternalServerError {
+			t.Errorf("%s on a store rewritten in place: %d", path, resp.StatusCode)
 		}
 	}
 	if resp, err := http.Get(srv.URL + "/api/info"); err != nil || resp.StatusCode != http.StatusOK {

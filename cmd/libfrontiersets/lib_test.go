@@ -257,7 +257,11 @@ func checkHostile(t *testing.T, out string, cutRefused bool) {
 		"open-twice-1": 0, "open-twice-2": 0, "close-first": 0, "frontier-second": 0, "first-closed": 2, "close-second": 0,
 		"reopen": 0, "frontier-reopened": 0, "close-reopened": 0,
 		"open-cut": 0, "info-cut": 0, "pvs-cut": 4, "frontier-cut": 4, "close-cut": 0,
+		"open-over": 0, "info-over": 0, "close-over": 0,
 	}
+	// Reads of a store rewritten in place under its handle: an answer, or
+	// FS_EIO or FS_EFORMAT — what matters is that the program goes on.
+	over := map[string]bool{"pvs-over": true, "frontier-over": true}
 	if cutRefused {
 		delete(want, "pvs-cut")
 		delete(want, "frontier-cut")
@@ -295,6 +299,14 @@ func checkHostile(t *testing.T, out string, cutRefused bool) {
 		}
 		var rc int
 		fmt.Sscan(f[1], &rc)
+		if over[f[0]] {
+			if rc != 0 && rc != 4 && rc != 5 {
+				t.Errorf("%s: code %d, want 0, 4 or 5 (%s)", f[0], rc, line)
+			}
+			t.Logf("on the store rewritten in place: %s", line)
+			delete(over, f[0])
+			continue
+		}
 		w, ok := want[f[0]]
 		if !ok || rc != w {
 			t.Errorf("%s: code %d, want %d (%s)", f[0], rc, w, line)
@@ -304,8 +316,8 @@ func checkHostile(t *testing.T, out string, cutRefused bool) {
 		}
 		seen++
 	}
-	if seen != len(want) {
-		t.Errorf("%d calls reported, want %d:\n%s", seen, len(want), out)
+	if seen != len(want) || len(over) > 0 {
+		t.Errorf("%d calls reported, want %d (and the reads of the rewritten store):\n%s", seen, len(want), out)
 	}
 }
 

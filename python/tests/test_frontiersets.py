@@ -141,6 +141,25 @@ def test_store_cut_under_reader(tmp_path):
             s.frontier((2, 2), (s.width - 3, s.height - 3))
 
 
+def test_store_rewritten_under_reader(tmp_path):
+    # A store file rewritten in place while open (its own bytes shifted, as
+    # `cp other.pvs s.pvs` writes other bytes): reads answer or raise
+    # OSError or ValueError, never end the interpreter.
+    import shutil
+    over = tmp_path / "over.pvs"
+    shutil.copy(STORE, over)
+    good = over.read_bytes()
+    with frontiersets.open(str(over)) as s:
+        with open(over, "r+b") as f:
+            f.write(bytes(24) + good[:-24])
+        for read in (lambda: s.pvs((s.width - 2, s.height - 2)),
+                     lambda: s.frontier((2, 2), (s.width - 3, s.height - 3))):
+            try:
+                read()
+            except (OSError, ValueError):
+                pass
+
+
 def test_errors(store):
     with pytest.raises(OSError, match="no such file"):
         frontiersets.open("/nonexistent/x.pvs")

@@ -1,7 +1,8 @@
 /* hostile: calls every function of libfrontiersets with bad arguments and
  * prints one line per call: its name and the code returned (and, for the
- * first of each kind, the message); then cuts the store argv[3] to 4 KiB
- * while it is open and reads it. Run by lib_test.go. */
+ * first of each kind, the message); then rewrites the store argv[3] in
+ * place with other bytes (its own, shifted) while it is open and reads it,
+ * and cuts it to 4 KiB while it is open and reads it. Run by lib_test.go. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,32 @@ int main(int argc, char **argv) {
 	SHOW("reopen", fs_open(argv[1], &s1, &err));
 	SHOW("frontier-reopened", fs_frontier(s1, 2, 2, 45, 37, NULL, &res, NULL, &err));
 	SHOW("close-reopened", fs_close(s1, &err));
+	/* A store file rewritten in place while open (as `cp other.pvs s.pvs`
+	 * does, here without changing its size): its reads give an answer or
+	 * an error code, never the end of this program. */
+	FILE *f = fopen(argv[3], "rb");
+	if (f == NULL) return 3;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	uint8_t *orig = malloc((size_t)n), *shifted = calloc((size_t)n, 1);
+	if (n < 64 || fread(orig, 1, (size_t)n, f) != (size_t)n) return 3;
+	fclose(f);
+	memcpy(shifted + 24, orig, (size_t)n - 24);
+	fs_store over = 0;
+	SHOW("open-over", fs_open(argv[3], &over, &err));
+	SHOW("info-over", fs_info_get(over, &info, &err));
+	f = fopen(argv[3], "r+b");
+	if (f == NULL || fwrite(shifted, 1, (size_t)n, f) != (size_t)n || fclose(f) != 0) return 3;
+	uint8_t *omask = malloc((size_t)info.width * info.height);
+	SHOW("pvs-over", fs_pvs(over, info.width - 2, info.height - 2, omask, (int64_t)info.width * info.height, &err));
+	SHOW("frontier-over", fs_frontier(over, 2, 2, info.width - 3, info.height - 3, NULL, &res, NULL, &err));
+	SHOW("close-over", fs_close(over, &err));
+	free(omask);
+	f = fopen(argv[3], "r+b");
+	if (f == NULL || fwrite(orig, 1, (size_t)n, f) != (size_t)n || fclose(f) != 0) return 3;
+	free(orig);
+	free(shifted);
 	/* A store file cut while open: its reads fault, which must be FS_EIO,
 	 * not the end of this program. */
 	fs_store cut = 0;
