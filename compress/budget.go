@@ -161,10 +161,20 @@ func DefaultCacheBytes(b int64) int64 {
 // CodedCeiling is the ceiling, in codes, of the trees of a coded store of
 // budget bytes for quads quads (pvsbake bake --encoding coded): 8 times the
 // mean a budget holds at 16 codes per byte (0.5 bits per code, what the
-// conditional coder spends on real stores), at least 64 codes.
+// conditional coder spends on real stores), at least 64 codes, and at most
+// CodedMaxCodes.
 func CodedCeiling(budget int64, quads int) int {
-	return int(min(max(8*16*budget/int64(max(quads, 1)), 64), math.MaxInt32))
+	return int(min(max(8*16*budget/int64(max(quads, 1)), 64), CodedMaxCodes))
 }
+
+// CodedMaxCodes bounds the trees of a coded store whatever its budget: a
+// lossless query decodes every tree it reads that is not cached, so its
+// time follows the largest trees. On the urban benchmark window at 0.1 GiB,
+// 8 times the mean alone allowed 41,216 codes and lossless queries took
+// 2.65 ms on average; at 6,144 they take 1.8 ms, for 0.5% of the hidden
+// cells (bench/results/2026-11-27-7/coded-ceiling). Game-size stores
+// (4097² at 0.5–1 GiB, whose 8 × mean is 3,068–6,136) are below it.
+const CodedMaxCodes = 6144
 
 // CodedLeast is the smallest budget a coded store of quads quads can have
 // with a cache sized from budget (DefaultCacheBytes): its block index (8
