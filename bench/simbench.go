@@ -131,17 +131,17 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 		}
 		counts = append(counts, n)
 	}
-	var schemes []interest.Scheme
+	var schemes []sim.Scheme
 	if *schemesFlag != "" {
 		for _, f := range strings.Split(*schemesFlag, ",") {
-			sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(f)))
-			if !slices.Contains(interest.Schemes, sc) {
-				return cli.Usagef("--schemes: no scheme %q; want a list of %v", f, interest.Schemes)
+			sc := sim.Scheme(strings.ToUpper(strings.TrimSpace(f)))
+			if !slices.Contains(sim.Schemes, sc) {
+				return cli.Usagef("--schemes: no scheme %q; want a list of %v", f, sim.Schemes)
 			}
 			schemes = append(schemes, sc)
 		}
 	}
-	withFB := len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP)
+	withFB := len(schemes) == 0 || slices.Contains(schemes, sim.FB) || slices.Contains(schemes, sim.FBP)
 	if !(*minutes > 0) || *minutes > 60 || *predict < 1 || *jobs < 1 {
 		return cli.Usagef("--minutes %g, --predict %d, --jobs %d: want 0 to 60, ≥ 1, ≥ 1", *minutes, *predict, *jobs)
 	}
@@ -236,7 +236,7 @@ func runSimBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // simulate runs one configuration.
-func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, schemes []interest.Scheme, v simVariant, log io.Writer) (*simRun, error) {
+func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, minutes float64, predict int, schemes []sim.Scheme, v simVariant, log io.Writer) (*simRun, error) {
 	bo := bots.Defaults(s.DxM, s.DyM)
 	hz := cmp.Or(v.hz, 10)
 	bo.Bots, bo.Ticks, bo.TickSeconds, bo.RespawnPerMin = n, int(math.Round(minutes*60*hz)), 1/hz, v.respawn
@@ -398,7 +398,7 @@ func writeSimResults(dir string, runs []*simRun) error {
 		if err := plotSeries(filepath.Join(dir, fmt.Sprintf("packets-%s-%d.png", r.Terrain, r.Bots)), r); err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == interest.FB }) {
+		if !slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sim.FB }) {
 			continue // the lifetimes and the snapshot are FB's
 		}
 		if err := plotLifetimes(filepath.Join(dir, fmt.Sprintf("lifetimes-%s-%d.png", r.Terrain, r.Bots)), r); err != nil {
@@ -459,13 +459,13 @@ func plotScaling(dir string, runs []*simRun) error {
 		for _, c := range []struct {
 			name, title, unit string
 			value             func(sim.Row) float64
-			keep              func(interest.Scheme) bool
+			keep              func(sim.Scheme) bool
 		}{
 			{"kbps", "kbit/s received per client (p95)", "kbit/s", func(r sim.Row) float64 { return r.KbpsDownP95 },
-				func(interest.Scheme) bool { return true }},
+				func(sim.Scheme) bool { return true }},
 			{"cpu", "relevancy work per tick on one core (p99)", "ms", func(r sim.Row) float64 { return r.QueryP99MS },
-				func(sc interest.Scheme) bool {
-					return sc == interest.FB || sc == interest.FBP || sc == interest.GQ || sc == interest.RP
+				func(sc sim.Scheme) bool {
+					return sc == sim.FB || sc == sim.FBP || sc == sim.GQ || sc == sim.RP
 				}},
 		} {
 			p := plot.New()
@@ -474,7 +474,7 @@ func plotScaling(dir string, runs []*simRun) error {
 			p.Y.Label.Text = c.unit
 			p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 			p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-			for k, sc := range interest.Schemes {
+			for k, sc := range sim.Schemes {
 				if !c.keep(sc) {
 					continue
 				}

@@ -20,7 +20,6 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/horizon"
-	"github.com/frontiersets/frontiersets/interest"
 	"github.com/frontiersets/frontiersets/internal/audit"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -343,12 +342,12 @@ func TestSim(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 1+len(interest.Schemes) || lines[0] != strings.Join(sim.Header, ",") {
+	if len(lines) != 1+len(sim.Schemes) || lines[0] != strings.Join(sim.Header, ",") {
 		t.Fatalf("csv:\n%s", out)
 	}
 	for k, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if f[0] != "t" || f[1] != "5" || f[2] != string(interest.Schemes[k]) || f[3] != "120" {
+		if f[0] != "t" || f[1] != "5" || f[2] != string(sim.Schemes[k]) || f[3] != "120" {
 			t.Errorf("row %q", l)
 		}
 		if (f[2] == "FB" || f[2] == "FBP" || f[2] == "GQ" || f[2] == "RP") && f[12] != "0" {

@@ -77,11 +77,11 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		var only []interest.Scheme
+		var only []sim.Scheme
 		if *schemes != "" {
 			for _, name := range strings.Split(*schemes, ",") {
-				sc := interest.Scheme(strings.ToUpper(strings.TrimSpace(name)))
-				if !slices.Contains(interest.Schemes, sc) {
+				sc := sim.Scheme(strings.ToUpper(strings.TrimSpace(name)))
+				if !slices.Contains(sim.Schemes, sc) {
 					return cli.Usagef("--schemes: no scheme %q; want a list of %s", name, schemeNames())
 				}
 				only = append(only, sc)
@@ -183,29 +183,29 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			fmt.Fprintf(stdout, "; GQ ring %d cells\n", r.JointRing)
 		}
-		ran := func(sc interest.Scheme) bool {
+		ran := func(sc sim.Scheme) bool {
 			return slices.ContainsFunc(r.Rows, func(row sim.Row) bool { return row.Scheme == sc })
 		}
-		if ran(interest.FB) {
+		if ran(sim.FB) {
 			fmt.Fprintf(stdout, "FB: whole tick p99 %.3f ms, max %.3f ms; frontiers left %d, extended %d times; FBP: renegotiated early %d, after leaving %d; exact line of sight on %d silent pair-ticks: %d visible\n",
 				r.TickP99MS, r.TickMaxMS, r.FBLeft, r.Extensions, r.Early, r.Surprised, r.ExactChecked, r.ExactMissed)
 		}
 		per := func(v int64) float64 { return float64(v) / float64(r.Ticks) }
-		if ran(interest.VON) {
+		if ran(sim.VON) {
 			v := r.VON
 			fmt.Fprintf(stdout, "VON (AOI radius %.1f m): %.1f links per node (p95 %.0f, max %d; %.1f%% enclosing neighbours beyond the radius), %.1f notifications per tick, recall %.4f of %d seen pair-ticks; %d degenerate ticks\n",
 				r.AOIRadiusM, v.LinksMean, v.LinksP95, v.LinksMax, 100*v.Enclosing, per(v.Notifications), v.Recall, v.Seen, v.Degenerate)
 		}
-		if ran(interest.VG) {
+		if ran(sim.VG) {
 			v := r.VG
 			fmt.Fprintf(stdout, "VG per tick: %.1f exits flooded (%.1f packets, depth mean %.1f, max %d hops), %.1f updates, %.1f announcements, %.1f stale updates and tells, %.1f keep-alives, %.1f notifications; %.1f enclosing neighbours per node; %d degenerate redraws\n",
 				per(v.Exits), per(v.Flooded), v.DepthMean, v.DepthMax, per(v.Updates), per(v.Announcements), per(v.Flips), per(v.KeepAlives), per(v.Notifications), v.LinksMean, v.Degenerate)
 		}
 		for _, c := range []struct {
-			sc     interest.Scheme
+			sc     sim.Scheme
 			counts sim.GQCounts
 			what   string
-		}{{interest.GQ, r.GQ, ""}, {interest.RP, r.RP, fmt.Sprintf(" (regions of level %d)", r.RegionLevel)}} {
+		}{{sim.GQ, r.GQ, ""}, {sim.RP, r.RP, fmt.Sprintf(" (regions of level %d)", r.RegionLevel)}} {
 			if !ran(c.sc) {
 				continue
 			}
@@ -233,29 +233,29 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 // 1,024 bots for 12 ticks on the urban 500² store of 0.5 GiB peaked at
 // 861 MB resident, estimated 798 MB; 256 bots on the open 316² store
 // 256 MB, estimated 311 MB), plus 64 MiB for the runtime.
-func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []interest.Scheme) int64 {
+func simBytes(s *compress.Store, bots, ticks, regionLevel int, schemes []sim.Scheme) int64 {
 	n, t, cells := int64(bots), int64(ticks), int64(s.Width)*int64(s.Height)
 	p := s.Params.Horizon()
 	need := int64(s.Hierarchy.Bytes()) + 5*cells + horizon.TableBytes(s.Width, s.Height, s.DxM, s.DyM, p) +
 		n*(cells/8+8) + t*n*n/8 + 2*n*n + 24*t*n + 11*n*n/10
-	if len(schemes) == 0 || slices.Contains(schemes, interest.FB) || slices.Contains(schemes, interest.FBP) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.FB) || slices.Contains(schemes, sim.FBP) {
 		need += n * (n - 1) / 2 * 2 << 10
 	}
 	g := s.Hierarchy.G
 	table := func(level int) int64 { return interest.RegionTableBytes(g, min(level, g.K)) }
-	if len(schemes) == 0 || slices.Contains(schemes, interest.RP) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.RP) {
 		need += table(regionLevel)
 	}
-	if len(schemes) == 0 || slices.Contains(schemes, interest.GQ) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.GQ) {
 		need += table(interest.DefaultFarLevel)
 	}
-	if len(schemes) == 0 || slices.Contains(schemes, interest.HY) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.HY) {
 		need += table(interest.DefaultFarLevel) + 11*n*n/10 // its own joint frontier
 	}
-	if len(schemes) == 0 || slices.Contains(schemes, interest.VON) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.VON) {
 		need += n * n / 4 // two link matrices
 	}
-	if len(schemes) == 0 || slices.Contains(schemes, interest.VG) {
+	if len(schemes) == 0 || slices.Contains(schemes, sim.VG) {
 		need += table(interest.DefaultFarLevel) + 11*n*n/10 + 2*n*n // its joint frontier and pair tables
 	}
 	return need*3/2 + 64<<20
@@ -317,10 +317,10 @@ func parseHotSpot(s string) (bots.HotSpot, error) {
 	return bots.HotSpot{Col: col, Row: row, RadiusM: radius, Share: share}, nil
 }
 
-// schemeNames lists interest.Schemes for help and errors: "NPP, PPP, …".
+// schemeNames lists sim.Schemes for help and errors: "NPP, PPP, …".
 func schemeNames() string {
-	names := make([]string, len(interest.Schemes))
-	for k, sc := range interest.Schemes {
+	names := make([]string, len(sim.Schemes))
+	for k, sc := range sim.Schemes {
 		names[k] = string(sc)
 	}
 	return strings.Join(names, ", ")

@@ -30,7 +30,7 @@ func newHybrid(gr *grow.Grower, n int, opt interest.JointOptions) (*hybrid, erro
 	if err != nil {
 		return nil, err
 	}
-	return &hybrid{jt: jt, players: make([]interest.Player, n), recv: make([]bool, n), row: &Row{Scheme: interest.HY}}, nil
+	return &hybrid{jt: jt, players: make([]interest.Player, n), recv: make([]bool, n), row: &Row{Scheme: HY}}, nil
 }
 
 // tick runs tick tk: o holds the tick's may-see relation.
@@ -44,7 +44,7 @@ func (h *hybrid) tick(tk int, paths *bots.Paths, o *oracle, w interest.Wire, pac
 	h.work = append(h.work, float64(res.Work.Nanoseconds())/1e6)
 	// The snapshots: a client gets one when CSA's bytes reach it (the
 	// meter's bytes start from zero each tick).
-	in, out := interest.Traffic(interest.CSA, n, o.maySee, w, m.up, m.down)
+	in, out := Traffic(CSA, n, o.maySee, w, m.up, m.down)
 	hb := int64(w.HeaderB)
 	k := int64(n) // the uplinks
 	for j := range n {

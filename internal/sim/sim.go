@@ -59,9 +59,9 @@ type Config struct {
 	// keeps (FB's run: none when Schemes leaves FB out); < 0 keeps none.
 	SnapshotTick int
 	// Schemes are the schemes to count, in any order; nil or empty: every
-	// one (interest.Schemes). Leaving out FB and FBP, whose frontier work
+	// one (Schemes). Leaving out FB and FBP, whose frontier work
 	// grows as the number of pairs, makes runs with many bots affordable.
-	Schemes []interest.Scheme
+	Schemes []Scheme
 	// JointMaxLevel bounds the joint frontier's sides (GQ,
 	// interest.JointOptions.MaxLevel); 0: its default.
 	JointMaxLevel int
@@ -87,17 +87,17 @@ type Config struct {
 
 // Row is one scheme's totals, the columns of summary.csv.
 type Row struct {
-	Scheme               interest.Scheme `json:"scheme"`
-	Ticks                int             `json:"ticks"`
-	Packets              int64           `json:"packets"`
-	PacketsPerTick       float64         `json:"packets_per_tick"`
-	PacketsPerClientTick float64         `json:"packets_per_client_tick"`
-	Queries              int64           `json:"queries"`      // frontiers grown (FB, FBP)
-	QueryP50MS           float64         `json:"query_p50_ms"` // frontier work per tick (summed query time), percentiles over ticks
-	QueryP99MS           float64         `json:"query_p99_ms"`
-	QueryMaxMS           float64         `json:"query_max_ms"`
-	LifetimeMeanS        float64         `json:"lifetime_mean_s"` // mean validity of the frontiers replaced during the run
-	Missed               int64           `json:"missed"`          // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
+	Scheme               Scheme  `json:"scheme"`
+	Ticks                int     `json:"ticks"`
+	Packets              int64   `json:"packets"`
+	PacketsPerTick       float64 `json:"packets_per_tick"`
+	PacketsPerClientTick float64 `json:"packets_per_client_tick"`
+	Queries              int64   `json:"queries"`      // frontiers grown (FB, FBP)
+	QueryP50MS           float64 `json:"query_p50_ms"` // frontier work per tick (summed query time), percentiles over ticks
+	QueryP99MS           float64 `json:"query_p99_ms"`
+	QueryMaxMS           float64 `json:"query_max_ms"`
+	LifetimeMeanS        float64 `json:"lifetime_mean_s"` // mean validity of the frontiers replaced during the run
+	Missed               int64   `json:"missed"`          // (tick, ordered pair) where the receiver sees the sender by the uncompressed PVS and gets nothing
 	// Bytes on the wire (Config.Wire): every packet once, headers included;
 	// kbit/s per client and second, sent (up) and received (down); a
 	// server's or coordinator's traffic, in and out together (CS, CSA, GQ).
@@ -188,7 +188,7 @@ type Result struct {
 }
 
 // Run simulates cfg.Bots on store s (whose grower is gr). Errors come from
-// the options (ErrScheme for a scheme not in interest.Schemes), the bots and
+// the options (ErrScheme for a scheme not in Schemes), the bots and
 // the manager, and wrap fault.ErrFault when the store's file was cut or
 // changed under it (its elevations and trees are read where they are
 // mapped).
@@ -198,15 +198,15 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		return nil, fmt.Errorf("sim: predict %d ticks, AOI radius %g m, exact every %d, %d workers: want ≥ 1, ≥ 0, ≥ 0, ≥ 0",
 			cfg.Predict, cfg.AOIRadiusM, cfg.ExactEvery, cfg.Workers)
 	}
-	want := map[interest.Scheme]bool{}
+	want := map[Scheme]bool{}
 	for _, sc := range cfg.Schemes {
-		if !slices.Contains(interest.Schemes, sc) {
+		if !slices.Contains(Schemes, sc) {
 			return nil, fmt.Errorf("%w: %q", ErrScheme, sc)
 		}
 		want[sc] = true
 	}
 	if len(want) == 0 {
-		for _, sc := range interest.Schemes {
+		for _, sc := range Schemes {
 			want[sc] = true
 		}
 	}
@@ -226,39 +226,39 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 	if err != nil {
 		return nil, err
 	}
-	counts := map[interest.Scheme][]int64{}
-	for _, sc := range interest.Schemes {
+	counts := map[Scheme][]int64{}
+	for _, sc := range Schemes {
 		counts[sc] = make([]int64, T)
 	}
 	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
 	w := wire(cfg)
 	secTicks := ticksPerSecond(cfg)
-	meters := map[interest.Scheme]*meter{}
+	meters := map[Scheme]*meter{}
 	for sc := range want {
 		meters[sc] = newMeter(n, secTicks, cfg.Bots.TickSeconds)
 	}
-	traffic := func(sc interest.Scheme, needs func(i, j int) bool) {
+	traffic := func(sc Scheme, needs func(i, j int) bool) {
 		if m := meters[sc]; m != nil {
-			m.tick(interest.Traffic(sc, n, needs, w, m.up, m.down))
+			m.tick(Traffic(sc, n, needs, w, m.up, m.down))
 		}
 	}
 	d := delayTicks(cfg)
-	audits := map[interest.Scheme]*lagAudit{}
+	audits := map[Scheme]*lagAudit{}
 	for sc := range want {
 		switch sc {
-		case interest.CS, interest.CSA, interest.AOI, interest.VON:
+		case CS, CSA, AOI, VON:
 			audits[sc] = newLagAudit(n, 0, d)
-		case interest.FB, interest.FBP, interest.GQ, interest.RP, interest.VG, interest.HY:
+		case FB, FBP, GQ, RP, VG, HY:
 			audits[sc] = newLagAudit(n, 2*d, d)
 		}
 	}
-	audit := func(sc interest.Scheme, tk int, send func(i, j int) bool) {
+	audit := func(sc Scheme, tk int, send func(i, j int) bool) {
 		if a := audits[sc]; a != nil {
 			a.tick(tk, nil, send, o)
 		}
 	}
 	var hy *hybrid
-	if want[interest.HY] {
+	if want[HY] {
 		if hy, err = newHybrid(gr, n, jointOptions(cfg, o)); err != nil {
 			return nil, err
 		}
@@ -267,14 +267,14 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		if err := o.advance(tk); err != nil {
 			return nil, err
 		}
-		counts[interest.NPP][tk] = int64(interest.Packets(interest.NPP, n, nil))
-		counts[interest.PPP][tk] = int64(interest.Packets(interest.PPP, n, o.sees))
-		counts[interest.CS][tk] = int64(interest.Packets(interest.CS, n, o.maySee))
-		counts[interest.CSA][tk] = int64(interest.Packets(interest.CSA, n, o.maySee))
-		traffic(interest.NPP, nil)
-		traffic(interest.PPP, o.sees)
-		traffic(interest.CS, o.maySee)
-		traffic(interest.CSA, o.maySee)
+		counts[NPP][tk] = int64(Packets(NPP, n, nil))
+		counts[PPP][tk] = int64(Packets(PPP, n, o.sees))
+		counts[CS][tk] = int64(Packets(CS, n, o.maySee))
+		counts[CSA][tk] = int64(Packets(CSA, n, o.maySee))
+		traffic(NPP, nil)
+		traffic(PPP, o.sees)
+		traffic(CS, o.maySee)
+		traffic(CSA, o.maySee)
 		for i := range n {
 			for j := range n {
 				if i != j && o.sees(i, j) {
@@ -284,12 +284,12 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		}
 		o.keep(tk)
 		if hy != nil {
-			if err := hy.tick(tk, paths, o, w, counts[interest.HY], meters[interest.HY], audits[interest.HY]); err != nil {
+			if err := hy.tick(tk, paths, o, w, counts[HY], meters[HY], audits[HY]); err != nil {
 				return nil, err
 			}
 		}
-		audit(interest.CS, tk, o.maySee)
-		audit(interest.CSA, tk, o.maySee)
+		audit(CS, tk, o.maySee)
+		audit(CSA, tk, o.maySee)
 		if cfg.Progress != nil {
 			cfg.Progress("visibility", tk+1, T)
 		}
@@ -298,36 +298,36 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 	if r.AOIRadiusM == 0 {
 		r.AOIRadiusM = hist.quantile(0.95)
 	}
-	missed := map[interest.Scheme]int64{}
+	missed := map[Scheme]int64{}
 	for tk := range T {
 		r2 := r.AOIRadiusM * r.AOIRadiusM
 		near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
-		counts[interest.AOI][tk] = int64(interest.Packets(interest.AOI, n, near))
-		traffic(interest.AOI, near)
-		audit(interest.AOI, tk, near)
+		counts[AOI][tk] = int64(Packets(AOI, n, near))
+		traffic(AOI, near)
+		audit(AOI, tk, near)
 		for i := range n {
 			for j := range n {
 				if i != j && o.seesAt(tk, i, j) && !near(i, j) {
-					missed[interest.AOI]++
+					missed[AOI]++
 				}
 			}
 		}
 	}
-	rows := map[interest.Scheme]*Row{}
+	rows := map[Scheme]*Row{}
 	if hy != nil {
-		rows[interest.HY] = hy.finish()
+		rows[HY] = hy.finish()
 	}
-	if want[interest.VON] {
-		row, err := runVON(o, paths, r.AOIRadiusM, counts[interest.VON], meters[interest.VON], audits[interest.VON], wire(cfg), r)
+	if want[VON] {
+		row, err := runVON(o, paths, r.AOIRadiusM, counts[VON], meters[VON], audits[VON], wire(cfg), r)
 		if err != nil {
 			return nil, err
 		}
-		rows[interest.VON] = row
+		rows[VON] = row
 	}
 	for _, pred := range []int{0, cfg.Predict} {
-		sc := interest.FB
+		sc := FB
 		if pred > 0 {
-			sc = interest.FBP
+			sc = FBP
 		}
 		if !want[sc] {
 			continue
@@ -338,7 +338,7 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		}
 		rows[sc] = row
 	}
-	for _, sc := range []interest.Scheme{interest.GQ, interest.RP} {
+	for _, sc := range []Scheme{GQ, RP} {
 		if !want[sc] {
 			continue
 		}
@@ -348,14 +348,14 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		}
 		rows[sc] = row
 	}
-	if want[interest.VG] {
-		row, err := runVG(gr, o, paths, cfg, counts[interest.VG], meters[interest.VG], audits[interest.VG], r)
+	if want[VG] {
+		row, err := runVG(gr, o, paths, cfg, counts[VG], meters[VG], audits[VG], r)
 		if err != nil {
 			return nil, err
 		}
-		rows[interest.VG] = row
+		rows[VG] = row
 	}
-	for _, sc := range interest.Schemes {
+	for _, sc := range Schemes {
 		if !want[sc] {
 			continue
 		}
@@ -394,9 +394,9 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 // fills packets per tick and returns its row.
 func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, tm *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
-	sc := interest.FB
+	sc := FB
 	if pred > 0 {
-		sc = interest.FBP
+		sc = FBP
 	}
 	m, err := interest.New(gr, n, interest.Options{Grow: cfg.Grow, Workers: 1, Predict: pred, Extend: cfg.Extend, Budget: cfg.Budget})
 	if err != nil {
@@ -521,12 +521,12 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 // an interest.Joint, over the paths, fills its packets per tick and returns
 // its row: Queries are the exits, the query times the coordinator's work per
 // tick, Missed audited as FB's.
-func runJoint(sc interest.Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
+func runJoint(sc Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
 	n, T := paths.Bots, paths.Ticks
 	opt := jointOptions(cfg, o)
 	r.JointRing = opt.Ring
 	counts := &r.GQ
-	if sc == interest.RP {
+	if sc == RP {
 		opt.Regions = cmp.Or(cfg.RegionLevel, DefaultRegionLevel)
 		r.RegionLevel = opt.Regions
 		counts = &r.RP

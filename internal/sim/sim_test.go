@@ -108,9 +108,9 @@ func TestRunCounts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rows := map[interest.Scheme]Row{}
+				rows := map[Scheme]Row{}
 				for k, row := range r.Rows {
-					if row.Scheme != interest.Schemes[k] || row.Ticks != 300 {
+					if row.Scheme != Schemes[k] || row.Ticks != 300 {
 						t.Fatalf("row %d: %+v", k, row)
 					}
 					rows[row.Scheme] = row
@@ -118,83 +118,83 @@ func TestRunCounts(t *testing.T) {
 				n, T := int64(6), int64(300)
 				exact := tc.cap.Nodes == 0
 				switch {
-				case rows[interest.NPP].Packets != n*(n-1)*T:
-					t.Errorf("NPP %d packets", rows[interest.NPP].Packets)
-				case exact && rows[interest.CS].Packets != n*T+rows[interest.PPP].Packets:
-					t.Errorf("CS %d packets, PPP %d: the uncapped store relays exactly PPP's", rows[interest.CS].Packets, rows[interest.PPP].Packets)
-				case rows[interest.CS].Packets < n*T+rows[interest.PPP].Packets:
-					t.Errorf("CS %d packets below PPP's %d plus the uplinks", rows[interest.CS].Packets, rows[interest.PPP].Packets)
-				case rows[interest.CSA].Packets > rows[interest.CS].Packets:
-					t.Errorf("CSA %d > CS %d", rows[interest.CSA].Packets, rows[interest.CS].Packets)
-				case rows[interest.FB].Missed != 0 || rows[interest.FBP].Missed != 0:
-					t.Errorf("FB missed %d, FBP %d", rows[interest.FB].Missed, rows[interest.FBP].Missed)
-				case rows[interest.GQ].Missed != 0:
-					t.Errorf("GQ missed %d", rows[interest.GQ].Missed)
-				case rows[interest.GQ].Packets < rows[interest.PPP].Packets || rows[interest.GQ].Queries < n ||
-					rows[interest.GQ].Packets != r.GQ.Uplinks+r.GQ.Downlinks+r.GQ.Updates+r.GQ.Announcements+r.GQ.Flips:
-					t.Errorf("GQ %d packets, %d exits; PPP %d; %+v", rows[interest.GQ].Packets, rows[interest.GQ].Queries, rows[interest.PPP].Packets, r.GQ)
-				case rows[interest.RP].Missed != 0 || rows[interest.RP].Packets < rows[interest.PPP].Packets || rows[interest.RP].Queries < n ||
-					rows[interest.RP].Packets != r.RP.Uplinks+r.RP.Downlinks+r.RP.Updates+r.RP.Announcements+r.RP.Flips || r.RP.Walks > r.RP.Uplinks || r.RegionLevel != DefaultRegionLevel:
-					t.Errorf("RP %+v: %+v at level %d", rows[interest.RP], r.RP, r.RegionLevel)
-				case rows[interest.HY].Packets < rows[interest.CSA].Packets+r.GQ.Updates || rows[interest.HY].Packets > rows[interest.CSA].Packets+rows[interest.GQ].Packets ||
-					rows[interest.HY].Queries != r.GQ.Uplinks || rows[interest.HY].Bytes <= rows[interest.CSA].Bytes:
+				case rows[NPP].Packets != n*(n-1)*T:
+					t.Errorf("NPP %d packets", rows[NPP].Packets)
+				case exact && rows[CS].Packets != n*T+rows[PPP].Packets:
+					t.Errorf("CS %d packets, PPP %d: the uncapped store relays exactly PPP's", rows[CS].Packets, rows[PPP].Packets)
+				case rows[CS].Packets < n*T+rows[PPP].Packets:
+					t.Errorf("CS %d packets below PPP's %d plus the uplinks", rows[CS].Packets, rows[PPP].Packets)
+				case rows[CSA].Packets > rows[CS].Packets:
+					t.Errorf("CSA %d > CS %d", rows[CSA].Packets, rows[CS].Packets)
+				case rows[FB].Missed != 0 || rows[FBP].Missed != 0:
+					t.Errorf("FB missed %d, FBP %d", rows[FB].Missed, rows[FBP].Missed)
+				case rows[GQ].Missed != 0:
+					t.Errorf("GQ missed %d", rows[GQ].Missed)
+				case rows[GQ].Packets < rows[PPP].Packets || rows[GQ].Queries < n ||
+					rows[GQ].Packets != r.GQ.Uplinks+r.GQ.Downlinks+r.GQ.Updates+r.GQ.Announcements+r.GQ.Flips:
+					t.Errorf("GQ %d packets, %d exits; PPP %d; %+v", rows[GQ].Packets, rows[GQ].Queries, rows[PPP].Packets, r.GQ)
+				case rows[RP].Missed != 0 || rows[RP].Packets < rows[PPP].Packets || rows[RP].Queries < n ||
+					rows[RP].Packets != r.RP.Uplinks+r.RP.Downlinks+r.RP.Updates+r.RP.Announcements+r.RP.Flips || r.RP.Walks > r.RP.Uplinks || r.RegionLevel != DefaultRegionLevel:
+					t.Errorf("RP %+v: %+v at level %d", rows[RP], r.RP, r.RegionLevel)
+				case rows[HY].Packets < rows[CSA].Packets+r.GQ.Updates || rows[HY].Packets > rows[CSA].Packets+rows[GQ].Packets ||
+					rows[HY].Queries != r.GQ.Uplinks || rows[HY].Bytes <= rows[CSA].Bytes:
 					// CSA's snapshots plus GQ's peer-to-peer traffic, its exit
 					// reports and some answers riding on them.
-					t.Errorf("HY %+v; CSA %d, GQ %d (%d updates)", rows[interest.HY], rows[interest.CSA].Packets, rows[interest.GQ].Packets, r.GQ.Updates)
-				case rows[interest.VG].Missed != 0 || r.VG.Updates != r.GQ.Updates || r.VG.Announcements != r.GQ.Announcements || r.VG.Flips != r.GQ.Flips ||
-					r.VG.Exits != r.GQ.Uplinks || r.VG.Flooded != r.VG.Exits*(n-1) || rows[interest.VG].Queries != r.VG.Exits ||
-					rows[interest.VG].Packets != r.VG.Updates+r.VG.Announcements+r.VG.Flips+r.VG.Flooded+r.VG.KeepAlives+r.VG.Notifications ||
+					t.Errorf("HY %+v; CSA %d, GQ %d (%d updates)", rows[HY], rows[CSA].Packets, rows[GQ].Packets, r.GQ.Updates)
+				case rows[VG].Missed != 0 || r.VG.Updates != r.GQ.Updates || r.VG.Announcements != r.GQ.Announcements || r.VG.Flips != r.GQ.Flips ||
+					r.VG.Exits != r.GQ.Uplinks || r.VG.Flooded != r.VG.Exits*(n-1) || rows[VG].Queries != r.VG.Exits ||
+					rows[VG].Packets != r.VG.Updates+r.VG.Announcements+r.VG.Flips+r.VG.Flooded+r.VG.KeepAlives+r.VG.Notifications ||
 					r.VG.KeepAlives < T/10*n || r.VG.LinksMean < 1 || r.VG.LinksMean > float64(n-1) || r.VG.DepthMax < 1 || r.VG.DepthMax > int(n-1) ||
 					r.VG.DepthMean < 1 || r.VG.DepthMean > float64(r.VG.DepthMax):
 					// GQ's decisions without its coordinator: each exit
 					// flooded to every other player, keep-alives at least
 					// one per node and second.
-					t.Errorf("VG %+v: %+v; GQ %+v", rows[interest.VG], r.VG, r.GQ)
-				case rows[interest.FB].Packets < rows[interest.PPP].Packets || rows[interest.FB].Queries == 0:
-					t.Errorf("FB %d packets, %d queries; PPP %d", rows[interest.FB].Packets, rows[interest.FB].Queries, rows[interest.PPP].Packets)
-				case radius > 0 && (rows[interest.AOI].Packets != rows[interest.NPP].Packets || rows[interest.AOI].Missed != 0):
-					t.Errorf("AOI over the whole terrain: %+v", rows[interest.AOI])
-				case radius > 0 && (rows[interest.VON].Packets != rows[interest.NPP].Packets || rows[interest.VON].Missed != 0 || r.VON.Notifications != 0 || r.VON.Enclosing != 0):
+					t.Errorf("VG %+v: %+v; GQ %+v", rows[VG], r.VG, r.GQ)
+				case rows[FB].Packets < rows[PPP].Packets || rows[FB].Queries == 0:
+					t.Errorf("FB %d packets, %d queries; PPP %d", rows[FB].Packets, rows[FB].Queries, rows[PPP].Packets)
+				case radius > 0 && (rows[AOI].Packets != rows[NPP].Packets || rows[AOI].Missed != 0):
+					t.Errorf("AOI over the whole terrain: %+v", rows[AOI])
+				case radius > 0 && (rows[VON].Packets != rows[NPP].Packets || rows[VON].Missed != 0 || r.VON.Notifications != 0 || r.VON.Enclosing != 0):
 					// Every node links every other from the start: no discovery.
-					t.Errorf("VON over the whole terrain: %+v, %+v", rows[interest.VON], r.VON)
-				case r.VON.Seen != rows[interest.PPP].Packets || r.VON.LinksMean < 1 || r.VON.LinksMax > int(n-1) ||
-					rows[interest.VON].Packets != r.VON.Updates+r.VON.Notifications ||
-					r.VON.Recall != 1-float64(rows[interest.VON].Missed)/float64(r.VON.Seen) || r.VON.Degenerate > 0:
-					t.Errorf("VON %+v: %+v (PPP %d)", rows[interest.VON], r.VON, rows[interest.PPP].Packets)
-				case radius == 0 && rows[interest.VON].Missed > rows[interest.AOI].Missed+2*r.VON.Notifications:
+					t.Errorf("VON over the whole terrain: %+v, %+v", rows[VON], r.VON)
+				case r.VON.Seen != rows[PPP].Packets || r.VON.LinksMean < 1 || r.VON.LinksMax > int(n-1) ||
+					rows[VON].Packets != r.VON.Updates+r.VON.Notifications ||
+					r.VON.Recall != 1-float64(rows[VON].Missed)/float64(r.VON.Seen) || r.VON.Degenerate > 0:
+					t.Errorf("VON %+v: %+v (PPP %d)", rows[VON], r.VON, rows[PPP].Packets)
+				case radius == 0 && rows[VON].Missed > rows[AOI].Missed+2*r.VON.Notifications:
 					// Beyond AOI's misses, VON misses a pair only on a link
 					// discovered that tick, each way (it links more:
 					// enclosing neighbours).
-					t.Errorf("VON misses %d, AOI %d, notifications %d", rows[interest.VON].Missed, rows[interest.AOI].Missed, r.VON.Notifications)
-				case radius == 0 && (rows[interest.AOI].Missed == 0 || float64(rows[interest.AOI].Missed) > 0.06*float64(rows[interest.PPP].Packets)):
+					t.Errorf("VON misses %d, AOI %d, notifications %d", rows[VON].Missed, rows[AOI].Missed, r.VON.Notifications)
+				case radius == 0 && (rows[AOI].Missed == 0 || float64(rows[AOI].Missed) > 0.06*float64(rows[PPP].Packets)):
 					// (the audit's own counter must see the radius's misses)
-					t.Errorf("calibrated AOI misses %d of %d", rows[interest.AOI].Missed, rows[interest.PPP].Packets)
+					t.Errorf("calibrated AOI misses %d of %d", rows[AOI].Missed, rows[PPP].Packets)
 				case r.Respawns == 0 || r.ExactChecked == 0 || r.Snapshot == nil || len(r.Snapshot.Cells) != 6:
 					t.Errorf("respawns %d, exact checks %d, snapshot %v", r.Respawns, r.ExactChecked, r.Snapshot != nil)
-				case len(r.PerSecond) != len(interest.Schemes) || len(r.PerSecond[0]) != 30:
+				case len(r.PerSecond) != len(Schemes) || len(r.PerSecond[0]) != 30:
 					t.Errorf("per-second series %d×%d", len(r.PerSecond), len(r.PerSecond[0]))
 				}
 				t.Logf("radius %.1f m: PPP %d, CS %d, FB %d (%d queries, %d extensions), FBP %d, GQ %d %+v; VON %d, missed %d, %+v; exact LOS %d/%d",
-					r.AOIRadiusM, rows[interest.PPP].Packets, rows[interest.CS].Packets, rows[interest.FB].Packets,
-					rows[interest.FB].Queries, r.Extensions, rows[interest.FBP].Packets, rows[interest.GQ].Packets, r.GQ,
-					rows[interest.VON].Packets, rows[interest.VON].Missed, r.VON, r.ExactMissed, r.ExactChecked)
+					r.AOIRadiusM, rows[PPP].Packets, rows[CS].Packets, rows[FB].Packets,
+					rows[FB].Queries, r.Extensions, rows[FBP].Packets, rows[GQ].Packets, r.GQ,
+					rows[VON].Packets, rows[VON].Missed, r.VON, r.ExactMissed, r.ExactChecked)
 			}
 		})
 	}
 }
 
 // TestRunSchemes: Config.Schemes counts only the schemes asked for, in
-// interest.Schemes' order with their per-second series, GQ still audited;
+// Schemes' order with their per-second series, GQ still audited;
 // an unknown scheme is ErrScheme.
 func TestRunSchemes(t *testing.T) {
 	s, gr := bakeWindow(t, "../../data/demo-hills.tif", heightmap.Window{Col: 40, Row: 150, Width: 48, Height: 40}, compress.Cap{Codes: 1 << 30})
 	bo := bots.Defaults(s.DxM, s.DyM)
 	bo.Bots, bo.Ticks = 6, 100
-	r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: 50, Schemes: []interest.Scheme{interest.GQ, interest.CS}})
+	r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: 50, Schemes: []Scheme{GQ, CS}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Rows) != 2 || r.Rows[0].Scheme != interest.CS || r.Rows[1].Scheme != interest.GQ || len(r.PerSecond) != 2 ||
+	if len(r.Rows) != 2 || r.Rows[0].Scheme != CS || r.Rows[1].Scheme != GQ || len(r.PerSecond) != 2 ||
 		r.Rows[1].Packets == 0 || r.Rows[1].Missed != 0 || r.Snapshot != nil || r.ExactChecked != 0 {
 		t.Errorf("rows %+v, %d series, snapshot %v, exact checks %d", r.Rows, len(r.PerSecond), r.Snapshot != nil, r.ExactChecked)
 	}
@@ -202,13 +202,13 @@ func TestRunSchemes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone := map[interest.Scheme]int64{interest.CS: r.Rows[0].Packets, interest.GQ: r.Rows[1].Packets}
+	alone := map[Scheme]int64{CS: r.Rows[0].Packets, GQ: r.Rows[1].Packets}
 	for _, row := range all.Rows {
 		if want, ok := alone[row.Scheme]; ok && row.Packets != want {
 			t.Errorf("%s: %d packets alone, %d among all", row.Scheme, want, row.Packets)
 		}
 	}
-	if _, err := Run(s, gr, Config{Bots: bo, Predict: 3, Schemes: []interest.Scheme{"XX"}}); !errors.Is(err, ErrScheme) {
+	if _, err := Run(s, gr, Config{Bots: bo, Predict: 3, Schemes: []Scheme{"XX"}}); !errors.Is(err, ErrScheme) {
 		t.Errorf("unknown scheme: %v", err)
 	}
 }
@@ -227,26 +227,26 @@ func TestBytes(t *testing.T) {
 	}
 	w := interest.DefaultWire()
 	pkt := int64(w.HeaderB + w.UpdateB)
-	rows := map[interest.Scheme]Row{}
+	rows := map[Scheme]Row{}
 	for _, row := range r.Rows {
 		rows[row.Scheme] = row
 		if row.Hz != 10 || row.Bytes <= 0 {
 			t.Errorf("%s: %g Hz, %d bytes", row.Scheme, row.Hz, row.Bytes)
 		}
 	}
-	for _, sc := range []interest.Scheme{interest.NPP, interest.PPP, interest.CS, interest.AOI, interest.FB, interest.FBP} {
+	for _, sc := range []Scheme{NPP, PPP, CS, AOI, FB, FBP} {
 		if got := rows[sc].Bytes; got != rows[sc].Packets*pkt {
 			t.Errorf("%s: %d bytes for %d packets of %d B", sc, got, rows[sc].Packets, pkt)
 		}
 	}
 	// NPP: 5 packets of 48 B a tick, 10 ticks a second: 19.2 kbit/s.
-	if np := rows[interest.NPP]; math.Abs(np.KbpsUpMean-19.2) > 1e-9 || math.Abs(np.KbpsUpP95-19.2) > 1e-9 || math.Abs(np.KbpsDownMax-19.2) > 1e-9 {
+	if np := rows[NPP]; math.Abs(np.KbpsUpMean-19.2) > 1e-9 || math.Abs(np.KbpsUpP95-19.2) > 1e-9 || math.Abs(np.KbpsDownMax-19.2) > 1e-9 {
 		t.Errorf("NPP: %g/%g/%g kbit/s", np.KbpsUpMean, np.KbpsUpP95, np.KbpsDownMax)
 	}
-	if cs, csa := rows[interest.CS], rows[interest.CSA]; csa.Bytes > cs.Bytes || cs.ServerMbps <= 0 || csa.ServerMbps > cs.ServerMbps {
+	if cs, csa := rows[CS], rows[CSA]; csa.Bytes > cs.Bytes || cs.ServerMbps <= 0 || csa.ServerMbps > cs.ServerMbps {
 		t.Errorf("CS %d bytes %g Mbit/s, CSA %d bytes %g Mbit/s", cs.Bytes, cs.ServerMbps, csa.Bytes, csa.ServerMbps)
 	}
-	gq := rows[interest.GQ]
+	gq := rows[GQ]
 	if gq.Bytes < r.GQ.Updates*pkt+r.GQ.Uplinks*int64(w.HeaderB+w.CellB) || gq.ServerMbps <= 0 {
 		t.Errorf("GQ: %d bytes for %d updates and %d reports; server %g Mbit/s", gq.Bytes, r.GQ.Updates, r.GQ.Uplinks, gq.ServerMbps)
 	}
@@ -266,13 +266,13 @@ func TestDelay(t *testing.T) {
 	bo := bots.Defaults(s.DxM, s.DyM)
 	bo.Bots, bo.Ticks = 12, 200
 	bo.SpeedMS = 15 // 1.5 cells a tick: delays matter
-	late := func(delayMS float64, ring int) map[interest.Scheme]Row {
+	late := func(delayMS float64, ring int) map[Scheme]Row {
 		r, err := Run(s, gr, Config{Bots: bo, Predict: 3, SnapshotTick: -1, DelayMS: delayMS, JointRing: ring,
-			Schemes: []interest.Scheme{interest.CS, interest.FB, interest.GQ}})
+			Schemes: []Scheme{CS, FB, GQ}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := map[interest.Scheme]Row{}
+		rows := map[Scheme]Row{}
 		for _, row := range r.Rows {
 			rows[row.Scheme] = row
 		}
@@ -284,15 +284,15 @@ func TestDelay(t *testing.T) {
 		}
 	}
 	plain, ringed := late(300, 0), late(300, -1)
-	if plain[interest.GQ].DelayMS != 300 || plain[interest.GQ].Late == 0 || plain[interest.CS].Late == 0 {
-		t.Errorf("300 ms without a ring: GQ %d late, CS %d late", plain[interest.GQ].Late, plain[interest.CS].Late)
+	if plain[GQ].DelayMS != 300 || plain[GQ].Late == 0 || plain[CS].Late == 0 {
+		t.Errorf("300 ms without a ring: GQ %d late, CS %d late", plain[GQ].Late, plain[CS].Late)
 	}
-	if ringed[interest.GQ].LateSilent != 0 || plain[interest.GQ].LateSilent == 0 {
-		t.Errorf("late behind silent pairs: %d with the ring, %d without", ringed[interest.GQ].LateSilent, plain[interest.GQ].LateSilent)
+	if ringed[GQ].LateSilent != 0 || plain[GQ].LateSilent == 0 {
+		t.Errorf("late behind silent pairs: %d with the ring, %d without", ringed[GQ].LateSilent, plain[GQ].LateSilent)
 	}
 	t.Logf("300 ms one-way at 10 Hz, 12 bots at 15 m/s: late pair-ticks CS %d, FB %d (%d silent), GQ %d (%d silent), GQ with ring %d (%d silent)",
-		plain[interest.CS].Late, plain[interest.FB].Late, plain[interest.FB].LateSilent, plain[interest.GQ].Late, plain[interest.GQ].LateSilent,
-		ringed[interest.GQ].Late, ringed[interest.GQ].LateSilent)
+		plain[CS].Late, plain[FB].Late, plain[FB].LateSilent, plain[GQ].Late, plain[GQ].LateSilent,
+		ringed[GQ].Late, ringed[GQ].LateSilent)
 }
 
 // TestRunStoreCut: a simulation over a store whose file is cut while open

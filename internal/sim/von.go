@@ -50,7 +50,7 @@ func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *m
 		}
 	}
 	hb, ub, cb := int64(w.HeaderB), int64(w.UpdateB), int64(w.CellB)
-	row := &Row{Scheme: interest.VON}
+	row := &Row{Scheme: VON}
 	c := &r.VON
 	var (
 		vd      voronoi

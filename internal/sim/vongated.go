@@ -56,7 +56,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 	w := wire(cfg)
 	hb, ub, cb := int64(w.HeaderB), int64(w.UpdateB), int64(w.CellB)
 	secTicks := ticksPerSecond(cfg)
-	row := &Row{Scheme: interest.VG}
+	row := &Row{Scheme: VG}
 	c := &r.VG
 	var (
 		vd            voronoi
@@ -121,7 +121,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		}
 		res, err := jt.Tick(cellsAt(paths, tk, players))
 		if err != nil {
-			return nil, fmt.Errorf("%s, tick %d: %w", interest.VG, tk, err)
+			return nil, fmt.Errorf("%s, tick %d: %w", VG, tk, err)
 		}
 		peer := int64(res.Updates + res.Announcements + res.Flips)
 		c.Updates += int64(res.Updates)
@@ -180,7 +180,7 @@ func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []
 		row.Queries += int64(res.Exits)
 		row.Missed += jointMissed(o, jt, tk, n)
 		if cfg.Progress != nil {
-			cfg.Progress(string(interest.VG), tk+1, T)
+			cfg.Progress(string(VG), tk+1, T)
 		}
 	}
 	c.LinksMean = float64(links) / float64(max(1, redraw*int64(n)))
