@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/frontiersets/frontiersets/bots"
-	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/interest"
 )
 
@@ -25,16 +23,20 @@ type hybrid struct {
 	row     *Row
 }
 
-func newHybrid(gr *grow.Grower, n int, opt interest.JointOptions) (*hybrid, error) {
-	jt, err := interest.NewJoint(gr, n, opt)
+func newHybrid(x *run) (*hybrid, error) {
+	n := x.n
+	jt, err := interest.NewJoint(x.gr, n, jointOptions(x.cfg, x.o))
 	if err != nil {
 		return nil, err
 	}
 	return &hybrid{jt: jt, players: make([]interest.Player, n), recv: make([]bool, n), row: &Row{Scheme: HY}}, nil
 }
 
-// tick runs tick tk: o holds the tick's may-see relation.
-func (h *hybrid) tick(tk int, paths *bots.Paths, o *oracle, w interest.Wire, packets []int64, m *meter, la *lagAudit) error {
+// tick runs tick tk, counting into a: the oracle holds the tick's may-see
+// relation.
+func (h *hybrid) tick(x *run, tk int, a *account) error {
+	paths, o, w := x.paths, x.o, x.w
+	packets, m, la := a.packets, a.m, a.la
 	n := len(h.players)
 	res, err := h.jt.Tick(cellsAt(paths, tk, h.players))
 	if err != nil {

@@ -192,6 +192,12 @@ type Result struct {
 // the manager, and wrap fault.ErrFault when the store's file was cut or
 // changed under it (its elevations and trees are read where they are
 // mapped).
+//
+// It makes two passes over the ticks with the oracle — the visibility
+// pass, which counts the schemes that send by who needs whose updates
+// (schemeSpec.needs) and HY beside it, then the AOI pass once the radius
+// is known — and then runs every scheme with a protocol of its own over
+// the whole paths (schemeSpec.protocol).
 func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) {
 	defer fault.Recover(&err, fault.Arm())
 	if cfg.Predict < 1 || cfg.AOIRadiusM < 0 || cfg.ExactEvery < 0 || cfg.Workers < 0 {
@@ -226,55 +232,37 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 	if err != nil {
 		return nil, err
 	}
-	counts := map[Scheme][]int64{}
-	for _, sc := range Schemes {
-		counts[sc] = make([]int64, T)
-	}
-	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
-	w := wire(cfg)
+	x := &run{cfg: cfg, gr: gr, o: o, paths: paths, n: n, T: T, w: wire(cfg), r: r}
+	accounts := map[Scheme]*account{}
 	secTicks := ticksPerSecond(cfg)
-	meters := map[Scheme]*meter{}
 	for sc := range want {
-		meters[sc] = newMeter(n, secTicks, cfg.Bots.TickSeconds)
-	}
-	traffic := func(sc Scheme, needs func(i, j int) bool) {
-		if m := meters[sc]; m != nil {
-			m.tick(Traffic(sc, n, needs, w, m.up, m.down))
+		a := &account{packets: make([]int64, T), m: newMeter(n, secTicks, cfg.Bots.TickSeconds)}
+		if lead := schemeSpecs[sc].lead; lead != noAudit {
+			a.la = newLagAudit(n, lead*delayTicks(cfg), delayTicks(cfg))
 		}
+		accounts[sc] = a
 	}
-	d := delayTicks(cfg)
-	audits := map[Scheme]*lagAudit{}
-	for sc := range want {
-		switch sc {
-		case CS, CSA, AOI, VON:
-			audits[sc] = newLagAudit(n, 0, d)
-		case FB, FBP, GQ, RP, VG, HY:
-			audits[sc] = newLagAudit(n, 2*d, d)
-		}
-	}
-	audit := func(sc Scheme, tk int, send func(i, j int) bool) {
-		if a := audits[sc]; a != nil {
-			a.tick(tk, nil, send, o)
+	// count adds tick tk's packets and bytes of a scheme that sends by
+	// needs, and audits them.
+	count := func(sc Scheme, tk int, needs func(i, j int) bool) {
+		a := accounts[sc]
+		a.packets[tk] = int64(Packets(sc, n, needs))
+		a.m.tick(Traffic(sc, n, needs, x.w, a.m.up, a.m.down))
+		if a.la != nil {
+			a.la.tick(tk, nil, needs, o)
 		}
 	}
 	var hy *hybrid
 	if want[HY] {
-		if hy, err = newHybrid(gr, n, jointOptions(cfg, o)); err != nil {
+		if hy, err = newHybrid(x); err != nil {
 			return nil, err
 		}
 	}
+	hist := newDistHist(math.Hypot(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM))
 	for tk := range T {
 		if err := o.advance(tk); err != nil {
 			return nil, err
 		}
-		counts[NPP][tk] = int64(Packets(NPP, n, nil))
-		counts[PPP][tk] = int64(Packets(PPP, n, o.sees))
-		counts[CS][tk] = int64(Packets(CS, n, o.maySee))
-		counts[CSA][tk] = int64(Packets(CSA, n, o.maySee))
-		traffic(NPP, nil)
-		traffic(PPP, o.sees)
-		traffic(CS, o.maySee)
-		traffic(CSA, o.maySee)
 		for i := range n {
 			for j := range n {
 				if i != j && o.sees(i, j) {
@@ -283,13 +271,16 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 			}
 		}
 		o.keep(tk)
+		for _, sc := range Schemes {
+			if f := schemeSpecs[sc].needs; f != nil && want[sc] {
+				count(sc, tk, f(o))
+			}
+		}
 		if hy != nil {
-			if err := hy.tick(tk, paths, o, w, counts[HY], meters[HY], audits[HY]); err != nil {
+			if err := hy.tick(x, tk, accounts[HY]); err != nil {
 				return nil, err
 			}
 		}
-		audit(CS, tk, o.maySee)
-		audit(CSA, tk, o.maySee)
 		if cfg.Progress != nil {
 			cfg.Progress("visibility", tk+1, T)
 		}
@@ -298,62 +289,34 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 	if r.AOIRadiusM == 0 {
 		r.AOIRadiusM = hist.quantile(0.95)
 	}
-	missed := map[Scheme]int64{}
-	for tk := range T {
+	rows := map[Scheme]*Row{}
+	if want[AOI] {
+		row := &Row{Scheme: AOI}
 		r2 := r.AOIRadiusM * r.AOIRadiusM
-		near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
-		counts[AOI][tk] = int64(Packets(AOI, n, near))
-		traffic(AOI, near)
-		audit(AOI, tk, near)
-		for i := range n {
-			for j := range n {
-				if i != j && o.seesAt(tk, i, j) && !near(i, j) {
-					missed[AOI]++
+		for tk := range T {
+			near := func(i, j int) bool { return o.dist2(tk, i, j) <= r2 }
+			count(AOI, tk, near)
+			for i := range n {
+				for j := range n {
+					if i != j && o.seesAt(tk, i, j) && !near(i, j) {
+						row.Missed++
+					}
 				}
 			}
 		}
+		rows[AOI] = row
 	}
-	rows := map[Scheme]*Row{}
 	if hy != nil {
 		rows[HY] = hy.finish()
 	}
-	if want[VON] {
-		row, err := runVON(o, paths, r.AOIRadiusM, counts[VON], meters[VON], audits[VON], wire(cfg), r)
-		if err != nil {
-			return nil, err
+	for _, sc := range Schemes {
+		if f := schemeSpecs[sc].protocol; f != nil && want[sc] {
+			row, err := f(x, accounts[sc])
+			if err != nil {
+				return nil, err
+			}
+			rows[sc] = row
 		}
-		rows[VON] = row
-	}
-	for _, pred := range []int{0, cfg.Predict} {
-		sc := FB
-		if pred > 0 {
-			sc = FBP
-		}
-		if !want[sc] {
-			continue
-		}
-		row, err := runFB(gr, o, paths, cfg, pred, counts[sc], meters[sc], audits[sc], r)
-		if err != nil {
-			return nil, err
-		}
-		rows[sc] = row
-	}
-	for _, sc := range []Scheme{GQ, RP} {
-		if !want[sc] {
-			continue
-		}
-		row, err := runJoint(sc, gr, o, paths, cfg, counts[sc], meters[sc], audits[sc], r)
-		if err != nil {
-			return nil, err
-		}
-		rows[sc] = row
-	}
-	if want[VG] {
-		row, err := runVG(gr, o, paths, cfg, counts[VG], meters[VG], audits[VG], r)
-		if err != nil {
-			return nil, err
-		}
-		rows[VG] = row
 	}
 	for _, sc := range Schemes {
 		if !want[sc] {
@@ -361,38 +324,104 @@ func Run(s *compress.Store, gr *grow.Grower, cfg Config) (_ *Result, err error) 
 		}
 		row := rows[sc]
 		if row == nil {
-			row = &Row{Scheme: sc, Missed: missed[sc]}
+			row = &Row{Scheme: sc}
 		}
-		row.Ticks = T
-		meters[sc].fill(row, float64(T)*cfg.Bots.TickSeconds)
-		row.Hz = 1 / cfg.Bots.TickSeconds
-		row.DelayMS = cfg.DelayMS
-		if a := audits[sc]; a != nil {
-			row.Late, row.LateSilent = a.late, a.lateSilent
-		}
-		for _, c := range counts[sc] {
-			row.Packets += c
-		}
-		row.PacketsPerTick = float64(row.Packets) / float64(T)
-		row.PacketsPerClientTick = row.PacketsPerTick / float64(n)
 		r.Rows = append(r.Rows, *row)
-		var ps []float64
-		for k := 0; k < T; k += secTicks {
-			e := min(k+secTicks, T)
-			var sum int64
-			for _, c := range counts[sc][k:e] {
-				sum += c
-			}
-			ps = append(ps, float64(sum)/float64(e-k))
-		}
-		r.PerSecond = append(r.PerSecond, ps)
+		r.PerSecond = append(r.PerSecond, accounts[sc].close(&r.Rows[len(r.Rows)-1], cfg, n))
 	}
 	return r, nil
 }
 
-// runFB runs a Manager (prediction pred ticks, 0 for FB) over the paths,
-// fills packets per tick and returns its row.
-func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, packets []int64, tm *meter, la *lagAudit, r *Result) (*Row, error) {
+// close completes row from a's tallies over the run — its ticks, packets,
+// bytes and late pair-ticks — and returns its mean packets per tick in
+// each second of the run.
+func (a *account) close(row *Row, cfg Config, n int) []float64 {
+	T := len(a.packets)
+	row.Ticks = T
+	a.m.fill(row, float64(T)*cfg.Bots.TickSeconds)
+	row.Hz = 1 / cfg.Bots.TickSeconds
+	row.DelayMS = cfg.DelayMS
+	if a.la != nil {
+		row.Late, row.LateSilent = a.la.late, a.la.lateSilent
+	}
+	for _, c := range a.packets {
+		row.Packets += c
+	}
+	row.PacketsPerTick = float64(row.Packets) / float64(T)
+	row.PacketsPerClientTick = row.PacketsPerTick / float64(n)
+	var ps []float64
+	secTicks := ticksPerSecond(cfg)
+	for k := 0; k < T; k += secTicks {
+		e := min(k+secTicks, T)
+		var sum int64
+		for _, c := range a.packets[k:e] {
+			sum += c
+		}
+		ps = append(ps, float64(sum)/float64(e-k))
+	}
+	return ps
+}
+
+// run is one simulation under way: what every scheme's count reads.
+type run struct {
+	cfg   Config
+	gr    *grow.Grower
+	o     *oracle
+	paths *bots.Paths
+	n, T  int
+	w     interest.Wire
+	r     *Result // the run's counts beside the rows (FB's lifetimes, GQ's packets by kind, …)
+}
+
+// account is one scheme's tallies: its packets per tick, its bytes and its
+// late pair-ticks (nil for a scheme never late).
+type account struct {
+	packets []int64
+	m       *meter
+	la      *lagAudit
+}
+
+// schemeSpec says how Run counts a scheme.
+type schemeSpec struct {
+	// lead is the lag audit's delay before a pair's opening or silencing
+	// is in force, in one-way delays (lagAudit's lagOpen): 0 where a server
+	// decides on the positions it sees, 2 where a renegotiation or a
+	// coordinator's answer takes a round trip; noAudit for the schemes
+	// never late (NPP, PPP's oracle).
+	lead int
+	// needs, for a scheme that sends by who needs whose updates (Packets,
+	// Traffic), returns that relation at the visibility pass's tick.
+	needs func(o *oracle) func(i, j int) bool
+	// protocol, for a scheme with a protocol of its own, runs it over the
+	// whole paths after the two passes and returns its row.
+	protocol func(x *run, a *account) (*Row, error)
+}
+
+const noAudit = -1
+
+// schemeSpecs are Run's schemes. AOI is counted in the AOI pass, once the
+// radius is known, and HY beside the visibility pass, which knows the
+// tick's may-see relation (hybrid).
+var schemeSpecs = map[Scheme]schemeSpec{
+	NPP: {lead: noAudit, needs: func(*oracle) func(i, j int) bool { return nil }},
+	PPP: {lead: noAudit, needs: func(o *oracle) func(i, j int) bool { return o.sees }},
+	CS:  {needs: func(o *oracle) func(i, j int) bool { return o.maySee }},
+	CSA: {needs: func(o *oracle) func(i, j int) bool { return o.maySee }},
+	AOI: {},
+	VON: {protocol: (*run).von},
+	FB:  {lead: 2, protocol: func(x *run, a *account) (*Row, error) { return x.fb(a, 0) }},
+	FBP: {lead: 2, protocol: func(x *run, a *account) (*Row, error) { return x.fb(a, x.cfg.Predict) }},
+	GQ:  {lead: 2, protocol: func(x *run, a *account) (*Row, error) { return x.joint(a, GQ) }},
+	RP:  {lead: 2, protocol: func(x *run, a *account) (*Row, error) { return x.joint(a, RP) }},
+	VG:  {lead: 2, protocol: (*run).vg},
+	HY:  {lead: 2},
+}
+
+// fb runs a Manager (prediction pred ticks, 0 for FB) over the paths,
+// fills a's packets per tick and returns its row.
+func (x *run) fb(a *account, pred int) (*Row, error) {
+	gr, o, paths, cfg, r := x.gr, x.o, x.paths, x.cfg, x.r
+	packets, tm, la := a.packets, a.m, a.la
 	n, T := paths.Bots, paths.Ticks
 	sc := FB
 	if pred > 0 {
@@ -419,7 +448,7 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	hp := o.s.Params.Horizon()
 	los := losref.Positions{Grid: lg, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: exactPerCell,
 		Dx: o.s.DxM / k, Dy: o.s.DyM / k, MaxDistance: hp.MaxDistance}
-	w := wire(cfg)
+	w := x.w
 	for tk := range T {
 		for b := range n {
 			k := tk*n + b
@@ -517,11 +546,13 @@ func runFB(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, pred int, 
 	return row, nil
 }
 
-// runJoint runs the joint frontier (GQ) or region-pair frontiers (RP), both
-// an interest.Joint, over the paths, fills its packets per tick and returns
+// joint runs the joint frontier (GQ) or region-pair frontiers (RP), both
+// an interest.Joint, over the paths, fills a's packets per tick and returns
 // its row: Queries are the exits, the query times the coordinator's work per
 // tick, Missed audited as FB's.
-func runJoint(sc Scheme, gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
+func (x *run) joint(a *account, sc Scheme) (*Row, error) {
+	gr, o, paths, cfg, r := x.gr, x.o, x.paths, x.cfg, x.r
+	packets, m, la := a.packets, a.m, a.la
 	n, T := paths.Bots, paths.Ticks
 	opt := jointOptions(cfg, o)
 	r.JointRing = opt.Ring

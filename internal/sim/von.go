@@ -5,7 +5,6 @@ import (
 
 	"github.com/frontiersets/frontiersets/bots"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
-	"github.com/frontiersets/frontiersets/interest"
 )
 
 // VONCounts break the Voronoi overlay's traffic down (scheme VON, Hu &
@@ -36,10 +35,13 @@ type VONCounts struct {
 	Degenerate int64 `json:"degenerate_ticks"`
 }
 
-// runVON runs the Voronoi overlay over the paths with AOI radius radiusM,
-// fills its packets per tick and returns its row (Missed: seen pair-ticks
-// not delivered, beyond every link or on a link not yet known).
-func runVON(o *oracle, paths *bots.Paths, radiusM float64, packets []int64, m *meter, la *lagAudit, w interest.Wire, r *Result) (*Row, error) {
+// von runs the Voronoi overlay over the paths with the run's AOI radius
+// (Result.AOIRadiusM), fills a's packets per tick and returns its row
+// (Missed: seen pair-ticks not delivered, beyond every link or on a link
+// not yet known).
+func (x *run) von(a *account) (*Row, error) {
+	o, paths, radiusM, w, r := x.o, x.paths, x.r.AOIRadiusM, x.w, x.r
+	packets, m, la := a.packets, a.m, a.la
 	n, T := paths.Bots, paths.Ticks
 	words := (n*n + 63) / 64
 	cur, known := make([]uint64, words), make([]uint64, words)

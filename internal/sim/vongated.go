@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/frontiersets/frontiersets/bots"
-	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/interest"
 )
 
@@ -46,14 +44,17 @@ type VGCounts struct {
 	Degenerate int64 `json:"degenerate_redraws"`
 }
 
-// runVG runs scheme VG over the paths (VGCounts) and returns its row.
-func runVG(gr *grow.Grower, o *oracle, paths *bots.Paths, cfg Config, packets []int64, m *meter, la *lagAudit, r *Result) (*Row, error) {
+// vg runs scheme VG over the paths (VGCounts), fills a's packets per tick
+// and returns its row.
+func (x *run) vg(a *account) (*Row, error) {
+	gr, o, paths, cfg, r := x.gr, x.o, x.paths, x.cfg, x.r
+	packets, m, la := a.packets, a.m, a.la
 	n, T := paths.Bots, paths.Ticks
 	jt, err := interest.NewJoint(gr, n, jointOptions(cfg, o))
 	if err != nil {
 		return nil, err
 	}
-	w := wire(cfg)
+	w := x.w
 	hb, ub, cb := int64(w.HeaderB), int64(w.UpdateB), int64(w.CellB)
 	secTicks := ticksPerSecond(cfg)
 	row := &Row{Scheme: VG}
