@@ -19,6 +19,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -39,281 +40,334 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
       --encoding coded --budget 1GiB -o terrain.pvs
   pvsbake bake big.tif -o big --budget 0.5GiB,1GiB --resume big.tiles`
 	fs := c.Flags()
-	var dem cli.DEMFlags
-	var vis cli.VisFlags
-	dem.Register(fs)
-	vis.Register(fs)
-	out := fs.StringP("output", "o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
-	budgets := fs.String("budget", "", "memory `budget` of the store, e.g. 100MB, 0.5GiB, or a list 0.1GB,0.25GB,0.5GB,1GB")
-	nodes := fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
-	policy := fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first (`policy`): deepest (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
-	encoding := fs.String("encoding", "flat", "store `encoding`: flat (every PVS as 2-bit codes, read in place) or coded (entropy-coded, each PVS given its parent quad's, decoded when read: about a fifth of the memory; each budget filled by one price for all PVSs)")
-	workers := fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
-	quiet := fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
-	every := fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
-	fs.DurationVar(every, "progress-every", 30*time.Second, "")
+	f := &bakeFlags{fs: fs}
+	f.dem.Register(fs)
+	f.vis.Register(fs)
+	f.out = fs.StringP("output", "o", "", "output store `path`; with several budgets, a prefix: PREFIX-<budget>.pvs; with --shard, the partial file")
+	f.budgets = fs.String("budget", "", "memory `budget` of the store, e.g. 100MB, 0.5GiB, or a list 0.1GB,0.25GB,0.5GB,1GB")
+	f.nodes = fs.String("nodes", "", "cap every PVS at `N` nodes instead (the thesis's Table 4.5), or a list")
+	f.policy = fs.String("cap-policy", "deepest", "which leaf groups the cap collapses first (`policy`): deepest (the thesis's §3.4) or min-loss (those losing the fewest hidden cells)")
+	f.encoding = fs.String("encoding", "flat", "store `encoding`: flat (every PVS as 2-bit codes, read in place) or coded (entropy-coded, each PVS given its parent quad's, decoded when read: about a fifth of the memory; each budget filled by one price for all PVSs)")
+	f.workers = fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
+	f.quiet = fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
+	f.every = fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
+	fs.DurationVar(f.every, "progress-every", 30*time.Second, "")
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
-	asJSON := cli.JSONFlag(fs, "what was written")
-	shardFlag := fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
-	totalVS := fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
-	kernels := fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
-	engine := fs.String("engine", "", "record the heightmap's place in a game engine's world, so that queries take world positions: `unity` (metres, x and z) or unreal (centimetres, X and Y)")
-	engineOrigin := fs.String("engine-origin", "0,0", "with --engine: the world position `A,B` of the heightmap's corner sample (0,0) on the engine's axes (Unity: the Terrain's position x,z; Unreal: the Landscape's location X,Y)")
-	engineFlip := fs.Bool("engine-flip", false, "with --engine: the file's rows run toward the origin (a Unity RAW exported with Flip Vertically)")
-	pvsCell := fs.Float64("pvs-cell", 0, "side of a PVS cell in `metres`, a whole multiple of the heightmap's square cells (0: the heightmap's cell); needs --los region: regions, quads, frontier sets and the store live on the grid of PVS cells, visibility is judged on the heightmap's surface")
-	resume := fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
-	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if *out == "" || (*budgets == "") == (*nodes == "") {
-			return cli.Usagef("bake needs -o OUT and either --budget or --nodes")
+	f.asJSON = cli.JSONFlag(fs, "what was written")
+	f.shardFlag = fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
+	f.totalVS = fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
+	f.kernels = fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
+	f.engine = fs.String("engine", "", "record the heightmap's place in a game engine's world, so that queries take world positions: `unity` (metres, x and z) or unreal (centimetres, X and Y)")
+	f.engineOrigin = fs.String("engine-origin", "0,0", "with --engine: the world position `A,B` of the heightmap's corner sample (0,0) on the engine's axes (Unity: the Terrain's position x,z; Unreal: the Landscape's location X,Y)")
+	f.engineFlip = fs.Bool("engine-flip", false, "with --engine: the file's rows run toward the origin (a Unity RAW exported with Flip Vertically)")
+	f.pvsCell = fs.Float64("pvs-cell", 0, "side of a PVS cell in `metres`, a whole multiple of the heightmap's square cells (0: the heightmap's cell); needs --los region: regions, quads, frontier sets and the store live on the grid of PVS cells, visibility is judged on the heightmap's surface")
+	f.resume = fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
+	c.RunE = func(_ *cobra.Command, pos []string) error { return f.run(pos[0], stdout, stderr) }
+	return c
+}
+
+// bakeFlags are pvsbake bake's flags, as parsed.
+type bakeFlags struct {
+	fs                                                        *pflag.FlagSet
+	dem                                                       cli.DEMFlags
+	vis                                                       cli.VisFlags
+	out, budgets, nodes, policy, encoding, shardFlag, totalVS *string
+	kernels, engine, engineOrigin, resume                     *string
+	workers                                                   *int
+	quiet, asJSON, engineFlip                                 *bool
+	every                                                     *time.Duration
+	pvsCell                                                   *float64
+}
+
+// run bakes the DEM at demPath: the flags checked, the DEM loaded, the
+// stores baked with progress on stderr, what was written reported on
+// stdout.
+func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
+	p, shard, err := f.check(demPath)
+	if err != nil {
+		return err
+	}
+	coded := *f.encoding == "coded"
+	nw := *f.workers
+	if nw == 0 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	g, err := f.load(demPath, &p, nw, stderr)
+	if err != nil {
+		return err
+	}
+	geo, err := quadpvs.NewGeometry(g.Width, g.Height)
+	if err != nil {
+		return err
+	}
+	outputs, err := bakeOutputs(*f.out, *f.budgets, *f.nodes, geo.QuadCount(), *f.policy == "min-loss", coded)
+	if err != nil {
+		return err
+	}
+	share := 1.0 // of the points this process bakes
+	var plan bake.Plan
+	if shard.Count > 0 {
+		if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
+			return cli.Usagef("--shard %s: %v", *f.shardFlag, err)
 		}
-		if *workers < 0 || *workers > maxWorkers {
-			return cli.Usagef("--workers %d: want 1 to %d (0: one per core)", *workers, maxWorkers)
+		share = float64(plan.Cells[shard.Index+1]-plan.Cells[shard.Index]) / float64(g.Width*g.Height)
+	}
+	if err := checkDisk(outputs, *f.out, *f.resume, share, g.Width*g.Height, geo.QuadCount(), shard.Count > 0, freeBytes); err != nil {
+		return err
+	}
+	if shard.Count == 0 {
+		// What a killed bake of other budgets left beside these.
+		atomicfile.SweepStale(*f.out, ".pvs")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	total := g.Width * g.Height
+	cfg := bake.Config{DEM: g, Params: p, Workers: nw, Kernels: *f.kernels, Outputs: outputs}
+	if *f.totalVS != "" {
+		cfg.TotalViewshed = make([]uint32, g.Width*g.Height)
+	}
+	if shard.Count > 0 {
+		shard.Path = *f.out
+		cfg.Shard = shard
+		total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
+	}
+	if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*f.quiet {
+		fmt.Fprintf(stderr, "pvsbake: %d points, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
+			total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
+	} else if err != nil && ctx.Err() == nil {
+		return err
+	}
+	bar, progress, start := f.progress(total, stderr)
+	cfg.Progress = progress
+	var stats []compress.Stats
+	tiles := bake.TileCount(geo, g.Width*g.Height-g.NodataCount)
+	if *f.resume != "" {
+		if tiles == 1 && !*f.quiet {
+			fmt.Fprintf(stderr, "pvsbake: %s\n", singleTile(g.Width*g.Height-g.NodataCount))
 		}
-		if *every < 0 {
-			return cli.Usagef("--progress %s: want a duration ≥ 0", *every)
+		stats, err = bake.Resume(ctx, cfg, *f.resume)
+	} else {
+		stats, err = bake.Run(ctx, cfg)
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	if ctx.Err() != nil {
+		if *f.resume != "" && tiles == 1 {
+			return fmt.Errorf("interrupted: nothing was kept in %s (%s); the same command starts again", *f.resume, singleTile(g.Width*g.Height-g.NodataCount))
 		}
-		if *policy != "deepest" && *policy != "min-loss" {
-			return cli.Usagef("--cap-policy %q: want deepest or min-loss", *policy)
+		if *f.resume != "" {
+			return fmt.Errorf("interrupted: the same command continues from %s", *f.resume)
 		}
-		if *encoding != "flat" && *encoding != "coded" {
-			return cli.Usagef("--encoding %q: want flat or coded", *encoding)
-		}
-		if err := horizon.CheckKernels(*kernels); err != nil {
-			return cli.Usagef("--kernels %s", strings.TrimPrefix(err.Error(), horizon.ErrKernels.Error()+": "))
-		}
-		coded := *encoding == "coded"
-		if coded && (*budgets == "" || *shardFlag != "") {
-			return cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
-		}
-		if *resume != "" && *shardFlag != "" {
-			return cli.Usagef("--resume bakes in its own tiles: drop --shard")
-		}
-		if *totalVS != "" && (*resume != "" || *shardFlag != "") {
-			return cli.Usagef("--total-viewshed needs a whole bake in one run: drop --resume and --shard")
-		}
-		if *budgets != "" { // checked again with the grid's quads; here before the DEM is read
-			if _, err := compress.ParseBytesList(*budgets); err != nil {
-				return cli.Usagef("--budget: %v", err)
-			}
-		}
-		shard, err := parseShard(*shardFlag)
-		if err != nil {
+		return errInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	el := time.Since(start)
+	if *f.totalVS != "" {
+		if err := writeTotalViewshed(*f.totalVS, g, cfg.TotalViewshed); err != nil {
 			return err
 		}
-		p, err := vis.Checked() // before any heavy work
-		if err != nil {
-			return err
+	}
+	return f.report(stdout, outputs, stats, shard, plan, total, el, nw)
+}
+
+// check checks the flags before the DEM is read (and the outputs against
+// it), returning the visibility parameters and the shard to bake.
+func (f *bakeFlags) check(demPath string) (horizon.Params, bake.Shard, error) {
+	if *f.out == "" || (*f.budgets == "") == (*f.nodes == "") {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("bake needs -o OUT and either --budget or --nodes")
+	}
+	if *f.workers < 0 || *f.workers > maxWorkers {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--workers %d: want 1 to %d (0: one per core)", *f.workers, maxWorkers)
+	}
+	if *f.every < 0 {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--progress %s: want a duration ≥ 0", *f.every)
+	}
+	if *f.policy != "deepest" && *f.policy != "min-loss" {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--cap-policy %q: want deepest or min-loss", *f.policy)
+	}
+	if *f.encoding != "flat" && *f.encoding != "coded" {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--encoding %q: want flat or coded", *f.encoding)
+	}
+	if err := horizon.CheckKernels(*f.kernels); err != nil {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--kernels %s", strings.TrimPrefix(err.Error(), horizon.ErrKernels.Error()+": "))
+	}
+	coded := *f.encoding == "coded"
+	if coded && (*f.budgets == "" || *f.shardFlag != "") {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
+	}
+	if *f.resume != "" && *f.shardFlag != "" {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--resume bakes in its own tiles: drop --shard")
+	}
+	if *f.totalVS != "" && (*f.resume != "" || *f.shardFlag != "") {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--total-viewshed needs a whole bake in one run: drop --resume and --shard")
+	}
+	if *f.budgets != "" { // checked again with the grid's quads; here before the DEM is read
+		if _, err := compress.ParseBytesList(*f.budgets); err != nil {
+			return horizon.Params{}, bake.Shard{}, cli.Usagef("--budget: %v", err)
 		}
-		if fs.Changed("pvs-cell") && (!(*pvsCell >= 0) || math.IsInf(*pvsCell, 0) || (*pvsCell > 0 && p.LOS != horizon.LOSRegion)) {
-			return cli.Usagef("--pvs-cell %g: want a positive number of metres, a whole multiple of the heightmap's cell, with --los region", *pvsCell)
-		}
-		if err := checkOutput(*out); err != nil {
-			return err
-		}
-		outs := []cli.File{{Flag: "-o", Path: *out}}
-		if labels := strings.Split(*budgets+*nodes, ","); shard.Count == 0 && len(labels) > 1 {
-			outs = outs[:0]
-			for _, l := range labels {
-				if *nodes != "" {
-					l = "n" + strings.TrimSpace(l)
-				}
-				outs = append(outs, cli.File{Flag: "-o", Path: outPath(*out, strings.TrimSpace(l), len(labels))})
+	}
+	shard, err := parseShard(*f.shardFlag)
+	if err != nil {
+		return horizon.Params{}, bake.Shard{}, err
+	}
+	p, err := f.vis.Checked() // before any heavy work
+	if err != nil {
+		return horizon.Params{}, bake.Shard{}, err
+	}
+	if f.fs.Changed("pvs-cell") && (!(*f.pvsCell >= 0) || math.IsInf(*f.pvsCell, 0) || (*f.pvsCell > 0 && p.LOS != horizon.LOSRegion)) {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--pvs-cell %g: want a positive number of metres, a whole multiple of the heightmap's cell, with --los region", *f.pvsCell)
+	}
+	if err := checkOutput(*f.out); err != nil {
+		return horizon.Params{}, bake.Shard{}, err
+	}
+	outs := []cli.File{{Flag: "-o", Path: *f.out}}
+	if labels := strings.Split(*f.budgets+*f.nodes, ","); shard.Count == 0 && len(labels) > 1 {
+		outs = outs[:0]
+		for _, l := range labels {
+			if *f.nodes != "" {
+				l = "n" + strings.TrimSpace(l)
 			}
+			outs = append(outs, cli.File{Flag: "-o", Path: outPath(*f.out, strings.TrimSpace(l), len(labels))})
 		}
-		if *totalVS != "" {
-			outs = append(outs, cli.File{Flag: "--total-viewshed", Path: *totalVS})
+	}
+	if *f.totalVS != "" {
+		outs = append(outs, cli.File{Flag: "--total-viewshed", Path: *f.totalVS})
+	}
+	if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: demPath}}, outs); err != nil {
+		return horizon.Params{}, bake.Shard{}, err
+	}
+	return p, shard, nil
+}
+
+// load reads the DEM, guarding memory for a bake of the flags' outputs on
+// nw workers, places it in the engine's world and coarsens it to the PVS
+// cells (setting p.PVSCell).
+func (f *bakeFlags) load(demPath string, p *horizon.Params, nw int, stderr io.Writer) (*heightmap.Grid, error) {
+	nOut := len(strings.Split(*f.budgets+*f.nodes, ","))
+	f.dem.Need = func(w, h int, dx, dy float64) int64 {
+		if k, err := heightmap.PVSCellFactor(*f.pvsCell, dx, dy); *f.pvsCell > 0 && err == nil && k > 1 {
+			// The bake's on the PVS cells, and the heightmap's tables:
+			// its elevations, their tops and the minima's rows.
+			q := *p
+			q.PVSCell = k
+			return bake.Estimate((w+k-1)/k, (h+k-1)/k, q, dx*float64(k), dy*float64(k), nw, nOut) + 16*int64(w)*int64(h)
 		}
-		if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: pos[0]}}, outs); err != nil {
-			return err
-		}
-		nw := *workers
-		if nw == 0 {
-			nw = runtime.GOMAXPROCS(0)
-		}
-		nOut := len(strings.Split(*budgets+*nodes, ","))
-		dem.Need = func(w, h int, dx, dy float64) int64 {
-			if k, err := heightmap.PVSCellFactor(*pvsCell, dx, dy); *pvsCell > 0 && err == nil && k > 1 {
-				// The bake's on the PVS cells, and the heightmap's tables:
-				// its elevations, their tops and the minima's rows.
-				q := p
-				q.PVSCell = k
-				return bake.Estimate((w+k-1)/k, (h+k-1)/k, q, dx*float64(k), dy*float64(k), nw, nOut) + 16*int64(w)*int64(h)
-			}
-			return bake.Estimate(w, h, p, dx, dy, nw, nOut)
-		}
-		if *pvsCell > 0 { // refused before any cell is read
-			dem.Precheck = func(g *heightmap.Grid) error {
-				k, err := heightmap.PVSCellFactor(*pvsCell, g.Dx, g.Dy)
-				if err != nil {
-					return cli.Usagef("--pvs-cell: %v", strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
-				}
-				if w, h := horizon.PVSGrid(g.Width, g.Height, k); w < 2 || h < 2 {
-					return cli.Usagef("--pvs-cell %g: PVS cells of %d heightmap cells leave %d×%d of them on the %d×%d heightmap; want at least 2×2", *pvsCell, k, w, h, g.Width, g.Height)
-				}
-				return nil
-			}
-		}
-		var origin [2]float64
-		if *engine != "" || fs.Changed("engine-origin") || *engineFlip {
-			if _, err := fmt.Sscanf(*engineOrigin+" ", "%g,%g ", &origin[0], &origin[1]); err != nil || *engine == "" {
-				return cli.Usagef("--engine %q --engine-origin %q: want --engine %s and a world position A,B", *engine, *engineOrigin, heightmap.Engines)
-			}
-			if _, err := heightmap.NewEngineFrame(*engine, 1, 1, origin, false, 1); err != nil {
-				return cli.Usagef("--engine %q: want %s", *engine, heightmap.Engines)
-			}
-		}
-		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
-		if err != nil {
-			return err
-		}
-		if *engine != "" {
-			// The frame of the file's samples, moved to the window's.
-			f, err := heightmap.NewEngineFrame(*engine, g.Dx, g.Dy, origin, *engineFlip, g.SourceSize[1])
-			if err != nil {
-				return cli.Usagef("--engine-origin %s: %v", *engineOrigin, strings.TrimPrefix(err.Error(), heightmap.ErrEngine.Error()+": "))
-			}
-			g.Engine = f.Window(g.Window.Col, g.Window.Row)
-		}
-		if *pvsCell > 0 {
-			k, err := heightmap.PVSCellFactor(*pvsCell, g.Dx, g.Dy)
+		return bake.Estimate(w, h, *p, dx, dy, nw, nOut)
+	}
+	if *f.pvsCell > 0 { // refused before any cell is read
+		f.dem.Precheck = func(g *heightmap.Grid) error {
+			k, err := heightmap.PVSCellFactor(*f.pvsCell, g.Dx, g.Dy)
 			if err != nil {
 				return cli.Usagef("--pvs-cell: %v", strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
 			}
-			if g, err = heightmap.Coarsen(g, k); err != nil {
-				return cli.Usagef("--pvs-cell %g: %v", *pvsCell, strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+			if w, h := horizon.PVSGrid(g.Width, g.Height, k); w < 2 || h < 2 {
+				return cli.Usagef("--pvs-cell %g: PVS cells of %d heightmap cells leave %d×%d of them on the %d×%d heightmap; want at least 2×2", *f.pvsCell, k, w, h, g.Width, g.Height)
 			}
-			p.PVSCell = k
-		}
-		geo, err := quadpvs.NewGeometry(g.Width, g.Height)
-		if err != nil {
-			return err
-		}
-		outputs, err := bakeOutputs(*out, *budgets, *nodes, geo.QuadCount(), *policy == "min-loss", coded)
-		if err != nil {
-			return err
-		}
-		share := 1.0 // of the points this process bakes
-		var plan bake.Plan
-		if shard.Count > 0 {
-			if plan, err = bake.PlanShards(geo, g.Nodata, shard.Count); err != nil {
-				return cli.Usagef("--shard %s: %v", *shardFlag, err)
-			}
-			share = float64(plan.Cells[shard.Index+1]-plan.Cells[shard.Index]) / float64(g.Width*g.Height)
-		}
-		if err := checkDisk(outputs, *out, *resume, share, g.Width*g.Height, geo.QuadCount(), shard.Count > 0, freeBytes); err != nil {
-			return err
-		}
-		if shard.Count == 0 {
-			// What a killed bake of other budgets left beside these.
-			atomicfile.SweepStale(*out, ".pvs")
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		total := g.Width * g.Height
-		cfg := bake.Config{DEM: g, Params: p, Workers: nw, Kernels: *kernels, Outputs: outputs}
-		if *totalVS != "" {
-			cfg.TotalViewshed = make([]uint32, g.Width*g.Height)
-		}
-		if shard.Count > 0 {
-			shard.Path = *out
-			cfg.Shard = shard
-			total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
-		}
-		if pr, err := bake.Project(ctx, cfg, calibrationPoints); err == nil && !*quiet {
-			fmt.Fprintf(stderr, "pvsbake: %d points, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
-				total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
-		} else if err != nil && ctx.Err() == nil {
-			return err
-		}
-		var bar *progressbar.ProgressBar
-		if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
-				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
-				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-		}
-		start := time.Now()
-		lines := bar == nil && !*quiet && *every > 0
-		next := start.Add(*every)
-		base := -1 // the points a resumed bake found done: the rate counts this run's
-		cfg.Progress = func(done, total int) {
-			if bar != nil {
-				bar.Set(done)
-			}
-			if base < 0 {
-				base = done
-			}
-			if lines && done < total && done&255 == 0 {
-				if now := time.Now(); now.After(next) && done > base {
-					next = now.Add(*every)
-					el := now.Sub(start)
-					left := time.Duration(float64(el) * float64(total-done) / float64(done-base))
-					fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
-						100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
-				}
-			}
-		}
-		var stats []compress.Stats
-		tiles := bake.TileCount(geo, g.Width*g.Height-g.NodataCount)
-		if *resume != "" {
-			if tiles == 1 && !*quiet {
-				fmt.Fprintf(stderr, "pvsbake: %s\n", singleTile(g.Width*g.Height-g.NodataCount))
-			}
-			stats, err = bake.Resume(ctx, cfg, *resume)
-		} else {
-			stats, err = bake.Run(ctx, cfg)
-		}
-		if bar != nil {
-			bar.Finish()
-		}
-		if ctx.Err() != nil {
-			if *resume != "" && tiles == 1 {
-				return fmt.Errorf("interrupted: nothing was kept in %s (%s); the same command starts again", *resume, singleTile(g.Width*g.Height-g.NodataCount))
-			}
-			if *resume != "" {
-				return fmt.Errorf("interrupted: the same command continues from %s", *resume)
-			}
-			return errInterrupted
-		}
-		if err != nil {
-			return err
-		}
-		el := time.Since(start)
-		if *totalVS != "" {
-			if err := writeTotalViewshed(*totalVS, g, cfg.TotalViewshed); err != nil {
-				return err
-			}
-		}
-		if *asJSON {
-			rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw, TotalViewshed: *totalVS}
-			if shard.Count > 0 {
-				i := shard.Index
-				rep.Partial = &partialJSON{Path: *out, Shard: i, Shards: shard.Count, PointsWithData: plan.Points[i], FirstQuad: plan.First[i], EndQuad: plan.First[i+1], Level: plan.Level}
-			}
-			for i, o := range outputs {
-				if shard.Count == 0 {
-					rep.Stores = append(rep.Stores, storeJSON{Path: o.Path, Stats: stats[i]})
-				}
-			}
-			return cli.WriteJSON(stdout, rep)
-		}
-		if shard.Count > 0 {
-			i := shard.Index
-			fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
-				*out, i, shard.Count, total, plan.Points[i], plan.First[i], plan.First[i+1], plan.Quads, plan.Level, el.Seconds(), nw)
 			return nil
 		}
+	}
+	var origin [2]float64
+	if *f.engine != "" || f.fs.Changed("engine-origin") || *f.engineFlip {
+		if _, err := fmt.Sscanf(*f.engineOrigin+" ", "%g,%g ", &origin[0], &origin[1]); err != nil || *f.engine == "" {
+			return nil, cli.Usagef("--engine %q --engine-origin %q: want --engine %s and a world position A,B", *f.engine, *f.engineOrigin, heightmap.Engines)
+		}
+		if _, err := heightmap.NewEngineFrame(*f.engine, 1, 1, origin, false, 1); err != nil {
+			return nil, cli.Usagef("--engine %q: want %s", *f.engine, heightmap.Engines)
+		}
+	}
+	g, err := f.dem.LoadDEM("pvsbake", demPath, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if *f.engine != "" {
+		// The frame of the file's samples, moved to the window's.
+		fr, err := heightmap.NewEngineFrame(*f.engine, g.Dx, g.Dy, origin, *f.engineFlip, g.SourceSize[1])
+		if err != nil {
+			return nil, cli.Usagef("--engine-origin %s: %v", *f.engineOrigin, strings.TrimPrefix(err.Error(), heightmap.ErrEngine.Error()+": "))
+		}
+		g.Engine = fr.Window(g.Window.Col, g.Window.Row)
+	}
+	if *f.pvsCell > 0 {
+		k, err := heightmap.PVSCellFactor(*f.pvsCell, g.Dx, g.Dy)
+		if err != nil {
+			return nil, cli.Usagef("--pvs-cell: %v", strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+		}
+		if g, err = heightmap.Coarsen(g, k); err != nil {
+			return nil, cli.Usagef("--pvs-cell %g: %v", *f.pvsCell, strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
+		}
+		p.PVSCell = k
+	}
+	return g, nil
+}
+
+// progress returns the bake's progress callback — a bar on a terminal,
+// else a line every --progress — with the bar (nil without one) and the
+// time the bake starts.
+func (f *bakeFlags) progress(total int, stderr io.Writer) (*progressbar.ProgressBar, func(done, total int), time.Time) {
+	var bar *progressbar.ProgressBar
+	if tf, ok := stderr.(*os.File); ok && !*f.quiet && term.IsTerminal(int(tf.Fd())) {
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("baking"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("points"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	start := time.Now()
+	lines := bar == nil && !*f.quiet && *f.every > 0
+	next := start.Add(*f.every)
+	base := -1 // the points a resumed bake found done: the rate counts this run's
+	return bar, func(done, total int) {
+		if bar != nil {
+			bar.Set(done)
+		}
+		if base < 0 {
+			base = done
+		}
+		if lines && done < total && done&255 == 0 {
+			if now := time.Now(); now.After(next) && done > base {
+				next = now.Add(*f.every)
+				el := now.Sub(start)
+				left := time.Duration(float64(el) * float64(total-done) / float64(done-base))
+				fmt.Fprintf(stderr, "pvsbake: %.1f%% (%d of %d points) after %s, about %s left\n",
+					100*float64(done)/float64(total), done, total, formatDuration(el), formatDuration(left))
+			}
+		}
+	}, start
+}
+
+// report writes what the bake wrote: JSON with --json, else one line per
+// store (or the partial file) and the bake's time.
+func (f *bakeFlags) report(stdout io.Writer, outputs []bake.Output, stats []compress.Stats, shard bake.Shard, plan bake.Plan, total int, el time.Duration, nw int) error {
+	if *f.asJSON {
+		rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw, TotalViewshed: *f.totalVS}
+		if shard.Count > 0 {
+			i := shard.Index
+			rep.Partial = &partialJSON{Path: *f.out, Shard: i, Shards: shard.Count, PointsWithData: plan.Points[i], FirstQuad: plan.First[i], EndQuad: plan.First[i+1], Level: plan.Level}
+		}
 		for i, o := range outputs {
-			st := stats[i]
-			fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
-				o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
+			if shard.Count == 0 {
+				rep.Stores = append(rep.Stores, storeJSON{Path: o.Path, Stats: stats[i]})
+			}
 		}
-		if *totalVS != "" {
-			fmt.Fprintf(stdout, "wrote %s: the total viewshed of %d points (band 1 visible area in m², band 2 visible cells)\n", *totalVS, total)
-		}
-		fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
+		return cli.WriteJSON(stdout, rep)
+	}
+	if shard.Count > 0 {
+		i := shard.Index
+		fmt.Fprintf(stdout, "wrote %s: shard %d/%d, %d points (%d with data), quads %d–%d of the %d of level %d, in %.1f s (%d workers)\n",
+			*f.out, i, shard.Count, total, plan.Points[i], plan.First[i], plan.First[i+1], plan.Quads, plan.Level, el.Seconds(), nw)
 		return nil
 	}
-	return c
+	for i, o := range outputs {
+		st := stats[i]
+		fmt.Fprintf(stdout, "wrote %s: %d points, %d quads, %d nodes (max %d per PVS), %s in memory, hidden kept %.1f%%\n",
+			o.Path, total, st.Quads, st.NodesTotal, st.NodesMax, compress.FormatBytes(st.MemoryBytes), 100*st.HiddenKept)
+	}
+	if *f.totalVS != "" {
+		fmt.Fprintf(stdout, "wrote %s: the total viewshed of %d points (band 1 visible area in m², band 2 visible cells)\n", *f.totalVS, total)
+	}
+	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
+	return nil
 }
 
 // writeTotalViewshed writes counts (visible cells per point, row-major) as
