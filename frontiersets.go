@@ -21,7 +21,6 @@
 package frontiersets
 
 import (
-	"fmt"
 	"math"
 	"sync"
 
@@ -89,18 +88,9 @@ type Info struct {
 // missing file, ErrNotStore, or a *FormatError with the byte offset of
 // what is wrong.
 func Open(path string) (*Store, error) {
-	s, err := bake.OpenStore(path)
+	s, gr, err := bake.OpenGrower(path)
 	if err != nil {
 		return nil, err
-	}
-	return newStore(s, path)
-}
-
-func newStore(s *compress.Store, path string) (*Store, error) {
-	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st := &Store{st: s, grower: gr}
 	st.scratch.New = func() any { return new(grow.Scratch) }

@@ -18,6 +18,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/viewshed"
 )
@@ -58,7 +59,7 @@ Observers off the grid are skipped and counted.`,
 		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}, {Flag: "--observers", Path: *obs}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
 			return err
 		}
-		s, _, err := openGrower(pos[0])
+		s, _, err := bake.OpenGrower(pos[0])
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/fault"
 	"github.com/frontiersets/frontiersets/internal/render"
@@ -107,21 +108,6 @@ func (f *growFlags) options() (grow.Options, error) {
 	return o, nil
 }
 
-// openGrower opens a store in place (compress.Open, as frontiersets.Open)
-// and prepares its grower.
-func openGrower(path string) (*compress.Store, *grow.Grower, error) {
-	s, err := compress.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
-	if err != nil {
-		s.Close()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, gr, nil
-}
-
 // frontierJSON is one frontier in --json output: its player's cell (with map
 // coordinates, lon/lat and elevation where the store has them), its size
 // and its quads.
@@ -194,7 +180,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 			[]cli.File{{Flag: "--png", Path: *pngOut}, {Flag: "--mask", Path: *maskOut}, {Flag: "--geojson", Path: *geoOut}}); err != nil {
 			return err
 		}
-		s, gr, err := openGrower(pos[0])
+		s, gr, err := bake.OpenGrower(pos[0])
 		if err != nil {
 			return err
 		}

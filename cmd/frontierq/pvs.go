@@ -83,7 +83,7 @@ func pvsCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := cli.CheckOutputs([]cli.File{{Flag: "STORE", Path: pos[0]}}, []cli.File{{Flag: "-o", Path: *out}}); err != nil {
 			return err
 		}
-		s, _, err := openGrower(pos[0])
+		s, _, err := bake.OpenGrower(pos[0])
 		if err != nil {
 			return err
 		}

@@ -116,7 +116,7 @@ type viewer struct {
 }
 
 func newViewer(path string) (*viewer, error) {
-	s, gr, err := openGrower(path)
+	s, gr, err := bake.OpenGrower(path)
 	if err != nil {
 		return nil, err
 	}

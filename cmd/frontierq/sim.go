@@ -18,6 +18,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/interest"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/sim"
 )
@@ -96,7 +97,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s, gr, err := openGrower(pos[0])
+		s, gr, err := bake.OpenGrower(pos[0])
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		s, gr, err := openGrower(pos[0])
+		s, gr, err := bake.OpenGrower(pos[0])
 		if err != nil {
 			return err
 		}

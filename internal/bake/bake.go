@@ -8,11 +8,13 @@ package bake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -165,3 +167,19 @@ func Run(ctx context.Context, cfg Config) ([]compress.Stats, error) {
 // OpenStore opens the store at path (compress.Open: a version 5 store in
 // place, older ones read into memory). Errors name the path.
 func OpenStore(path string) (*compress.Store, error) { return compress.Open(path) }
+
+// OpenGrower opens the store at path (OpenStore) and prepares its grower
+// (grow.New), closing the store again when that fails. Errors name the
+// path.
+func OpenGrower(path string) (*compress.Store, *grow.Grower, error) {
+	s, err := OpenStore(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	gr, err := grow.New(s.Hierarchy, s.Elev, s.Nodata)
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, gr, nil
+}
