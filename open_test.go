@@ -72,6 +72,9 @@ func TestTruncatedUnderReader(t *testing.T) {
 		if _, err := s.Frontier(p[0], p[1], grow.Options{}); err != nil && !errors.Is(err, frontiersets.ErrFault) {
 			t.Fatalf("query on a rewritten file: %v", err)
 		}
+		if _, err := s.PVS(p[0][0], p[0][1], nil); err != nil && !errors.Is(err, frontiersets.ErrFault) {
+			t.Fatalf("PVS of a rewritten file: %v", err)
+		}
 	}
 	t.Logf("%d of 40 queries faulted after the cut; Err after the rewrite: %v", faults, s.Err())
 }
