@@ -173,7 +173,7 @@ func CodedCeiling(budget int64, quads int) int {
 // 8 times the mean alone allowed 41,216 codes and lossless queries took
 // 2.65 ms on average; at 6,144 they take 1.8 ms, for 0.5% of the hidden
 // cells (bench/results/2026-11-27-7/coded-ceiling). Game-size stores
-// (4097² at 0.5–1 GiB, whose 8 × mean is 3,068–6,136) are below it.
+// (4097² at 0.5–1 GiB, whose 8 × mean is 3,069–6,139) are below it.
 const CodedMaxCodes = 6144
 
 // CodedLeast is the smallest budget a coded store of quads quads can have

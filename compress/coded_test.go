@@ -286,3 +286,26 @@ func TestCodedWriterResume(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCodedCeiling: 8 times the mean a budget holds at 16 codes per byte,
+// at least 64, at most CodedMaxCodes: the urban benchmark window's 0.1 GiB
+// store (333,459 quads) is held at 6,144 codes, where 8 × the mean was
+// 41,216; a 4097² map's 1 GiB store (22,386,017 quads) keeps 8 × its mean.
+func TestCodedCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		quads  int
+		want   int
+	}{
+		{1 << 30 / 10, 333459, CodedMaxCodes},
+		{1 << 30, 22386017, 6139},
+		{1 << 16, 1 << 20, 64},
+	} {
+		if got := CodedCeiling(tc.budget, tc.quads); got != tc.want {
+			t.Errorf("CodedCeiling(%d, %d) = %d, want %d", tc.budget, tc.quads, got, tc.want)
+		}
+	}
+	if 8*16*(int64(1<<30)/10)/333459 != 41216 {
+		t.Errorf("8 × the urban window's mean is %d", 8*16*(int64(1<<30)/10)/333459)
+	}
+}
