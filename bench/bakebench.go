@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/csv"
 	"fmt"
@@ -198,7 +197,57 @@ var (
 	bakedRE     = regexp.MustCompile(`baked (\d+) points in ([0-9.]+) s \(\d+ points/s, (\d+) workers\)`)
 	projectedRE = regexp.MustCompile(`projected ([0-9hms.µ]+) with`)
 	progressRE  = regexp.MustCompile(`after ([0-9hms.]+), about ([0-9hms.]+) left`)
+	kernelsRE   = regexp.MustCompile(`, ([a-z0-9]+) kernels\)`)
 )
+
+// bakeRun is one `pvsbake bake` run as a child process: what it printed —
+// its points, workers and wall time (the bake's own, after loading the
+// DEM), the projection and the kernels of its first line — and what the
+// system measured: CPU (user + system of the whole process) and peak RSS
+// in bytes.
+type bakeRun struct {
+	Points, Workers int
+	Wall, Projected time.Duration
+	Kernels         string
+	CPU             time.Duration
+	PeakRSS         int64
+	Stderr          string
+}
+
+// runBake runs cmd, a `pvsbake bake` whose Stdout and Stderr are unset,
+// copying its stderr to log (nil: nowhere). Errors: the bake failed
+// (with its last line) or printed no "baked" line.
+func runBake(cmd *exec.Cmd, log io.Writer) (bakeRun, error) {
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if log != nil {
+		cmd.Stderr = io.MultiWriter(&se, log)
+	}
+	err := cmd.Run()
+	r := bakeRun{Stderr: se.String()}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, lastLine(r.Stderr))
+	}
+	m := bakedRE.FindStringSubmatch(so.String())
+	if m == nil {
+		return r, fmt.Errorf("%s printed %q", strings.Join(cmd.Args, " "), so.String())
+	}
+	sec, _ := strconv.ParseFloat(m[2], 64)
+	r.Points, _ = strconv.Atoi(m[1])
+	r.Workers, _ = strconv.Atoi(m[3])
+	r.Wall = time.Duration(sec * float64(time.Second))
+	if p := projectedRE.FindStringSubmatch(r.Stderr); p != nil {
+		r.Projected, _ = time.ParseDuration(p[1])
+	}
+	if k := kernelsRE.FindStringSubmatch(r.Stderr); k != nil {
+		r.Kernels = k[1]
+	}
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSS = ru.Maxrss << 10
+	}
+	return r, nil
+}
 
 // bakeOne runs pvsbake bake for c with visibility model los as a child
 // process and measures it.
@@ -236,28 +285,13 @@ func bakeOne(c bakeCase, los, bin, data, tmp, budgets string, log io.Writer) (ba
 	if c.MaxDistance > 0 {
 		args = append(args, "--max-distance", strconv.FormatFloat(c.MaxDistance, 'f', -1, 64))
 	}
-	var so, se bytes.Buffer
-	cmd := exec.CommandContext(context.Background(), bin, args...)
-	cmd.Stdout, cmd.Stderr = &so, io.MultiWriter(&se, log)
-	start := time.Now()
-	err = cmd.Run()
-	row.Wall = time.Since(start)
+	br, err := runBake(exec.Command(bin, args...), log)
 	defer removeStores(tmp, c.Name)
 	if err != nil {
-		return row, fmt.Errorf("pvsbake %s: %w", strings.Join(args, " "), err)
+		return row, err
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		row.PeakRSS = ru.Maxrss << 10
-	}
-	if m := bakedRE.FindStringSubmatch(so.String()); m != nil {
-		sec, _ := strconv.ParseFloat(m[2], 64)
-		row.Wall = time.Duration(sec * float64(time.Second)) // the bake itself, without loading the DEM
-		row.Workers, _ = strconv.Atoi(m[3])
-	}
-	if m := projectedRE.FindStringSubmatch(se.String()); m != nil {
-		row.Projected, _ = time.ParseDuration(m[1])
-	}
-	for _, m := range progressRE.FindAllStringSubmatch(se.String(), -1) {
+	row.Wall, row.Workers, row.PeakRSS, row.Projected = br.Wall, br.Workers, br.PeakRSS, br.Projected
+	for _, m := range progressRE.FindAllStringSubmatch(br.Stderr, -1) {
 		el, err1 := time.ParseDuration(m[1])
 		left, err2 := time.ParseDuration(m[2])
 		if err1 == nil && err2 == nil && el >= time.Minute {
@@ -580,12 +614,19 @@ func measureTotalViewshed(dir, bin string, models []string, raw bool, log io.Wri
 		input = append([]string{filepath.Join(dir, "crop.r16")}, strings.Fields(string(b))...)
 		r.Input = "16-bit RAW"
 	}
-	// pin runs a command on the first two cores where there are more.
+	// pin runs a command on the first two cores where there are more: the
+	// one-thread figures need taskset there (Total_Viewshed would start a
+	// thread per core but one).
+	taskset := ""
+	if runtime.NumCPU() > 2 {
+		var err error
+		if taskset, err = exec.LookPath("taskset"); err != nil {
+			return r, fmt.Errorf("taskset not found (apt-get install util-linux): the one-thread figures on %d cores need it", runtime.NumCPU())
+		}
+	}
 	pin := func(two bool, name string, args ...string) *exec.Cmd {
-		if two && runtime.NumCPU() > 2 {
-			if ts, err := exec.LookPath("taskset"); err == nil {
-				return exec.Command(ts, append([]string{"-c", "0,1", name}, args...)...)
-			}
+		if two && taskset != "" {
+			return exec.Command(taskset, append([]string{"-c", "0,1", name}, args...)...)
 		}
 		return exec.Command(name, args...)
 	}
@@ -605,31 +646,17 @@ func measureTotalViewshed(dir, bin string, models []string, raw bool, log io.Wri
 		return wall, cpu, nil
 	}
 	ours := func(two bool, los string, workers int) (tvModel, error) {
-		var so, se bytes.Buffer
 		args := append([]string{"bake"}, input...)
 		args = append(args, "-o", filepath.Join(dir, "ours.pvs"), "--budget", "1GiB",
 			"--sectors", fmt.Sprint(tvSectors), "--workers", fmt.Sprint(workers), "--los", los)
-		cmd := pin(two, bin, args...)
-		cmd.Stdout, cmd.Stderr = &so, &se
-		err := cmd.Run()
+		br, err := runBake(pin(two, bin, args...), nil)
 		os.Remove(filepath.Join(dir, "ours.pvs"))
 		if err != nil {
-			return tvModel{}, fmt.Errorf("our bake of the crop: %w: %s", err, lastLine(se.String()))
+			return tvModel{}, fmt.Errorf("our bake of the crop: %w", err)
 		}
-		m := bakedRE.FindStringSubmatch(so.String())
-		if m == nil {
-			return tvModel{}, fmt.Errorf("our bake of the crop printed %q", so.String())
-		}
-		if k := kernelsRE.FindStringSubmatch(se.String()); k != nil {
-			r.Kernels = k[1]
-		}
-		sec, _ := strconv.ParseFloat(m[2], 64)
-		o := tvModel{LOS: los, Wall: time.Duration(sec * float64(time.Second)), CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-		if p := projectedRE.FindStringSubmatch(se.String()); p != nil {
-			o.Projected, _ = time.ParseDuration(p[1])
-		}
-		fmt.Fprintf(log, "Total_Viewshed crop, --los %s, %d workers: %.1f s\n", los, workers, o.Wall.Seconds())
-		return o, nil
+		r.Kernels = br.Kernels
+		fmt.Fprintf(log, "Total_Viewshed crop, --los %s, %d workers: %.1f s\n", los, workers, br.Wall.Seconds())
+		return tvModel{LOS: los, Wall: br.Wall, CPU: br.CPU, Projected: br.Projected}, nil
 	}
 	var err error
 	if r.TV, r.TVCPU, err = tv(true); err != nil {

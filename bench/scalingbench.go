@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
@@ -26,9 +23,6 @@ type scalingRow struct {
 	CPU     time.Duration // user + system of the whole process
 	PeakRSS int64         // bytes
 }
-
-// kernelsRE finds the kernels in pvsbake's projection line.
-var kernelsRE = regexp.MustCompile(`, ([a-z0-9]+) kernels\)`)
 
 // runScalingBench bakes one DEM window at 1, 2, 4 … N workers with pvsbake
 // as a child process and writes each bake's time and the parallel
@@ -93,28 +87,13 @@ func runScalingBench(args []string, stdout, stderr io.Writer) error {
 	points, kernels := 0, ""
 	for _, n := range counts {
 		a := append(append([]string{}, bakeArgs...), "--workers", strconv.Itoa(n))
-		var so, se bytes.Buffer
-		cmd := exec.Command(*bin, a...)
-		cmd.Stdout, cmd.Stderr = &so, &se
-		err := cmd.Run()
+		br, err := runBake(exec.Command(*bin, a...), nil)
 		os.Remove(filepath.Join(*tmp, "scaling.pvs"))
 		if err != nil {
-			return fmt.Errorf("pvsbake %s: %w: %s", strings.Join(a, " "), err, lastLine(se.String()))
+			return err
 		}
-		m := bakedRE.FindStringSubmatch(so.String())
-		if m == nil {
-			return fmt.Errorf("pvsbake %s printed %q", strings.Join(a, " "), so.String())
-		}
-		sec, _ := strconv.ParseFloat(m[2], 64)
-		points, _ = strconv.Atoi(m[1])
-		if k := kernelsRE.FindStringSubmatch(se.String()); k != nil {
-			kernels = k[1]
-		}
-		r := scalingRow{Workers: n, Wall: time.Duration(sec * float64(time.Second)),
-			CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSS = ru.Maxrss << 10
-		}
+		points, kernels = br.Points, br.Kernels
+		r := scalingRow{Workers: n, Wall: br.Wall, CPU: br.CPU, PeakRSS: br.PeakRSS}
 		rows = append(rows, r)
 		fmt.Fprintf(stdout, "%d workers: %.1f s (CPU %.1f s), efficiency %.0f%%\n", n, r.Wall.Seconds(), r.CPU.Seconds(), 100*efficiency(rows, len(rows)-1))
 		if err := writeScaling(dir, rows, bakeArgs, points, kernels); err != nil {

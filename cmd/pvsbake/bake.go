@@ -87,7 +87,6 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	coded := *f.encoding == "coded"
 	nw := *f.workers
 	if nw == 0 {
 		nw = runtime.GOMAXPROCS(0)
@@ -100,7 +99,7 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	outputs, err := bakeOutputs(*f.out, *f.budgets, *f.nodes, geo.QuadCount(), *f.policy == "min-loss", coded)
+	outputs, err := bakeOutputs(*f.out, *f.budgets, *f.nodes, geo.QuadCount(), *f.policy == "min-loss", *f.encoding == "coded")
 	if err != nil {
 		return err
 	}
@@ -194,8 +193,7 @@ func (f *bakeFlags) check(demPath string) (horizon.Params, bake.Shard, error) {
 	if err := horizon.CheckKernels(*f.kernels); err != nil {
 		return horizon.Params{}, bake.Shard{}, cli.Usagef("--kernels %s", strings.TrimPrefix(err.Error(), horizon.ErrKernels.Error()+": "))
 	}
-	coded := *f.encoding == "coded"
-	if coded && (*f.budgets == "" || *f.shardFlag != "") {
+	if *f.encoding == "coded" && (*f.budgets == "" || *f.shardFlag != "") {
 		return horizon.Params{}, bake.Shard{}, cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
 	}
 	if *f.resume != "" && *f.shardFlag != "" {
