@@ -530,11 +530,17 @@ func TestVisibilityModels(t *testing.T) {
 	}{
 		{"this build's sector", func(h *Header) {}, "", horizon.LOSSector, 1},
 		{"this build's conservative", func(h *Header) { h.Params = FromHorizon(horizon.DefaultParams()) }, "", horizon.LOSConservative, 1},
-		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 1},
+		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 2},
+		{"an older region version", func(h *Header) {
+			p := horizon.DefaultParams()
+			p.LOS = horizon.LOSRegion
+			h.Params = FromHorizon(p)
+			h.Params.LOSVersion = 1
+		}, "", horizon.LOSRegion, 1},
 		{"region with the conservative flag", func(h *Header) { h.Params.LOS, h.Params.Conservative = "region", true }, `visibility model "region" version 1 is not one`, 0, 0},
 		{"unnamed sector", func(h *Header) { h.Params.LOS, h.Params.LOSVersion = "", 0 }, "", horizon.LOSSector, 0},
 		{"unnamed conservative", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "", 0, true }, "", horizon.LOSConservative, 0},
-		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 1)`, 0, 0},
+		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 2)`, 0, 0},
 		{"newer version", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "conservative", 2, true },
 			`visibility model "conservative" version 2 is not one this build knows`, 0, 0},
 		{"name and flag disagree", func(h *Header) { h.Params.Conservative = true }, `visibility model "sector" version 1 is not one`, 0, 0},

@@ -48,42 +48,9 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	VMULPS V, T, T; \
 	VADDPS T, R, R
 
-// A half's segment bound, in three parts: HALFA loads the half's patches
-// (elevations from R10, row stride R11 bytes), evaluates the chord's ends
-// and jumps to SKIP when no lane's quadratic curves up; HALFV takes its
-// vertex where it lies inside; HALFB subtracts the slack (g2 from BX, row
-// stride AX bytes) and lowers Z, the half's running bound, in the lanes of
-// hull bits R13 >> SH.
-#define HALFA(SKIP) \
-	VMOVUPS (R10), X0; \
-	VINSERTF128 $1, (R10)(R11*1), Y0, Y0; \
-	VMOVUPS 4(R10), X1; \
-	VINSERTF128 $1, 4(R10)(R11*1), Y1, Y1; \
-	VMOVUPS (R10)(R11*1), X2; \
-	VINSERTF128 $1, (R10)(R11*2), Y2, Y2; \
-	VMOVUPS 4(R10)(R11*1), X3; \
-	VINSERTF128 $1, 4(R10)(R11*2), Y3, Y3; \
-	VSUBPS Y1, Y0, Y4; \
-	VSUBPS Y2, Y4, Y4; \
-	VADDPS Y3, Y4, Y4; \
-	VSUBPS Y0, Y1, Y1; \
-	VSUBPS Y0, Y2, Y2; \
-	VBROADCASTSS consSeg_ua(SI), Y5; \
-	VBROADCASTSS consSeg_va(SI), Y6; \
-	F(Y5, Y6, Y7, Y8); \
-	VBROADCASTSS consSeg_ub(SI), Y5; \
-	VBROADCASTSS consSeg_vb(SI), Y6; \
-	F(Y5, Y6, Y9, Y8); \
-	VCMPPS $0x11, Y7, Y9, Y8; \
-	VBLENDVPS Y8, Y9, Y7, Y7; \
-	VBROADCASTSS consSeg_dd(SI), Y5; \
-	VMULPS Y5, Y4, Y5; \
-	VXORPS Y6, Y6, Y6; \
-	VCMPPS $0x1e, Y6, Y5, Y6; \
-	VMOVMSKPS Y6, DX; \
-	TESTL DX, DX; \
-	JEQ SKIP
-
+// HALFV takes the vertex of the segment at SI where it lies inside and
+// the quadratic curves up (lanes in Y6, c in Y5), lowering Y7, the
+// segment's least value so far; z00, bu, bv, cuv in Y0, Y1, Y2, Y4.
 #define HALFV \
 	VBROADCASTSS consSeg_du(SI), Y8; \
 	VBROADCASTSS consSeg_dv(SI), Y9; \
@@ -112,21 +79,85 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	VANDPS Y8, Y9, Y9; \
 	VBLENDVPS Y9, Y12, Y7, Y7
 
-#define HALFB(Z, SH) \
+// LOADH loads a half's patch (elevations from R10, row stride R11 bytes):
+// z00, bu, bv, cuv in Y0, Y1, Y2, Y4 (segLow), and sets Y3, the least
+// value over the patch's segments, to +Inf.
+#define LOADH \
+	VMOVUPS (R10), X0; \
+	VINSERTF128 $1, (R10)(R11*1), Y0, Y0; \
+	VMOVUPS 4(R10), X1; \
+	VINSERTF128 $1, 4(R10)(R11*1), Y1, Y1; \
+	VMOVUPS (R10)(R11*1), X2; \
+	VINSERTF128 $1, (R10)(R11*2), Y2, Y2; \
+	VMOVUPS 4(R10)(R11*1), X3; \
+	VINSERTF128 $1, 4(R10)(R11*2), Y3, Y3; \
+	VSUBPS Y1, Y0, Y4; \
+	VSUBPS Y2, Y4, Y4; \
+	VADDPS Y3, Y4, Y4; \
+	VSUBPS Y0, Y1, Y1; \
+	VSUBPS Y0, Y2, Y2; \
+	VBROADCASTSS posInf<>(SB), Y3
+
+// SEGH lowers Y3 to the least value of the loaded half's patch over the
+// entry at SI (consSeg.pt): a segment's ends and its vertex where the
+// quadratic curves up inside it (HALFV), a point, or a rectangle's four
+// corners.
+#define SEGH(LOW, RECT) \
+	VBROADCASTSS consSeg_ua(SI), Y5; \
+	VBROADCASTSS consSeg_va(SI), Y6; \
+	F(Y5, Y6, Y7, Y8); \
+	CMPL consSeg_pt(SI), $const_ptPoint; \
+	JEQ LOW; \
+	JGT RECT; \
+	VBROADCASTSS consSeg_ub(SI), Y5; \
+	VBROADCASTSS consSeg_vb(SI), Y6; \
+	F(Y5, Y6, Y9, Y8); \
+	VCMPPS $0x11, Y7, Y9, Y8; \
+	VBLENDVPS Y8, Y9, Y7, Y7; \
+	VBROADCASTSS consSeg_dd(SI), Y5; \
+	VMULPS Y5, Y4, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VCMPPS $0x1e, Y6, Y5, Y6; \
+	VMOVMSKPS Y6, DX; \
+	TESTL DX, DX; \
+	JEQ LOW; \
+	HALFV; \
+	JMP LOW; \
+RECT: \
+	VBROADCASTSS consSeg_ub(SI), Y5; \
+	F(Y5, Y6, Y9, Y8); \
+	VCMPPS $0x11, Y7, Y9, Y8; \
+	VBLENDVPS Y8, Y9, Y7, Y7; \
+	VBROADCASTSS consSeg_vb(SI), Y6; \
+	F(Y5, Y6, Y9, Y8); \
+	VCMPPS $0x11, Y7, Y9, Y8; \
+	VBLENDVPS Y8, Y9, Y7, Y7; \
+	VBROADCASTSS consSeg_ua(SI), Y5; \
+	F(Y5, Y6, Y9, Y8); \
+	VCMPPS $0x11, Y7, Y9, Y8; \
+	VBLENDVPS Y8, Y9, Y7, Y7; \
+LOW: \
+	VCMPPS $0x11, Y3, Y7, Y8; \
+	VBLENDVPS Y8, Y7, Y3, Y3
+
+// HALFBG subtracts the slack (g2 from BX, row stride AX bytes) and
+// consPad from Y3, the half's patch's least value, and lowers Z, the
+// half's running bound, to it in the lanes of hull bits R13 >> SH.
+#define HALFBG(Z, SH) \
 	VMOVUPS (BX), X8; \
 	VINSERTF128 $1, (BX)(AX*1), Y8, Y8; \
 	VBROADCASTSS consJob_bulge(R8), Y9; \
 	VMULPS Y9, Y8, Y8; \
-	VSUBPS Y8, Y7, Y7; \
+	VSUBPS Y8, Y3, Y3; \
 	MOVQ BlockWorker_m(DI), DX; \
 	VBROADCASTSS Model_consPad(DX), Y9; \
-	VSUBPS Y9, Y7, Y7; \
+	VSUBPS Y9, Y3, Y3; \
 	MOVQ R13, DX; \
 	SHRQ $SH, DX; \
 	LANEMASK(DX, X9, Y9, Y10); \
-	VCMPPS $0x11, Z, Y7, Y8; \
+	VCMPPS $0x11, Z, Y3, Y8; \
 	VANDPS Y9, Y8, Y8; \
-	VBLENDVPS Y8, Y7, Z, Z
+	VBLENDVPS Y8, Y3, Z, Z
 
 // consHull sets R13 to the lanes whose patch (R10 + b mod 4, R11 + b div
 // 4) lies in the grid's (W−1)×(H−1) patches (lanesIn), for the BlockWorker
@@ -215,7 +246,7 @@ r4:
 	ADDQ consJob_row(R8), R11
 
 // func consAVX2(bw *BlockWorker, j *consJob)
-TEXT ·consAVX2(SB), NOSPLIT, $0-16
+TEXT ·consAVX2(SB), NOSPLIT, $16-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
 	MOVQ BlockWorker_m(DI), AX
@@ -277,8 +308,11 @@ screen:
 	JEQ ret
 
 screenNext:
-	ADDQ $consSeg__size, SI
-	INCQ CX
+	// The next patch: grp segments on.
+	MOVLQSX consSeg_grp(SI), AX
+	ADDQ AX, CX
+	IMULQ $consSeg__size, AX
+	ADDQ AX, SI
 	JMP screen
 
 screened:
@@ -292,8 +326,15 @@ screened:
 	XORQ CX, CX
 
 eval:
+	// A patch at a time: its grp segments from SI, their end kept at
+	// 0(SP), their start at 8(SP).
 	CMPQ CX, (consJob_segs+8)(R8)
 	JGE evaluated
+	MOVLQSX consSeg_grp(SI), DX
+	IMULQ $consSeg__size, DX
+	ADDQ SI, DX
+	MOVQ DX, 0(SP)
+	MOVQ SI, 8(SP)
 	QXY
 	CALL consHull<>(SB)
 	TESTQ R13, R13
@@ -317,20 +358,27 @@ eval:
 	SHLQ $2, R11
 	MOVQ R14, AX
 	SHLQ $2, AX
-	HALFA(skip0)
-	HALFV
+	LOADH
 
-skip0:
-	HALFB(Y14, 0)
+seg0:
+	SEGH(low0, rect0)
+	ADDQ $consSeg__size, SI
+	CMPQ SI, 0(SP)
+	JLT seg0
+	HALFBG(Y14, 0)
 	LEAQ (R10)(R11*2), R10
 	LEAQ (BX)(AX*2), BX
-	HALFA(skip1)
-	HALFV
+	MOVQ 8(SP), SI
+	LOADH
 
-skip1:
-	HALFB(Y15, 8)
+seg1:
+	SEGH(low1, rect1)
+	ADDQ $consSeg__size, SI
+	CMPQ SI, 0(SP)
+	JLT seg1
+	HALFBG(Y15, 8)
 
-	// z only falls with more segments: once no lane left to decide can
+	// z only falls with more patches: once no lane left to decide can
 	// rise, none will.
 	LEAQ BlockWorker_eye(DI), DX
 	LEAQ consJob_cur(R8), BX
@@ -354,8 +402,10 @@ skip1:
 	JEQ ret
 
 evalNext:
-	ADDQ $consSeg__size, SI
-	INCQ CX
+	MOVQ 8(SP), SI
+	MOVLQSX consSeg_grp(SI), DX
+	ADDQ DX, CX
+	MOVQ 0(SP), SI
 	JMP eval
 
 evaluated:

@@ -201,7 +201,7 @@ func (m *Model) consSegCap() int {
 	return consTableSegs
 }
 
-// consTableSegs caps the chord-segment table at this many segments (40
+// consTableSegs caps the chord-segment table at this many segments (48
 // bytes each): the steps nearest the observers, which every line walks,
 // are looked up; farther ones are computed (consStep).
 const consTableSegs = 1 << 19
@@ -279,7 +279,7 @@ func (conservativeLines) setup(m *Model) {
 func (conservativeLines) tableBytes(width, height, sectors int) int64 {
 	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
 	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
-	return 8*padded + 4*pw*ph + 40*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+	return 8*padded + 4*pw*ph + 48*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
 }
 
 // walkBlock fills the block's rows by BlockWorker.walkConservative, every
@@ -303,10 +303,25 @@ func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 // du = ub − ua and dv = vb − va, and the quadratic's shared terms dd =
 // du·dv and w = ua·dv + va·du (segLow). Observers a whole number of cells
 // apart share these values bit for bit.
+//
+// The vector kernels load a patch's corners once for a run of segments in
+// the same patch: grp is the run's length on its first segment and 0 on
+// the others (chordSegs's segments are runs of one; regionChord's are
+// sorted by patch). pt marks entries that are not segments: ptPoint, the
+// point (ua, va); ptRect, the rectangle from corner (ua, va) to corner
+// (ub, vb), whose least value is at one of its four corners.
 type consSeg struct {
 	px, py                        int32
 	ua, va, ub, vb, du, dv, dd, w float32
+	grp, pt                       int32
 }
+
+// The kinds of consSeg entries (consSeg.pt).
+const (
+	ptSegment = 0
+	ptPoint   = 1
+	ptRect    = 2
+)
 
 // chordSegs appends to segs the patches the segment from (x0,y0) to
 // (x1,y1) crosses, in order (Amanatides–Woo), with the segment's part in
@@ -343,7 +358,7 @@ func chordSegs(x0, y0, x1, y1 float64, segs []consSeg) []consSeg {
 		ub, vb := float32(u0+float64(te*dx)), float32(v0+float64(te*dy))
 		du, dv := ub-ua, vb-va
 		segs = append(segs, consSeg{px: int32(px), py: int32(py), ua: ua, va: va, ub: ub, vb: vb,
-			du: du, dv: dv, dd: du * dv, w: float32(ua*dv) + float32(va*du)})
+			du: du, dv: dv, dd: du * dv, w: float32(ua*dv) + float32(va*du), grp: 1})
 		if te >= 1 {
 			break
 		}
@@ -375,6 +390,9 @@ func segLow(z00, z10, z01, z11 float32, s *consSeg) float32 {
 		return z00 + float32(bu*u) + float32(bv*v) + float32(float32(cuv*u)*v)
 	}
 	lo := f(s.ua, s.va)
+	if s.pt == ptRect { // a bilinear patch is least over a rectangle at a corner
+		return min(lo, f(s.ub, s.va), f(s.ub, s.vb), f(s.ua, s.vb))
+	}
 	if fb := f(s.ub, s.vb); fb < lo {
 		lo = fb
 	}

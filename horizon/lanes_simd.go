@@ -389,7 +389,7 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 	// slope of at most cur cannot rise (chordLow).
 	top := m.consTop
 	pass := uint16(0)
-	for i := range j.segs {
+	for i := 0; i < len(j.segs); i += int(j.segs[i].grp) { // a patch at a time
 		s := &j.segs[i]
 		qx, qy := j.col+int(s.px), j.row+int(s.py)
 		hull := lanesIn(qx, qy, pw, ph)
@@ -404,12 +404,15 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 	}
 	need := j.live &^ pass // the lanes the screen left
 	z := bcast(float32(math.Inf(1)))
+	inf := z
 	in := uint16(0)
-	for i := range j.segs {
-		s := &j.segs[i]
-		qx, qy := j.col+int(s.px), j.row+int(s.py) // lane 0's patch
+	for i := 0; i < len(j.segs); {
+		s0 := &j.segs[i]
+		n := int(s0.grp)
+		qx, qy := j.col+int(s0.px), j.row+int(s0.py) // lane 0's patch
 		hull := lanesIn(qx, qy, pw, ph)
 		if hull == 0 {
+			i += n
 			continue
 		}
 		in |= hull
@@ -429,21 +432,40 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 		f := func(u, v archsimd.Float32x16) archsimd.Float32x16 {
 			return z00.Add(bu.Mul(u)).Add(bv.Mul(v)).Add(cuv.Mul(u).Mul(v))
 		}
-		ua, va := bcastp(&s.ua), bcastp(&s.va)
-		du, dv := bcastp(&s.du), bcastp(&s.dv)
-		lo := f(ua, va)
-		fb := f(bcastp(&s.ub), bcastp(&s.vb))
-		lo = fb.Merge(lo, fb.Less(lo))
-		c := cuv.Mul(bcastp(&s.dd))
-		if up := c.Greater(zero); up.ToBits() != 0 {
-			b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(bcastp(&s.w)))
-			sm := b.Div(c.Add(c))
-			fm := f(ua.Sub(sm.Mul(du)), va.Sub(sm.Mul(dv)))
-			lo = fm.Merge(lo, fm.Less(lo).And(up).And(sm.Greater(minus1)).And(sm.Less(zero)))
+		// The patch's segments' least value: the slack below is the same
+		// for all of them, and rounding is monotone, so subtracting it
+		// from the least gives the least of the differences.
+		lo := inf
+		for g := i; g < i+n; g++ {
+			s := &j.segs[g]
+			ua, va := bcastp(&s.ua), bcastp(&s.va)
+			fa := f(ua, va)
+			lo = fa.Merge(lo, fa.Less(lo))
+			if s.pt == ptPoint {
+				continue
+			}
+			if s.pt == ptRect {
+				ub, vb := bcastp(&s.ub), bcastp(&s.vb)
+				for _, fc := range [3]archsimd.Float32x16{f(ub, va), f(ub, vb), f(ua, vb)} {
+					lo = fc.Merge(lo, fc.Less(lo))
+				}
+				continue
+			}
+			du, dv := bcastp(&s.du), bcastp(&s.dv)
+			fb := f(bcastp(&s.ub), bcastp(&s.vb))
+			lo = fb.Merge(lo, fb.Less(lo))
+			c := cuv.Mul(bcastp(&s.dd))
+			if up := c.Greater(zero); up.ToBits() != 0 {
+				b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(bcastp(&s.w)))
+				sm := b.Div(c.Add(c))
+				fm := f(ua.Sub(sm.Mul(du)), va.Sub(sm.Mul(dv)))
+				lo = fm.Merge(lo, fm.Less(lo).And(up).And(sm.Greater(minus1)).And(sm.Less(zero)))
+			}
 		}
+		i += n
 		zs := lo.Sub(rows4(g2, m.consIndex(qx, qy), gw).Mul(bulge)).Sub(pad)
 		z = zs.Merge(z, zs.Less(z).And(archsimd.Mask32x16FromBits(hull)))
-		// z only falls with more segments: once no lane left to decide
+		// z only falls with more patches: once no lane left to decide
 		// can rise, none will.
 		if need&^(in&z.Sub(drop).Sub(eye).Mul(inv).LessEqual(cur).ToBits()) == 0 {
 			return

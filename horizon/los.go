@@ -46,7 +46,7 @@ var losInfo = [numLOS]struct {
 }{
 	LOSSector:       {"sector", 1},
 	LOSConservative: {"conservative", 1},
-	LOSRegion:       {"region", 1},
+	LOSRegion:       {"region", 2},
 }
 
 // String returns the model's name: "sector", "conservative" or "region".

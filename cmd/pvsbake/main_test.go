@@ -241,7 +241,7 @@ func TestConservativeBake(t *testing.T) {
 		{nil, []string{`"los": "conservative"`, `"los_version": 1`, `"conservative": true`}},
 		{[]string{"--los", "conservative"}, []string{`"los": "conservative"`, `"los_version": 1`}},
 		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
-		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 1`}},
+		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 2`}},
 	} {
 		store := filepath.Join(dir, "c.pvs")
 		if _, errOut, code := runCmd(append([]string{"bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q"}, tc.flags...)...); code != 0 {
