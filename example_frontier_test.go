@@ -54,6 +54,6 @@ func Example_frontierSet() {
 	fmt.Printf("A's region: %d cells in %d quads\n", res.A.Points, len(res.A.Quads))
 	fmt.Println("B's region holds (40,30):", res.B.Contains(40, 30))
 	// Output:
-	// A's region: 32 cells in 2 quads
+	// A's region: 24 cells in 3 quads
 	// B's region holds (40,30): true
 }

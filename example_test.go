@@ -69,7 +69,7 @@ func ExampleOpen() {
 	fmt.Printf("A's region: %d cells, B's: %d cells\n", res.A.Points, res.B.Points)
 	// Output:
 	// see each other: false
-	// A's region: 32 cells, B's: 768 cells
+	// A's region: 24 cells, B's: 832 cells
 }
 
 // Locate a player by longitude and latitude, and read the map coordinates

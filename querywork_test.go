@@ -68,7 +68,7 @@ func TestQueryWork(t *testing.T) {
 		{Path: filepath.Join(dir, "coded.pvs"), Budget: budget, Coded: true,
 			Cap: compress.Cap{Codes: compress.CodedCeiling(budget, g.QuadCount()), MinLoss: true}},
 	}
-	if _, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: horizon.DefaultParams(), Outputs: outs}); err != nil {
+	if _, err := bake.Run(context.Background(), bake.Config{DEM: dem, Params: conservativeParams(), Outputs: outs}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -133,6 +133,14 @@ func TestQueryWork(t *testing.T) {
 // outsideMargin says why got is not within 1.25× of want either way (""
 // when it is; counts under one per query apart always are): more work than
 // pinned is a regression, much less a stale pin.
+// conservativeParams returns the default parameters under the
+// conservative model, whose query counts the test pins.
+func conservativeParams() horizon.Params {
+	p := horizon.DefaultParams()
+	p.LOS = horizon.LOSConservative
+	return p
+}
+
 func outsideMargin(got, want float64) string {
 	switch {
 	case got > 1.25*want && got > want+1:

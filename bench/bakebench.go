@@ -424,6 +424,7 @@ func peerGDAL(c bakeCase, data string, observers int) (peerRow, error) {
 	}
 	defer gv.Close()
 	p := horizon.DefaultParams()
+	p.LOS = horizon.LOSConservative // a point model beside GDAL's, which judges sample points
 	m, err := horizon.New(bake.Terrain(g), p)
 	if err != nil {
 		return peerRow{}, err

@@ -24,7 +24,7 @@ func TestCheckTifStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := horizon.DefaultParams()
-	p.Sectors, p.MaxDistance = 64, 500
+	p.Sectors, p.MaxDistance, p.LOS = 64, 500, horizon.LOSConservative
 	geo, err := quadpvs.NewGeometry(g.Width, g.Height)
 	if err != nil {
 		t.Fatal(err)

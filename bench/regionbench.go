@@ -316,7 +316,7 @@ func regionVsPoint(dem string, win heightmap.Window, maxDist float64, observers 
 		return 0, err
 	}
 	p := horizon.DefaultParams()
-	p.MaxDistance = maxDist
+	p.MaxDistance, p.LOS = maxDist, horizon.LOSConservative
 	point, err := horizon.New(bake.Terrain(g), p)
 	if err != nil {
 		return 0, err

@@ -529,7 +529,11 @@ func TestVisibilityModels(t *testing.T) {
 		ver  int
 	}{
 		{"this build's sector", func(h *Header) {}, "", horizon.LOSSector, 1},
-		{"this build's conservative", func(h *Header) { h.Params = FromHorizon(horizon.DefaultParams()) }, "", horizon.LOSConservative, 1},
+		{"this build's conservative", func(h *Header) {
+			p := horizon.DefaultParams()
+			p.LOS = horizon.LOSConservative
+			h.Params = FromHorizon(p)
+		}, "", horizon.LOSConservative, 1},
 		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 2},
 		{"an older region version", func(h *Header) {
 			p := horizon.DefaultParams()

@@ -43,8 +43,8 @@ func recipes(t *testing.T, path string) []string {
 // standing for the repository's root (its entries linked in), with
 // pvsbake and frontierq built from this checkout first on the PATH: each
 // block must exit 0 (a cmp in a block checks bytes). -short leaves out
-// the slowest: the coded, conservative and sharded bakes, the Go module
-// and the C, C# and Python libraries.
+// the slowest: the coded, conservative, resumed and sharded bakes, the
+// total viewshed, the Go module and the C, C# and Python libraries.
 func TestRecipes(t *testing.T) {
 	blocks := recipes(t, "recipes.md")
 	if len(blocks) < 5 {
@@ -57,9 +57,10 @@ func TestRecipes(t *testing.T) {
 	dir, env := sandbox(t, root)
 	for i, b := range blocks {
 		if testing.Short() && (strings.Contains(b, "--encoding coded") || strings.Contains(b, "bake-sharded") ||
-			strings.Contains(b, "--los conservative") || strings.Contains(b, "go mod init") ||
+			strings.Contains(b, "--los conservative") || strings.Contains(b, "--resume") ||
+			strings.Contains(b, "--total-viewshed") || strings.Contains(b, "go mod init") ||
 			strings.Contains(b, "make lib") || strings.Contains(b, "mcs ") || strings.Contains(b, "pip install")) {
-			t.Logf("recipe %d: the coded, conservative and sharded bakes, the Go module and the C, C# and Python libraries run in make check", i+1)
+			t.Logf("recipe %d: the coded, conservative, resumed and sharded bakes, the total viewshed, the Go module and the C, C# and Python libraries run in make check", i+1)
 			continue
 		}
 		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", b)

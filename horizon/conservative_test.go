@@ -34,7 +34,7 @@ func TestConservative(t *testing.T) {
 		{"annarbor-dsm-2ft.tif", 250, 300, 256},
 	} {
 		ter := loadWindow(t, tc.name, heightmap.Window{Col: tc.col, Row: tc.row, Width: size, Height: size})
-		p := DefaultParams()
+		p := ThesisParams()
 		p.Sectors = tc.sectors
 		sector, err := New(ter, p)
 		if err != nil {

@@ -24,6 +24,7 @@ func TestRegion(t *testing.T) {
 	for _, crop := range []string{"hgt-130x110", "dsm-120x136"} {
 		ter := cropWindow(t, crop, 10, 10, size, size)
 		p := DefaultParams()
+		p.LOS = LOSConservative
 		point, err := New(ter, p)
 		if err != nil {
 			t.Fatal(err)

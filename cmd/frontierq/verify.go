@@ -47,7 +47,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	asJSON := cli.JSONFlag(fs, "the counts")
 	quiet := fs.BoolP("quiet", "q", false, "no progress lines")
 	exact := fs.Bool("exact", false, "check against the exact line of sight (the segment on the bilinear surface) instead of the store's sector model")
-	positions := fs.Int("positions", -1, "with --exact: check each cell pair at positions inside the two cells — the 16 corner combinations, this many random pairs and an ascent to the highest sight line — instead of their sample points (0: sample points; default 16 for stores of the region model, else 0)")
+	positions := fs.Int("positions", -1, "with --exact: check each cell pair at positions inside the two cells — the 16 corner combinations, this many random pairs and an ascent to the highest sight line — instead of their sample points, each sampled point against --sample points of the other side (0: sample points; default 16 for stores of the region model, else 0)")
 	adversarial := fs.Bool("adversarial", false, "with --exact: search, from --pairs random observers, the cells the store calls hidden that exact line of sight sees, and grow frontier sets for those pairs")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *adversarial && !*exact {

@@ -228,9 +228,10 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	}
 }
 
-// TestConservativeBake: the conservative model is the default, recorded in
-// the store's parameters with its version, --los sector bakes the thesis's,
-// and the shards of a conservative and a sector bake do not join.
+// TestConservativeBake: the region model is the default, each model is
+// recorded in the store's parameters with its version, --los conservative
+// and --los sector bake the point models, and the shards of a conservative
+// and a sector bake do not join.
 func TestConservativeBake(t *testing.T) {
 	dir := t.TempDir()
 	dem := filepath.Join(dir, "h.tif")
@@ -238,7 +239,7 @@ func TestConservativeBake(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	for _, tc := range []struct{ flags, want []string }{
-		{nil, []string{`"los": "conservative"`, `"los_version": 1`, `"conservative": true`}},
+		{nil, []string{`"los": "region"`, `"los_version": 2`}},
 		{[]string{"--los", "conservative"}, []string{`"los": "conservative"`, `"los_version": 1`}},
 		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
 		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 2`}},
@@ -253,12 +254,12 @@ func TestConservativeBake(t *testing.T) {
 				t.Errorf("%v: stat has no %s: %s", tc.flags, w, out)
 			}
 		}
-		if len(tc.flags) > 0 && tc.flags[1] != "conservative" && strings.Contains(out, `"conservative"`) {
-			t.Errorf("--los sector: stat: %s", out)
+		if (len(tc.flags) == 0 || tc.flags[1] != "conservative") && strings.Contains(out, `"conservative"`) {
+			t.Errorf("%v: stat: %s", tc.flags, out)
 		}
 	}
-	if _, errOut, code := runCmd("bake", dem, "-o", filepath.Join(dir, "r.pvs"), "--nodes", "30", "--los", "region", "--curvature"); code != 2 || !strings.Contains(errOut, "region model does not take Earth curvature") {
-		t.Errorf("--los region --curvature: exit %d: %s", code, errOut)
+	if _, errOut, code := runCmd("bake", dem, "-o", filepath.Join(dir, "r.pvs"), "--nodes", "30", "--curvature"); code != 2 || !strings.Contains(errOut, "region model does not take Earth curvature") {
+		t.Errorf("--curvature under the default model: exit %d: %s", code, errOut)
 	}
 	p0, p1 := filepath.Join(dir, "p0"), filepath.Join(dir, "p1")
 	for i, los := range []string{"conservative", "sector"} {
@@ -375,8 +376,8 @@ func TestPVSCellBake(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
 		}
 	}
-	if _, errOut, code := runCmd("bake", dem, "--pvs-cell", "20", "--nodes", "40", "-o", filepath.Join(dir, "bad.pvs")); code != 2 || !strings.Contains(errOut, "with --los region") {
-		t.Errorf("--pvs-cell without --los region: exit %d: %s", code, errOut)
+	if _, errOut, code := runCmd("bake", dem, "--pvs-cell", "20", "--los", "conservative", "--nodes", "40", "-o", filepath.Join(dir, "bad.pvs")); code != 2 || !strings.Contains(errOut, "with --los region") {
+		t.Errorf("--pvs-cell with --los conservative: exit %d: %s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bad.pvs")); err == nil {
 		t.Error("a refused bake wrote its output")

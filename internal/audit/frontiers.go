@@ -36,7 +36,10 @@ type FrontierAudit struct {
 	// Exact checks against exact line of sight on the heightmap's bilinear
 	// surface (internal/losref) instead of the recomputed PVS; with
 	// Positions > 0, between positions inside the two cells (the 16 corner
-	// combinations, Positions random pairs and an ascent).
+	// combinations, Positions random pairs and an ascent), each sampled
+	// point against Sample points of the other side drawn for it (every
+	// point of the other side otherwise: a position check costs tens of
+	// line-of-sight tests, and frontier sets hold thousands of points).
 	Exact     bool
 	Positions int
 	// Seed fixes the pairs, the sampled points and the positions, whatever
@@ -142,7 +145,8 @@ func Frontiers(ctx context.Context, a FrontierAudit) (FrontierReport, error) {
 				rng := rand.New(rand.NewPCG(a.Seed, uint64(i)))
 				c, v, np := 0, 0, 0
 				for side, f := range [2]*grow.Frontier{&res.A, &res.B} {
-					other := [2]*grow.Frontier{&res.A, &res.B}[1-side].AppendCells(nil)
+					of := [2]*grow.Frontier{&res.A, &res.B}[1-side]
+					other := of.AppendCells(nil)
 					for _, p := range SamplePoints(f, a.Sample, rng) {
 						if g.IsNodata(p[1]*g.Width + p[0]) {
 							continue // no player stands there; the bake hides nodata cells
@@ -163,7 +167,11 @@ func Frontiers(ctx context.Context, a FrontierAudit) (FrontierReport, error) {
 						}
 						// p sees q, or q sees p: the exact line of sight
 						// between an eye and a target's top, both ways.
-						for _, q := range other {
+						qs := other
+						if a.Positions > 0 && a.Sample > 0 {
+							qs = SamplePoints(of, a.Sample, rng)
+						}
+						for _, q := range qs {
 							if g.IsNodata(q[1]*g.Width+q[0]) || beyond(p, q) {
 								continue
 							}

@@ -267,7 +267,7 @@ func TestJoinRefuses(t *testing.T) {
 func TestJoinRefusesOtherVersions(t *testing.T) {
 	dem := loadWindow(t, "N44W072.hgt", heightmap.Window{Col: 830, Row: 860, Width: 20, Height: 17})
 	p := horizon.DefaultParams()
-	p.Sectors = 32
+	p.Sectors, p.LOS = 32, horizon.LOSConservative
 	paths := bakeShards(t, dem, p, t.TempDir(), 2)
 	var parts []*Partial
 	for _, path := range paths {
