@@ -13,6 +13,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/frontiersets/frontiersets/internal/blockindex"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -89,7 +90,7 @@ func (w *CodedWriter) Add(q int, block []byte) error {
 	if quads := len(w.idx) / 8; q < 0 || q >= quads || w.set[q>>6]&(1<<(q&63)) != 0 {
 		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, quads)
 	}
-	e, err := quadpvs.BlockEntry(w.blocks.n, uint64(len(block)))
+	e, err := blockindex.Entry(w.blocks.n, uint64(len(block)))
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func ReplayIndex(s *CodedWriterState, quads int, next func() (q int, n uint64, o
 		if q < 0 || q >= quads || s.Set[q>>6]&(1<<(q&63)) != 0 {
 			return fmt.Errorf("compress: quad %d replayed twice or out of range (%d quads)", q, quads)
 		}
-		e, err := quadpvs.BlockEntry(off, n)
+		e, err := blockindex.Entry(off, n)
 		if err != nil {
 			return err
 		}
@@ -253,7 +254,7 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 		return err
 	}
 	for q, e := range c.Index {
-		off, n := quadpvs.BlockAt(e)
+		off, n := blockindex.At(e)
 		if err := w.Add(q, c.Blocks[off:off+n]); err != nil {
 			return err
 		}
@@ -349,7 +350,7 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 			return &FormatError{cs.cidxAt + int64(8*i), fmt.Sprintf("CIDX section: block start %d of quad %d, want %d to %d", start, i, lo, hi)}
 		}
 		if i > 0 {
-			if c.Index[i-1], err = quadpvs.BlockEntry(prev, start-prev); err != nil {
+			if c.Index[i-1], err = blockindex.Entry(prev, start-prev); err != nil {
 				return &FormatError{cs.cidxAt + int64(8*i), "CIDX section: " + err.Error()}
 			}
 		}

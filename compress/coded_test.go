@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/internal/blockindex"
 	"github.com/frontiersets/frontiersets/quadpvs"
 	"github.com/klauspost/compress/zstd"
 )
@@ -111,7 +112,7 @@ func TestHostileCodedStores(t *testing.T) {
 	}
 	cblk := secs[find(secs, tagCblk)].payload
 	cidx := secs[find(secs, tagCidx)].payload
-	entry := func(q int) (uint64, uint64) { return quadpvs.BlockAt(binary.LittleEndian.Uint64(cidx[8*q:])) }
+	entry := func(q int) (uint64, uint64) { return blockindex.At(binary.LittleEndian.Uint64(cidx[8*q:])) }
 	big := 0 // the quad with the longest block
 	for q := range len(cidx) / 8 {
 		if _, n := entry(q); n > func() uint64 { _, m := entry(big); return m }() {
@@ -120,7 +121,7 @@ func TestHostileCodedStores(t *testing.T) {
 	}
 	bigOff, bigLen := entry(big)
 	setEntry := func(p []byte, q int, off, n uint64) []byte {
-		e, _ := quadpvs.BlockEntry(off, n)
+		e, _ := blockindex.Entry(off, n)
 		binary.LittleEndian.PutUint64(p[8*q:], e)
 		return p
 	}
@@ -218,7 +219,7 @@ func TestCodedWriterResume(t *testing.T) {
 	write := func(w *CodedWriter, from, to int) {
 		t.Helper()
 		for q := from; q < to; q++ {
-			off, n := quadpvs.BlockAt(c.Index[q])
+			off, n := blockindex.At(c.Index[q])
 			if err := w.Add(q, c.Blocks[off:off+n]); err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +254,7 @@ func TestCodedWriterResume(t *testing.T) {
 			if q == stop {
 				return 0, 0, false
 			}
-			_, n := quadpvs.BlockAt(c.Index[q])
+			_, n := blockindex.At(c.Index[q])
 			q++
 			return q - 1, n, true
 		}); err != nil {

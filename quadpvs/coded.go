@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/frontiersets/frontiersets/internal/blockindex"
 )
 
 // Coded is a hierarchy whose quad trees are kept as CondCoder blocks, each
 // coded given its parent quad's tree (§3.2: the parent's PVS is the union
 // of its children's), and decoded when read: the store format's coded
 // sections (compress, FORMAT.md). Quad q's block is the Index[q]&(1<<26−1)
-// bytes of Blocks from byte Index[q]>>26 (BlockAt); blocks may come in any
+// bytes of Blocks from byte Index[q]>>26 (blockindex.At); blocks may come in any
 // order. Nothing is decoded until read, and every block is checked when
 // decoded.
 type Coded struct {
 	Coder  *CondCoder
 	Blocks []byte
-	Index  []uint64 // per quad: offset<<IndexLenBits | length, bytes of Blocks
+	Index  []uint64 // per quad: offset<<blockindex.LenBits | length, bytes of Blocks
 	// CacheBytes bounds the decoded trees a coded hierarchy keeps below
 	// its pinned levels, in bytes (Tree.Bytes and codedEntryBytes each):
 	// MinCacheBytes to MaxCacheBytes.
@@ -32,22 +34,6 @@ type Coded struct {
 	// (checksums) before they are decoded.
 	Verify func(region int, lo, hi uint64) error
 }
-
-// IndexLenBits is how many low bits of a Coded.Index entry give the
-// block's length: blocks of up to 64 MiB, at offsets up to 256 GiB.
-const IndexLenBits = 26
-
-// BlockEntry packs a block's offset and length into a Coded.Index entry.
-// Errors: a block of 64 MiB or more, or an offset of 256 GiB or more.
-func BlockEntry(off, n uint64) (uint64, error) {
-	if n >= 1<<IndexLenBits || off >= 1<<(64-IndexLenBits) {
-		return 0, fmt.Errorf("quadpvs: a block of %d bytes at byte %d, beyond what an index entry holds", n, off)
-	}
-	return off<<IndexLenBits | n, nil
-}
-
-// BlockAt returns the offset and length of the block of index entry e.
-func BlockAt(e uint64) (off, n uint64) { return e >> IndexLenBits, e & (1<<IndexLenBits - 1) }
 
 // Cache bounds, in bytes.
 const (
@@ -133,7 +119,7 @@ func (h *Hierarchy) Code(cacheBytes int64) (*Hierarchy, error) {
 		if n := uint64(len(c.Blocks)) - off; uint64(t.Len()) > MaxCodesPerBlockByte*n {
 			return fmt.Errorf("quadpvs: quad %d: %d codes in a block of %d bytes, more than readers take (%d per byte)", q, t.Len(), n, MaxCodesPerBlockByte)
 		}
-		c.Index[q], err = BlockEntry(off, uint64(len(c.Blocks))-off)
+		c.Index[q], err = blockindex.Entry(off, uint64(len(c.Blocks))-off)
 		return err
 	}); err != nil {
 		return nil, err
@@ -213,7 +199,7 @@ func NewCoded(g Geometry, c Coded) (*Hierarchy, error) {
 }
 
 // blockOffset returns the offset of the block of index entry e.
-func blockOffset(e uint64) uint64 { off, _ := BlockAt(e); return off }
+func blockOffset(e uint64) uint64 { off, _ := blockindex.At(e); return off }
 
 // block returns quad q's block, checked to lie within Blocks and verified.
 func (ct *codedTrees) block(q int) ([]byte, *TreeError) {
@@ -222,7 +208,7 @@ func (ct *codedTrees) block(q int) ([]byte, *TreeError) {
 			return nil, &TreeError{Quad: q, Region: RegionIndex, Msg: fmt.Sprintf("index entry: %v", err)}
 		}
 	}
-	off, n := BlockAt(ct.Index[q])
+	off, n := blockindex.At(ct.Index[q])
 	if n == 0 || off > uint64(len(ct.Blocks)) || n > uint64(len(ct.Blocks))-off {
 		return nil, &TreeError{Quad: q, Region: RegionIndex, Msg: fmt.Sprintf("block of %d bytes at byte %d of %d", n, off, len(ct.Blocks))}
 	}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/blockindex"
 )
 
 // TestCoded: a coded hierarchy reads every quad's tree as the flat one
@@ -126,20 +127,20 @@ func TestCodedCorrupt(t *testing.T) {
 	cd = good
 	cd.Index = slices.Clone(good.Index)
 	top := len(cd.Index) - 1
-	cd.Index[top], _ = BlockEntry(uint64(len(good.Blocks)), 4)
+	cd.Index[top], _ = blockindex.Entry(uint64(len(good.Blocks)), 4)
 	bad("the top quad's block past the end", cd)
 	// A cell's block cut short reads conservative, and Err says so.
 	cell := 0
 	for q := range h.LevelStart[1] {
-		if _, n := BlockAt(good.Index[q]); n > 8 {
+		if _, n := blockindex.At(good.Index[q]); n > 8 {
 			cell = q
 			break
 		}
 	}
 	cd = good
 	cd.Index = slices.Clone(good.Index)
-	off, n := BlockAt(good.Index[cell])
-	cd.Index[cell], _ = BlockEntry(off, n-1)
+	off, n := blockindex.At(good.Index[cell])
+	cd.Index[cell], _ = blockindex.Entry(off, n-1)
 	r, err := NewCoded(h.G, cd)
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +154,8 @@ func TestCodedCorrupt(t *testing.T) {
 	q1 := h.LevelStart[1]
 	cd = good
 	cd.Index = slices.Clone(good.Index)
-	off, n = BlockAt(good.Index[q1])
-	cd.Index[q1], _ = BlockEntry(off, n-1)
+	off, n = blockindex.At(good.Index[q1])
+	cd.Index[q1], _ = blockindex.Entry(off, n-1)
 	if r, err = NewCoded(h.G, cd); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func FuzzNewCoded(f *testing.F) {
 		f.Fatal(err)
 	}
 	good := *c.Coding()
-	block := func(q int) []byte { off, n := BlockAt(good.Index[q]); return good.Blocks[off : off+n] }
+	block := func(q int) []byte { off, n := blockindex.At(good.Index[q]); return good.Blocks[off : off+n] }
 	for _, q := range []int{0, 7, h.Quads() - 3} {
 		f.Add(uint16(q), slices.Clone(block(q)))
 	}
@@ -258,7 +259,7 @@ func FuzzNewCoded(f *testing.F) {
 		cd := good
 		cd.Blocks = append(slices.Clone(good.Blocks), b...)
 		cd.Index = slices.Clone(good.Index)
-		cd.Index[i], _ = BlockEntry(uint64(len(good.Blocks)), uint64(len(b)))
+		cd.Index[i], _ = blockindex.Entry(uint64(len(good.Blocks)), uint64(len(b)))
 		r, err := NewCoded(h.G, cd)
 		if err != nil {
 			var fe *FormatError

@@ -17,6 +17,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/blockindex"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -385,7 +386,7 @@ func (ck *checkpointer) validate(pl *pipeline) error {
 			return fmt.Errorf("output %d: %g bytes predicted", i, cs.PredUsed)
 		case cs.Pinned < 0 || cs.PinDone < 0 || cs.PinDone > quads || cs.Steps < 0:
 			return fmt.Errorf("output %d: pinned %d bytes of %d trees, %d steps", i, cs.Pinned, cs.PinDone, cs.Steps)
-		case cs.MaxLen < 0 || cs.MaxLen > 1<<quadpvs.IndexLenBits:
+		case cs.MaxLen < 0 || cs.MaxLen > 1<<blockindex.LenBits:
 			return fmt.Errorf("output %d: blocks of %d bytes", i, cs.MaxLen)
 		}
 		for l, ps := range cs.Pending {
