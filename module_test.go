@@ -94,7 +94,7 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("false 32 768 <nil>\n%.7f %.7f <nil>\n45 37 <nil>", lon, lat)
+	want := fmt.Sprintf("false 24 832 <nil>\n%.7f %.7f <nil>\n45 37 <nil>", lon, lat)
 	for _, env := range [][]string{{"PKG_CONFIG=/bin/false", "CGO_ENABLED=1"}, {"CGO_ENABLED=0"}} {
 		goCmd(env, "build", "-o", "match", ".")
 		out, err := exec.Command(filepath.Join(dir, "match"), store).CombinedOutput()
