@@ -112,8 +112,10 @@ func (regionLines) setup(m *Model) {
 }
 
 // regionTableSegs caps the region model's chord-segment table (48 bytes
-// a segment): a step has about 14 segments near the observer, 60 at a
-// thousand cells, so the table holds fewer steps than consTableSegs does.
+// an entry): a step has 4 to 6 entries near the observer (a rectangle's
+// patches), 15 to 30 a few hundred cells out (a hexagon's segments and
+// samples), so the table holds fewer steps than consTableSegs does; 4 and
+// 8 million entries baked no faster (the kernels then wait on memory).
 const regionTableSegs = 1 << 21
 
 // tableBytes: the conservative model's tables with the larger segment
