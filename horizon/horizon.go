@@ -93,10 +93,10 @@ type Params struct {
 const MaxPVSCell = 1024
 
 // DefaultParams returns S = 1024 sectors, observer and target 1.8 m tall, no
-// distance limit, no Earth curvature, and the from-region model (no
-// position in a target cell is hidden from a position in the observer's
-// cell that sees it: region.go). LOSConservative judges the sample points
-// alone, for Earth curvature and comparisons.
+// distance limit, no Earth curvature, and the from-region model (a target
+// cell is hidden only when no position in it is seen from any position in
+// the observer's cell: region.go). LOSConservative judges the sample
+// points alone, for Earth curvature and comparisons.
 func DefaultParams() Params {
 	return Params{Sectors: 1024, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSRegion}
 }

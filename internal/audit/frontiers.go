@@ -169,7 +169,7 @@ func Frontiers(ctx context.Context, a FrontierAudit) (FrontierReport, error) {
 						// between an eye and a target's top, both ways.
 						qs := other
 						if a.Positions > 0 && a.Sample > 0 {
-							qs = SamplePoints(of, a.Sample, rng)
+							qs = sampleCells(other, a.Sample, [2]int{of.Col, of.Row}, rng)
 						}
 						for _, q := range qs {
 							if g.IsNodata(q[1]*g.Width+q[0]) || beyond(p, q) {
@@ -218,10 +218,15 @@ func Frontiers(ctx context.Context, a FrontierAudit) (FrontierReport, error) {
 // SamplePoints returns n random cells of f (all of them when n is 0 or
 // larger than the frontier), always including the player's own cell.
 func SamplePoints(f *grow.Frontier, n int, rng *rand.Rand) [][2]int {
-	all := f.AppendCells(nil)
+	return sampleCells(f.AppendCells(nil), n, [2]int{f.Col, f.Row}, rng)
+}
+
+// sampleCells returns n random cells of all (all of them when n is 0 or
+// at least len(all)), the last one own; it shuffles all in place.
+func sampleCells(all [][2]int, n int, own [2]int, rng *rand.Rand) [][2]int {
 	if n == 0 || n >= len(all) {
 		return all
 	}
 	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	return append(all[:n-1:n-1], [2]int{f.Col, f.Row})
+	return append(all[:n-1:n-1], own)
 }
