@@ -150,6 +150,24 @@ func TestCodedCorrupt(t *testing.T) {
 	if !isConservative(&tr) || !errors.As(r.Err(), &te) || te.Quad != cell || te.Region != RegionBlocks || te.Offset < int64(off) || te.Offset > int64(off+n) {
 		t.Fatalf("cell %d's block cut: tree of %d codes, Err %v; want the conservative tree and a TreeError in the block", cell, tr.Len(), r.Err())
 	}
+	// Pinned trees past their bound (maxCodesPerByte per byte of their
+	// blocks) open, then read conservative with Err naming a pinned quad
+	// (the first decoded past it: pin or an ancestor).
+	if r, err = NewCoded(h.G, good); err != nil {
+		t.Fatal(err)
+	}
+	pin := r.coded.pinFrom
+	if _, n := blockindex.At(good.Index[pin]); r.coded.pinLimit < maxCodesPerByte*int64(n) {
+		t.Fatalf("pinned bound %d codes, below the first pinned block's share", r.coded.pinLimit)
+	}
+	want := h.PVS(top)
+	if tr := r.PVS(top); !equalTrees(&tr, &want) || r.Err() != nil {
+		t.Fatalf("top quad: %d codes, Err %v; want its %d codes", tr.Len(), r.Err(), want.Len())
+	}
+	r.coded.pinLimit = r.coded.pinned.Load() + 1
+	if tr := r.PVS(pin); !isConservative(&tr) || !errors.As(r.Err(), &te) || te.Quad < pin {
+		t.Fatalf("pinned quad %d over the bound: %d codes, Err %v; want the conservative tree", pin, tr.Len(), r.Err())
+	}
 	// A level-1 quad's damaged block makes its cells conservative too.
 	q1 := h.LevelStart[1]
 	cd = good
