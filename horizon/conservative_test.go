@@ -3,15 +3,16 @@ package horizon
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // TestConservative: on windows of both real terrains (and the DSM at 256
@@ -102,15 +103,12 @@ func levelStatus(lv Levels, width, c, r int) uint8 {
 	return QuadMixed
 }
 
-// TestConservativeWarped: on crops the project never baked — the HGT tile
-// warped to UTM at 30 m and at 80 m, the DSM resampled to 1.5 m, each at an
-// odd offset — no cell the conservative mode hides is visible by exact line
-// of sight (16 samples per cell). It needs gdalwarp (Debian's gdal-bin) and
-// the shared DEMs; -short skips it.
+// TestConservativeWarped: on crops the project never baked — the HGT
+// tile's committed crop warped to UTM at 30 m and at 80 m, the DSM's
+// resampled to 1.5 m, each at an odd offset — no cell the conservative
+// mode hides is visible by exact line of sight (16 samples per cell). It
+// needs gdalwarp (Debian's gdal-bin).
 func TestConservativeWarped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("warps rasters with gdalwarp")
-	}
 	if _, err := exec.LookPath("gdalwarp"); err != nil {
 		t.Skip("gdalwarp not installed (apt-get install gdal-bin)")
 	}
@@ -120,15 +118,12 @@ func TestConservativeWarped(t *testing.T) {
 		args      []string
 		win       heightmap.Window
 	}{
-		{"HGT to UTM 30 m", "N44W072.hgt", []string{"-t_srs", "EPSG:32619", "-tr", "30", "30", "-r", "bilinear"}, heightmap.Window{Col: 1301, Row: 1207, Width: 56, Height: 56}},
+		{"HGT to UTM 30 m", "N44W072.hgt", []string{"-t_srs", "EPSG:32619", "-tr", "30", "30", "-r", "bilinear"}, heightmap.Window{Col: 1101, Row: 1207, Width: 56, Height: 56}},
 		{"HGT to UTM 80 m", "N44W072.hgt", []string{"-t_srs", "EPSG:32619", "-tr", "80", "80", "-r", "bilinear"}, heightmap.Window{Col: 403, Row: 389, Width: 56, Height: 56}},
 		{"DSM at 1.5 m", "annarbor-dsm-2ft.tif", []string{"-tr", "4.92126", "4.92126", "-r", "bilinear"}, heightmap.Window{Col: 77, Row: 91, Width: 56, Height: 56}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := filepath.Join("../../shared/data", tc.src)
-			if _, err := os.Stat(src); err != nil {
-				t.Skipf("shared DEM %s absent", src)
-			}
+			src, _ := testdem.Path(t, tc.src, heightmap.Window{Col: 100, Row: 100, Width: 1, Height: 1})
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".tif")
 			if o, err := exec.Command("gdalwarp", append(append([]string{"-q", "-overwrite"}, tc.args...), src, out)...).CombinedOutput(); err != nil {
 				t.Fatalf("gdalwarp: %v\n%s", err, o)
@@ -174,12 +169,12 @@ func TestConservativeWarped(t *testing.T) {
 	}
 }
 
-// TestConservativeBytes: the conservative mode's tables on the benchmark's
-// urban window (a full segment table) and on a small crop stay within
+// TestConservativeBytes: the conservative mode's tables on the urban
+// crop whole (384², a full segment table) and on a small crop stay within
 // conservativeLines.tableBytes, and the segment table holds every step it claims.
 func TestConservativeBytes(t *testing.T) {
 	for _, ter := range []Terrain{
-		loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 143, Row: 184, Width: 500, Height: 500}),
+		loadWindow(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 100, Row: 100, Width: 384, Height: 384}),
 		cropWindow(t, "hgt-130x110", 0, 0, 40, 30),
 	} {
 		p := DefaultParams()
@@ -189,7 +184,7 @@ func TestConservativeBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.segTable()
-		used := 4*int64(len(m.consG2)+len(m.consTop)+len(m.consOff)) + 40*int64(len(m.consTab))
+		used := 4*int64(len(m.consG2)+len(m.consTop)+len(m.consOff)) + int64(unsafe.Sizeof(consSeg{}))*int64(len(m.consTab))
 		if bound := (conservativeLines{}).tableBytes(ter.Width, ter.Height, p.Sectors); used > bound || len(m.consTab) > consTableSegs {
 			t.Errorf("%d×%d: tables take %d bytes (%d segments), tableBytes says %d", ter.Width, ter.Height, used, len(m.consTab), bound)
 		}
