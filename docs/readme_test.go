@@ -119,7 +119,7 @@ func TestReadmeOutputs(t *testing.T) {
 	}
 	for _, s := range sessions {
 		for i, c := range s.cmds {
-			cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", c)
+			cmd := shell(t, c)
 			cmd.Dir, cmd.Env = dir, env
 			out, err := cmd.CombinedOutput()
 			if err != nil {

@@ -63,7 +63,7 @@ func TestRecipes(t *testing.T) {
 			t.Logf("recipe %d: the coded, conservative, resumed and sharded bakes, the total viewshed, the Go module and the C, C# and Python libraries run in make check", i+1)
 			continue
 		}
-		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", b)
+		cmd := shell(t, b)
 		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
