@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -223,8 +222,8 @@ func runBake(cmd *exec.Cmd, log io.Writer) (bakeRun, error) {
 	if log != nil {
 		cmd.Stderr = io.MultiWriter(&se, log)
 	}
-	err := cmd.Run()
-	r := bakeRun{Stderr: se.String()}
+	peak, err := runPeakRSS(cmd)
+	r := bakeRun{Stderr: se.String(), PeakRSS: peak}
 	if err != nil {
 		return r, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, lastLine(r.Stderr))
 	}
@@ -243,9 +242,6 @@ func runBake(cmd *exec.Cmd, log io.Writer) (bakeRun, error) {
 		r.Kernels = k[1]
 	}
 	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSS = ru.Maxrss << 10
-	}
 	return r, nil
 }
 

@@ -95,31 +95,13 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res := rawResult{Size: n}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, z := range tif.Elev {
-		lo, hi = min(lo, float64(z)), max(hi, float64(z))
-	}
-	lo, hi = math.Floor(lo), math.Ceil(hi)
-	res.HeightRange, res.StepM = [2]float64{lo, hi}, (hi-lo)/65535
 	rawPath := filepath.Join(*stores, fmt.Sprintf("raw-%d.raw", n))
-	buf := make([]byte, 2*len(tif.Elev))
-	for i, z := range tif.Elev {
-		binary.LittleEndian.PutUint16(buf[2*i:], uint16(math.Round((float64(z)-lo)/res.StepM)))
-	}
-	if err := os.WriteFile(rawPath+".tmp", buf, 0o644); err != nil {
+	var rangeFlag string
+	if res.HeightRange, res.MaxDzM, rangeFlag, err = writeUnityRaw(rawPath, tif); err != nil {
 		return err
 	}
-	if err := os.Rename(rawPath+".tmp", rawPath); err != nil {
-		return err
-	}
-	rangeFlag := strconv.FormatFloat(lo, 'f', -1, 64) + "," + strconv.FormatFloat(hi, 'f', -1, 64)
-	raw, err := heightmap.Load(rawPath, heightmap.Options{CellSize: tif.Dx, HeightRange: [2]float64{lo, hi}})
-	if err != nil {
-		return err
-	}
-	for i := range tif.Elev {
-		res.MaxDzM = max(res.MaxDzM, math.Abs(float64(raw.Elev[i]-tif.Elev[i])))
-	}
+	lo, hi := res.HeightRange[0], res.HeightRange[1]
+	res.StepM = (hi - lo) / 65535
 	common := []string{"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "--encoding", *encoding, "--los", model.String(), "--progress", "1m"}
 	winFlag := fmt.Sprintf("%d,%d,%d,%d", win.Col, win.Row, n, n)
 	bakes := [2][]string{
@@ -319,4 +301,37 @@ func frontierCell(rng *rand.Rand, f *grow.Frontier, w, h int) [2]int {
 			return c
 		}
 	}
+}
+
+// writeUnityRaw writes g's heights to path as Unity's Terrain → Export Raw
+// writes a heightmap: 16-bit little-endian samples, row-major, 0–65535
+// over the height range (g's lowest and highest heights rounded out to
+// whole metres). It returns the range, the largest difference in metres
+// between g and the RAW read back (heightmap.Load with --cell-size and
+// --height-range) and pvsbake's --height-range flag for it.
+func writeUnityRaw(path string, g *heightmap.Grid) (rng [2]float64, maxDzM float64, rangeFlag string, err error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, z := range g.Elev {
+		lo, hi = min(lo, float64(z)), max(hi, float64(z))
+	}
+	lo, hi = math.Floor(lo), math.Ceil(hi)
+	step := (hi - lo) / 65535
+	buf := make([]byte, 2*len(g.Elev))
+	for i, z := range g.Elev {
+		binary.LittleEndian.PutUint16(buf[2*i:], uint16(math.Round((float64(z)-lo)/step)))
+	}
+	if err := os.WriteFile(path+".tmp", buf, 0o644); err != nil {
+		return rng, 0, "", err
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return rng, 0, "", err
+	}
+	raw, err := heightmap.Load(path, heightmap.Options{CellSize: g.Dx, HeightRange: [2]float64{lo, hi}})
+	if err != nil {
+		return rng, 0, "", err
+	}
+	for i := range g.Elev {
+		maxDzM = max(maxDzM, math.Abs(float64(raw.Elev[i]-g.Elev[i])))
+	}
+	return [2]float64{lo, hi}, maxDzM, strconv.FormatFloat(lo, 'f', -1, 64) + "," + strconv.FormatFloat(hi, 'f', -1, 64), nil
 }

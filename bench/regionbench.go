@@ -37,7 +37,8 @@ import (
 // region/region.csv under a new dated results folder.
 
 // regionWarp makes the 1 m map from the tile (gdalwarp's arguments before
-// the input and output): 4097² cells, heights 1,016–1,911 m.
+// the input and output): 4097² cells, heights 1,016–1,911 m; --raw-pvs-cell
+// also bakes it as a Unity RAW (writeUnityRaw).
 var regionWarp = []string{"-t_srs", "EPSG:32619", "-tr", "1", "1", "-r", "cubic", "-ot", "Float32", "-te", "314000", "4902000", "318097", "4906097"}
 
 // regionRow is one store's line of region.csv.
@@ -76,7 +77,8 @@ var regionHeader = []string{"map", "pvs_cell_m", "points", "bake_s", "bake_cpu_s
 func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("bench region", "bench region [--pvs-cells 4,8,16] [--point-window 513] [--pairs 2000] [--positions 1000000]", stderr)
 	hgt := fs.String("hgt", "../shared/data/N44W072.hgt", "the HGT `tile` the maps are warped from")
-	cellsFlag := fs.String("pvs-cells", "4,8,16", "PVS cells of the 1 m map in `metres`")
+	cellsFlag := fs.String("pvs-cells", "4,8,16", "PVS cells of the 1 m map in `metres` (\"\": none)")
+	rawCell := fs.Float64("raw-pvs-cell", 8, "PVS cell in `metres` of the 1 m map's Unity RAW bake (0: none)")
 	pointWin := fs.Int("point-window", 513, "side in `cells` of the 18 m map's centred window baked with both models (0: none)")
 	maxDist := fs.Float64("max-distance", 2000, "view distance in `metres`")
 	budget := fs.String("budget", "1GiB", "store `budget`")
@@ -91,11 +93,17 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var cells []float64
 	for _, s := range strings.Split(*cellsFlag, ",") {
+		if strings.TrimSpace(*cellsFlag) == "" {
+			break
+		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || v < 1 || v != math.Trunc(v) {
 			return cli.Usagef("--pvs-cells %q: want whole metres ≥ 1 (the map's cells are 1 m)", *cellsFlag)
 		}
 		cells = append(cells, v)
+	}
+	if *rawCell < 0 || *rawCell != math.Trunc(*rawCell) {
+		return cli.Usagef("--raw-pvs-cell %g: want whole metres ≥ 1, or 0 for none", *rawCell)
 	}
 	if *pairs < 1 || *positions < 0 || *observers < 1 || (*pointWin != 0 && (*pointWin < 64 || *pointWin > 4097)) {
 		return cli.Usagef("--pairs ≥ 1, --positions ≥ 0, --observers ≥ 1, --point-window 0 or 64 to 4097")
@@ -134,7 +142,37 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := regionQueries(&row, path, m1, heightmap.Window{}, *pairs, *positions, *seed, stdout); err != nil {
+		if err := regionQueries(&row, path, m1, heightmap.Options{}, *pairs, *positions, *seed, stdout); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		row.HiddenVsPoint = math.NaN()
+		rows = append(rows, row)
+		if err := writeRegionResults(dir, rows, args); err != nil {
+			return err
+		}
+	}
+	if *rawCell > 0 {
+		// The same map as a game engine holds it: Unity's 16-bit RAW,
+		// baked with --cell-size and --height-range, its frontier sets
+		// checked on the RAW's own surface.
+		g, err := heightmap.Load(m1, heightmap.Options{})
+		if err != nil {
+			return err
+		}
+		raw := filepath.Join(*stores, "mw1m.raw")
+		rng, dz, rangeFlag, err := writeUnityRaw(raw, g)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s: heights %g–%g m in steps of %.4f m, at most %.4f m from the GeoTIFF\n", raw, rng[0], rng[1], (rng[1]-rng[0])/65535, dz)
+		path := filepath.Join(*stores, fmt.Sprintf("mw1m-raw-%g.pvs", *rawCell))
+		bargs := []string{"bake", raw, "--cell-size", "1", "--height-range", rangeFlag, "--los", "region", "--pvs-cell", strconv.FormatFloat(*rawCell, 'f', -1, 64),
+			"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
+		row, err := regionBake(bin, bargs, "mw1m 4097² 1 m Unity RAW", *rawCell, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		if err := regionQueries(&row, path, raw, heightmap.Options{CellSize: 1, HeightRange: rng}, *pairs, *positions, *seed, stdout); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		row.HiddenVsPoint = math.NaN()
@@ -170,7 +208,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 			}
 			// The point model's frontier sets are checked at positions too:
 			// what it does not promise, measured.
-			if err := regionQueries(&row, path, m18, win, *pairs, *positions, *seed, stdout); err != nil {
+			if err := regionQueries(&row, path, m18, heightmap.Options{Window: win}, *pairs, *positions, *seed, stdout); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			rows = append(rows, row)
@@ -198,8 +236,9 @@ func regionBake(bin string, bargs []string, name string, cellM float64, stdout, 
 // on mutually invisible random pairs (one thread), and checks cell pairs
 // of their frontier sets (a cell of A × a cell of B, drawn at random) at
 // positions inside the cells against exact line of sight on the heightmap
-// dem (window win), until at least positions position pairs are checked.
-func regionQueries(row *regionRow, path, dem string, win heightmap.Window, pairs int, positions int64, seed uint64, log io.Writer) error {
+// dem (loaded with demOpt), until at least positions position pairs are
+// checked.
+func regionQueries(row *regionRow, path, dem string, demOpt heightmap.Options, pairs int, positions int64, seed uint64, log io.Writer) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -251,7 +290,7 @@ func regionQueries(row *regionRow, path, dem string, win heightmap.Window, pairs
 		return fmt.Errorf("a tree failed its checks: %w", err)
 	}
 	if positions > 0 {
-		g, err := heightmap.Load(dem, heightmap.Options{Window: win})
+		g, err := heightmap.Load(dem, demOpt)
 		if err != nil {
 			return err
 		}
@@ -384,7 +423,8 @@ func writeRegionResults(dir string, rows []regionRow, args []string) error {
 	}
 	md := "# Players anywhere: the region model\n\n`go run ./bench region " + strings.Join(args, " ") + "`\n\n" +
 		"The 1 m map: `N44W072.hgt` warped with `gdalwarp " + strings.Join(regionWarp, " ") + "` (4097², heights 1,016–1,911 m), baked with " +
-		"`--los region --pvs-cell M` at a 2 km view distance; the 18 m map: the scale benchmark's (`gdalwarp " + strings.Join(scaleWarp, " ") +
+		"`--los region --pvs-cell M` at a 2 km view distance, and as Unity's 16-bit RAW export (the \"Unity RAW\" row: samples 0–65535 over " +
+		"its height range, baked with `--cell-size 1 --height-range`, its positions checked on the RAW's own surface); the 18 m map: the scale benchmark's (`gdalwarp " + strings.Join(scaleWarp, " ") +
 		"`), a centred window baked with each model. Queries: hierarchical growing with lossy merges on mutually invisible random pairs, one thread. " +
 		"`position_pairs`: position pairs inside cell pairs of the first 200 frontier sets (a cell of A × a cell of B, at random) — the 16 corner " +
 		"combinations, 16 random pairs and an ascent to the highest sight line per cell pair — against exact line of sight on the heightmap, sampled " +

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/frontiersets/frontiersets/compress"
@@ -185,15 +184,12 @@ func timed(bin string, args []string, log io.Writer) (shardRow, string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &so, log
 	start := time.Now()
-	err := cmd.Run()
-	r := shardRow{Wall: time.Since(start)}
+	peak, err := runPeakRSS(cmd)
+	r := shardRow{Wall: time.Since(start), PeakRSS: peak}
 	if err != nil {
 		return r, so.String(), fmt.Errorf("pvsbake %s: %w", strings.Join(args, " "), err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSS = ru.Maxrss << 10
-		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return r, so.String(), nil
 }
 
