@@ -134,20 +134,25 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var rows []regionRow
-	for _, c := range cells {
-		path := filepath.Join(*stores, fmt.Sprintf("mw1m-%g.pvs", c))
-		bargs := []string{"bake", m1, "--los", "region", "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
-			strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
-		row, err := regionBake(bin, bargs, "mw1m 4097² 1 m", c, stdout, stderr)
+	// bakeRow bakes a 1 m map store (no point-model comparison), queries
+	// it, checks positions on dem and writes the results so far.
+	bakeRow := func(name string, cellM float64, path string, bargs []string, dem string, demOpt heightmap.Options) error {
+		row, err := regionBake(bin, bargs, name, cellM, stdout, stderr)
 		if err != nil {
 			return err
 		}
-		if err := regionQueries(&row, path, m1, heightmap.Options{}, *pairs, *positions, *seed, stdout); err != nil {
+		if err := regionQueries(&row, path, dem, demOpt, *pairs, *positions, *seed, stdout); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		row.HiddenVsPoint = math.NaN()
 		rows = append(rows, row)
-		if err := writeRegionResults(dir, rows, args); err != nil {
+		return writeRegionResults(dir, rows, args)
+	}
+	for _, c := range cells {
+		path := filepath.Join(*stores, fmt.Sprintf("mw1m-%g.pvs", c))
+		bargs := []string{"bake", m1, "--los", "region", "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
+			strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
+		if err := bakeRow("mw1m 4097² 1 m", c, path, bargs, m1, heightmap.Options{}); err != nil {
 			return err
 		}
 	}
@@ -168,16 +173,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		path := filepath.Join(*stores, fmt.Sprintf("mw1m-raw-%g.pvs", *rawCell))
 		bargs := []string{"bake", raw, "--cell-size", "1", "--height-range", rangeFlag, "--los", "region", "--pvs-cell", strconv.FormatFloat(*rawCell, 'f', -1, 64),
 			"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
-		row, err := regionBake(bin, bargs, "mw1m 4097² 1 m Unity RAW", *rawCell, stdout, stderr)
-		if err != nil {
-			return err
-		}
-		if err := regionQueries(&row, path, raw, heightmap.Options{CellSize: 1, HeightRange: rng}, *pairs, *positions, *seed, stdout); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		row.HiddenVsPoint = math.NaN()
-		rows = append(rows, row)
-		if err := writeRegionResults(dir, rows, args); err != nil {
+		if err := bakeRow("mw1m 4097² 1 m Unity RAW", *rawCell, path, bargs, raw, heightmap.Options{CellSize: 1, HeightRange: rng}); err != nil {
 			return err
 		}
 	}

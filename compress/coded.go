@@ -26,12 +26,16 @@ import (
 type CodedWriter struct {
 	sectionWriter
 	blocks *streamed
-	idx    []byte   // CIDX entries, by quad index
-	set    []uint64 // bit q: quad q added
-	head   *Header  // SetHeader's, written back at Close
-	headAt int64    // the HEAD section's offset
-	headN  int      // its payload's bytes (JSON padded with spaces)
+	quads  int
+	ix     *quadIndex // CIDX entries, by quad index
+	set    []uint64   // bit q: quad q added
+	head   *Header    // SetHeader's, written back at Close
+	headAt int64      // the HEAD section's offset
+	headN  int        // its payload's bytes (JSON padded with spaces)
 }
+
+// cidxField is CIDX's one field: a block's index entry, 8 bytes per quad.
+var cidxField = indexField{base: 0, stride: 8, width: 8}
 
 // headRoom is the room NewCodedWriter leaves in HEAD for SetHeader: the
 // header's JSON and this many spaces.
@@ -49,7 +53,7 @@ func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev
 		return nil, fmt.Errorf("compress: a coded store's cache of %d bytes, want %d to %d", hd.CacheBytes, int64(quadpvs.MinCacheBytes), int64(quadpvs.MaxCacheBytes))
 	}
 	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
-	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: make([]byte, 8*quads), set: make([]uint64, (quads+63)/64)}
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), quads: quads, ix: newQuadIndex(quads, cidxField), set: make([]uint64, (quads+63)/64)}
 	w.aligned = true
 	if err := w.fileHeader(Magic, VersionAligned); err != nil {
 		return nil, err
@@ -87,16 +91,24 @@ func (w *CodedWriter) SetHeader(hd Header) error {
 // Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
 // added exactly once before Close.
 func (w *CodedWriter) Add(q int, block []byte) error {
-	if quads := len(w.idx) / 8; q < 0 || q >= quads || w.set[q>>6]&(1<<(q&63)) != 0 {
-		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, quads)
+	if q < 0 || q >= w.quads || w.set[q>>6]&(1<<(q&63)) != 0 {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
 	}
 	e, err := blockindex.Entry(w.blocks.n, uint64(len(block)))
 	if err != nil {
 		return err
 	}
 	w.set[q>>6] |= 1 << (q & 63)
-	binary.LittleEndian.PutUint64(w.idx[8*q:], e)
+	if err := w.ix.put(q, e); err != nil {
+		return err
+	}
 	return w.put(w.blocks, block)
+}
+
+// SetIndexSpill keeps w's block index in sp rather than in memory, from
+// the entries added so far on (IndexSpill). Errors: sp set already.
+func (w *CodedWriter) SetIndexSpill(sp IndexSpill) error {
+	return w.ix.setSpill(sp, func(q int) bool { return w.set[q>>6]&(1<<(q&63)) != 0 })
 }
 
 // CodedWriterState is a CodedWriter's state between two Adds
@@ -119,13 +131,14 @@ type CodedWriterState struct {
 // slices are w's own, valid until w is used again (Index and Set take 8
 // bytes and a bit per quad: a caller may keep them its own way, as the
 // order and lengths of the blocks added, and restore them with
-// ReplayIndex). The caller syncs the file before relying on it.
+// ReplayIndex; Index is nil where the index spills, SetIndexSpill). The
+// caller syncs the file before relying on it.
 func (w *CodedWriter) Checkpoint() (CodedWriterState, error) {
 	if err := w.bw.Flush(); err != nil {
 		return CodedWriterState{}, err
 	}
 	return CodedWriterState{Pos: w.pos, Sums: w.sums, Cur: w.cur, BlocksAt: w.blocks.at, BlocksN: w.blocks.n,
-		BlocksCRC: w.blocks.crc, Index: w.idx, Set: w.set, HeadAt: w.headAt, HeadN: w.headN}, nil
+		BlocksCRC: w.blocks.crc, Index: w.ix.bytes(), Set: w.set, HeadAt: w.headAt, HeadN: w.headN}, nil
 }
 
 // ReplayIndex sets s.Index and s.Set for a store of quads quads from its
@@ -189,7 +202,8 @@ func ResumeCodedWriter(f File, s CodedWriterState, quads int) (*CodedWriter, err
 		int64(len(s.Sums)) != s.Pos/sumChunk || s.BlocksAt+sectionHeaderSize+int64(s.BlocksN) != s.Pos {
 		return nil, fmt.Errorf("compress: a coded writer's checkpoint of %d bytes for %d quads does not hold together", s.Pos, quads)
 	}
-	w := &CodedWriter{sectionWriter: newSectionWriter(f), idx: slices.Clone(s.Index), set: slices.Clone(s.Set), headAt: s.HeadAt, headN: s.HeadN}
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), quads: quads, ix: newQuadIndex(quads, cidxField), set: slices.Clone(s.Set), headAt: s.HeadAt, headN: s.HeadN}
+	w.ix.mem = slices.Clone(s.Index)
 	w.aligned, w.pos, w.sums, w.cur = true, s.Pos, slices.Clone(s.Sums), s.Cur
 	w.blocks = &streamed{tag: tagCblk, at: s.BlocksAt, n: s.BlocksN, crc: s.BlocksCRC}
 	return w, nil
@@ -198,15 +212,16 @@ func ResumeCodedWriter(f File, s CodedWriterState, quads int) (*CodedWriter, err
 // Close finishes the store: the block index, the statistics st, the chunk
 // checksums and the end marker. It does not close f.
 func (w *CodedWriter) Close(st Stats) error {
-	for q := range len(w.idx) / 8 {
+	for q := range w.quads {
 		if w.set[q>>6]&(1<<(q&63)) == 0 {
-			return fmt.Errorf("compress: quad %d of %d was never added", q, len(w.idx)/8)
+			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
 		}
 	}
 	if err := w.close(w.blocks); err != nil {
 		return err
 	}
-	if err := w.sectionAs(tagCidx, w.idx, false); err != nil {
+	cidx, err := w.indexSection(tagCidx, w.ix)
+	if err != nil {
 		return err
 	}
 	if w.head != nil {
@@ -214,7 +229,7 @@ func (w *CodedWriter) Close(st Stats) error {
 			return err
 		}
 	}
-	return w.end(st, w.blocks)
+	return w.end(st, w.blocks, cidx)
 }
 
 // writeHead writes SetHeader's header over the first, padded with spaces

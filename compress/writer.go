@@ -16,11 +16,11 @@ import (
 type Writer struct {
 	sectionWriter
 	h       Header
-	quads   int       // trees: quads and shared subtrees
-	trees   *streamed // TREE (version 5) or CODE (version 3)
-	words   uint64    // words written to it
-	idx     []byte    // TIDX or QIDX entries, by tree index
-	set     []bool
+	quads   int        // trees: quads and shared subtrees
+	trees   *streamed  // TREE (version 5) or CODE (version 3)
+	words   uint64     // words written to it
+	ix      *quadIndex // TIDX or QIDX entries, by tree index
+	set     []uint64   // bit q: tree q added
 	scratch []byte
 	rec     []uint64
 	refs    []byte // REFS payload (shared stores)
@@ -30,7 +30,8 @@ type Writer struct {
 // writing the header, the elevations (metres, row-major, Width×Height) and
 // the nodata cells (nil when none). A header with shared subtrees
 // (h.Shared > 0) takes quads+h.Shared trees and the references
-// (SetRefs) before Close. It keeps 16 bytes per tree until Close.
+// (SetRefs) before Close. It keeps 16 bytes per tree until Close, in
+// memory or, without shared subtrees, in an IndexSpill.
 func NewWriter(f File, h Header, quads int, elev []float32, nodata []bool) (*Writer, error) {
 	version := uint32(VersionAligned)
 	if h.Shared > 0 {
@@ -50,8 +51,7 @@ func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, versi
 	}
 	h.Encoding, h.CacheTrees, h.CacheBytes = Encoding, 0, 0
 	trees := quads + h.Shared
-	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees,
-		idx: make([]byte, trees*qidxEntrySize), set: make([]bool, trees)}
+	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees, set: make([]uint64, (trees+63)/64)}
 	if h.Shared > 0 && version != VersionShared {
 		return nil, fmt.Errorf("compress: shared subtrees in a version %d store", version)
 	}
@@ -61,6 +61,16 @@ func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, versi
 	}
 	if err := w.begin(version, h, elev, nodata); err != nil {
 		return nil, err
+	}
+	if w.aligned {
+		// TIDX: every tree's start, then every code count, then every
+		// node count.
+		q := int64(trees)
+		w.ix = newQuadIndex(trees, indexField{base: 0, stride: 8, width: 8},
+			indexField{base: 8 * q, stride: 4, width: 4}, indexField{base: 12 * q, stride: 4, width: 4})
+	} else {
+		w.ix = newQuadIndex(trees, indexField{base: 0, stride: qidxEntrySize, width: 8},
+			indexField{base: 8, stride: qidxEntrySize, width: 4}, indexField{base: 12, stride: qidxEntrySize, width: 4})
 	}
 	var err error
 	w.trees, err = w.stream(tag)
@@ -73,24 +83,17 @@ func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, versi
 // Add appends the PVS of quad index q (quadpvs.Hierarchy layout). Every quad
 // must be added exactly once before Close.
 func (w *Writer) Add(q int, t *quadpvs.Tree) error {
-	if q < 0 || q >= w.quads || w.set[q] {
+	if q < 0 || q >= w.quads || w.added(q) {
 		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
 	}
-	w.set[q] = true
+	w.set[q>>6] |= 1 << (q & 63)
+	if err := w.ix.put(q, w.words, uint64(t.Len()), uint64(t.Nodes())); err != nil {
+		return err
+	}
 	words := t.Codes()
 	if w.aligned {
-		// TIDX: every tree's start, then every code count, then every
-		// node count.
-		binary.LittleEndian.PutUint64(w.idx[8*q:], w.words)
-		binary.LittleEndian.PutUint32(w.idx[8*w.quads+4*q:], uint32(t.Len()))
-		binary.LittleEndian.PutUint32(w.idx[12*w.quads+4*q:], uint32(t.Nodes()))
 		w.rec = quadpvs.AppendRecord(w.rec[:0], t)
 		words = w.rec
-	} else {
-		e := w.idx[q*qidxEntrySize:]
-		binary.LittleEndian.PutUint64(e, w.words)
-		binary.LittleEndian.PutUint32(e[8:], uint32(t.Len()))
-		binary.LittleEndian.PutUint32(e[12:], uint32(t.Nodes()))
 	}
 	b := w.scratch[:0]
 	for _, c := range words {
@@ -99,6 +102,18 @@ func (w *Writer) Add(q int, t *quadpvs.Tree) error {
 	w.scratch = b
 	w.words += uint64(len(words))
 	return w.put(w.trees, b)
+}
+
+func (w *Writer) added(q int) bool { return w.set[q>>6]&(1<<(q&63)) != 0 }
+
+// SetIndexSpill keeps w's tree index in sp rather than in memory, from
+// the trees added so far on (IndexSpill). Errors: a store with shared
+// subtrees (its index is compressed whole), or sp set already.
+func (w *Writer) SetIndexSpill(sp IndexSpill) error {
+	if !w.aligned {
+		return fmt.Errorf("compress: a store with shared subtrees keeps its index in memory")
+	}
+	return w.ix.setSpill(sp, w.added)
 }
 
 // SetRefs sets a shared store's references (quadpvs.Hierarchy's RefStart
@@ -141,8 +156,8 @@ func (w *Writer) AddHierarchy(h *quadpvs.Hierarchy) error {
 // (version 5), the end marker, and the trees' section header written back.
 // It does not close f.
 func (w *Writer) Close(st Stats) error {
-	for q, ok := range w.set {
-		if !ok {
+	for q := range w.quads {
+		if !w.added(q) {
 			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
 		}
 	}
@@ -152,12 +167,15 @@ func (w *Writer) Close(st Stats) error {
 	if err := w.close(w.trees); err != nil {
 		return err
 	}
+	streams := []*streamed{w.trees}
 	if w.aligned {
 		// Raw: read in place.
-		if err := w.sectionAs(tagTidx, w.idx, false); err != nil {
+		tidx, err := w.indexSection(tagTidx, w.ix)
+		if err != nil {
 			return err
 		}
-	} else if err := w.section(tagQidx, w.idx); err != nil {
+		streams = append(streams, tidx)
+	} else if err := w.section(tagQidx, w.ix.bytes()); err != nil {
 		return err
 	}
 	if w.refs != nil {
@@ -165,5 +183,5 @@ func (w *Writer) Close(st Stats) error {
 			return err
 		}
 	}
-	return w.end(st, w.trees)
+	return w.end(st, streams...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -184,6 +185,9 @@ func (h *Hierarchy) Bytes() int {
 // MortonCells appends to dst the terrain's cells in Morton (Z) order of the
 // covering square, as (col,row) pairs: the order HierarchyBuilder.Add wants.
 func (g Geometry) MortonCells(dst [][2]int) [][2]int {
+	// Sized once: grown by appends, a 4097² map's 268 MB of cells left
+	// 960 MB of garbage at the start of a bake, its peak heap.
+	dst = slices.Grow(dst, g.Width*g.Height)
 	var walk func(depth, x, y int)
 	walk = func(depth, x, y int) {
 		if g.outside(quadPos{depth, x, y}) {

@@ -78,8 +78,10 @@ type Shard struct {
 // the visibility tables (horizon.TableBytes, with the model's), each worker's scratch (the
 // block engine's profiles at their largest, horizon.BlockProfileBytes, its
 // early-stop band, the block's groups, a block's 21 trees), the reorder
-// window of blocks' trees, the per-level partial unions, each output's quad
-// index — plus 80 MiB for the runtime and the output buffers. The profiles
+// window of blocks' trees, the per-level partial unions, each output's bit
+// per quad and 2 MiB (its index spills to a file: indexSpill) — plus
+// 80 MiB for the runtime and the output buffers, and 64 MiB for an
+// index assembled at the commit. The profiles
 // reach their bound only on terrain where no line stops early (a flat
 // plane); on real terrain they stay a fraction of it.
 func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outputs int) int64 {
@@ -97,8 +99,8 @@ func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outp
 	levels := int64(g.Levels())
 	quads := int64(g.QuadCount())
 	live := 4*cells + 16*cells + tables + int64(workers)*worker + window(workers)*trees*tree/4 +
-		4*levels*tree + int64(outputs)*(16*quads+2<<20)
-	return 2*live + 80<<20
+		4*levels*tree + int64(outputs)*(quads/8+2<<20)
+	return 2*live + 144<<20
 }
 
 // window is how many blocks' trees may wait for their turn in Morton order.

@@ -490,6 +490,7 @@ type codedOutput struct {
 	addsFile *os.File
 	addsCRC  uint32 // CRC-32C of the list written so far, for the checkpoint
 	w        *compress.CodedWriter
+	idx      *os.File // the writer's index until Close (indexSpill)
 	hd       compress.Header
 	p        *pricing
 	g        quadpvs.Geometry
@@ -520,8 +521,12 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 			return nil, err
 		}
 		c.f = c.t.File
-		if c.w, err = compress.NewCodedWriter(c.t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err != nil {
+		if c.w, err = compress.NewCodedWriter(c.t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err == nil {
+			err = c.spillIndex()
+		}
+		if err != nil {
 			c.t.Abort()
+			store{coded: c}.dropSpill()
 			return nil, fmt.Errorf("write %s: %w", o.Path, err)
 		}
 		return c, nil
@@ -542,12 +547,27 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 	} else {
 		c.w, err = compress.NewCodedWriter(f, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata)
 	}
+	if err == nil {
+		err = c.spillIndex()
+	}
 	if err != nil {
 		f.Close()
 		adds.Close()
+		store{coded: c}.dropSpill()
 		return nil, fmt.Errorf("write %s: %w", f.Name(), err)
 	}
 	return c, nil
+}
+
+// spillIndex moves the writer's block index to a file beside the one it
+// writes (indexSpill).
+func (c *codedOutput) spillIndex() error {
+	sp, err := indexSpill(c.f.Name())
+	if err != nil {
+		return err
+	}
+	c.idx = sp
+	return c.w.SetIndexSpill(sp)
 }
 
 // publish copies a resumable bake's finished store from its folder into a

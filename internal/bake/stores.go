@@ -2,6 +2,7 @@ package bake
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -113,6 +114,7 @@ func (s stores) commit(tally []compress.Tally) ([]compress.Stats, error) {
 			stats[i] = tally[i].Stats()
 			err = o.flat.w.Close(stats[i])
 		}
+		o.dropSpill() // the index is in the store now
 		if err == nil && o.coded != nil && o.coded.t == nil {
 			err = o.coded.publish()
 		}
@@ -129,6 +131,7 @@ func (s stores) commit(tally []compress.Tally) ([]compress.Stats, error) {
 // stores stay in its folder, for the next run.
 func (s stores) abort() {
 	for _, o := range s {
+		o.dropSpill()
 		if o.coded != nil && o.coded.t == nil {
 			o.coded.f.Close()
 			o.coded.addsFile.Close()
@@ -140,8 +143,36 @@ func (s stores) abort() {
 
 // output is one store being written to its temporary file.
 type output struct {
-	t *atomicfile.Temp
-	w *compress.Writer
+	t   *atomicfile.Temp
+	w   *compress.Writer
+	idx *os.File // the writer's index until Close (indexSpill)
+}
+
+// dropSpill removes the temporary file of the store's index, if any.
+func (s store) dropSpill() {
+	var sp **os.File
+	if s.coded != nil {
+		sp = &s.coded.idx
+	} else {
+		sp = &s.flat.idx
+	}
+	if *sp != nil {
+		(*sp).Close()
+		os.Remove((*sp).Name())
+		*sp = nil
+	}
+}
+
+// indexSpill creates (or empties) the file file+".index", in which a
+// store's writer keeps its per-quad index until Close
+// (compress.IndexSpill), so that a bake's memory does not grow with its
+// outputs: 8 bytes per quad for a coded store, 16 for a flat one, 180 and
+// 360 MB per output on a 4097² map. file is the store's temporary file,
+// whose sidecar it is (atomicfile.Temp.Sidecar: removed with it when a
+// killed bake's leftovers are swept), or a resumable bake's store in its
+// folder. The commit removes it.
+func indexSpill(file string) (*os.File, error) {
+	return os.OpenFile(file+".index", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 }
 
 func createOutput(path string, h compress.Header, quads int, elev []float32, nodata []bool) (*output, error) {
@@ -152,6 +183,14 @@ func createOutput(path string, h compress.Header, quads int, elev []float32, nod
 	o := &output{t: t}
 	if o.w, err = compress.NewWriter(t, h, quads, elev, nodata); err != nil {
 		t.Abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if o.idx, err = indexSpill(t.Name()); err == nil {
+		err = o.w.SetIndexSpill(o.idx)
+	}
+	if err != nil {
+		t.Abort()
+		store{flat: o}.dropSpill()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return o, nil
