@@ -277,13 +277,14 @@ func TestVerifyExactRegion(t *testing.T) {
 	}
 }
 
-// TestPVSCellStore: a store of PVS cells 3×3 heightmap cells wide answers
+// TestPVSCellStore: a store of PVS cells 3×3 heightmap cells wide (the last
+// row and column covering one heightmap sample) answers
 // queries on its own grid and passes verify --exact at positions on the
 // heightmap; the readers that would recompute PVSs from its own elevations
 // (pvs --exact) refuse in one line, serve refuses only exact=1, and sim
 // reads the heightmap for its oracle and its exact audit of real positions.
 func TestPVSCellStore(t *testing.T) {
-	fine, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 60, Height: 51}})
+	fine, err := heightmap.Load("../../data/demo-hills.tif", heightmap.Options{Window: heightmap.Window{Col: 40, Row: 150, Width: 61, Height: 52}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,6 +322,13 @@ func TestPVSCellStore(t *testing.T) {
 			code, err, run.Missed, run.Checked, errOut)
 	}
 	t.Logf("sim: %d of %d silent pairs seen between real positions", run.Missed, run.Checked)
+	// Bots gathered in the corner cell that the heightmap covers one
+	// sample of stand at the terrain's edge, not past it.
+	out, errOut, code = runCmd("sim", store, "--bots", "16", "--minutes", "1", "--exact-every", "1", "--hotspot", "20,17,60,0.6", "--schemes", "CS,FB", "--json", "-q")
+	if err := json.Unmarshal([]byte(out), &run); code != 0 || err != nil || run.Checked < 50 || run.Missed != 0 {
+		t.Errorf("sim, bots in the corner: exit %d (%v): %d of %d silent pairs seen between real positions; %s",
+			code, err, run.Missed, run.Checked, errOut)
+	}
 	v, err := newViewer(store)
 	if err != nil {
 		t.Fatalf("serve: %v", err)

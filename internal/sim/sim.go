@@ -444,7 +444,8 @@ func (x *run) fb(a *account, pred int) (*Row, error) {
 	if hm := cfg.DEM; hm != nil && hm.Heightmap != nil {
 		lg, k = losref.Grid{Width: hm.Heightmap.Width, Height: hm.Heightmap.Height, Elev: hm.Heightmap.Elev}, float64(hm.PVSCell)
 	}
-	fine := func(v float64) float64 { return k*v + (k-1)/2 }
+	fineX := func(v float64) float64 { return heightmapPos(v, k, lg.Width) }
+	fineY := func(v float64) float64 { return heightmapPos(v, k, lg.Height) }
 	hp := o.s.Params.Horizon()
 	los := losref.Positions{Grid: lg, HObs: hp.ObserverHeight, Tau: hp.TargetHeight, PerCell: exactPerCell,
 		Dx: o.s.DxM / k, Dy: o.s.DyM / k, MaxDistance: hp.MaxDistance}
@@ -518,8 +519,8 @@ func (x *run) fb(a *account, pred int) (*Row, error) {
 						r.ExactChecked++
 						// Between the bots' real positions, not their cells'
 						// samples: what players see.
-						ax, ay := fine(float64(a.Col)+a.FCol), fine(float64(a.Row)+a.FRow)
-						bx, by := fine(float64(b.Col)+b.FCol), fine(float64(b.Row)+b.FRow)
+						ax, ay := fineX(float64(a.Col)+a.FCol), fineY(float64(a.Row)+a.FRow)
+						bx, by := fineX(float64(b.Col)+b.FCol), fineY(float64(b.Row)+b.FRow)
 						// Both ways; the store's view distance ends every line of
 						// sight, between positions as between cells.
 						if los.Clearance(ax, ay, bx, by) >= 0 || los.Clearance(bx, by, ax, ay) >= 0 {
@@ -824,6 +825,17 @@ func (h *distHist) quantile(q float64) float64 {
 		}
 	}
 	return 0
+}
+
+// heightmapPos returns position v in PVS cells of k heightmap cells as a
+// position on a heightmap of n samples along that axis: k·v + (k−1)/2,
+// clamped to [0, n−1]. A bot in a PVS cell that the heightmap only partly
+// covers (the last row and column of a 4097² map in 8 m cells cover one
+// sample) may stand past the last sample: it stands at the terrain's edge,
+// inside the cell's square clipped to the heightmap, which the region
+// model judges.
+func heightmapPos(v, k float64, n int) float64 {
+	return min(max(k*v+(k-1)/2, 0), float64(n-1))
 }
 
 // exactPerCell is how many times per cell the exact audit samples a line

@@ -350,3 +350,21 @@ func TestRunStoreCut(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestHeightmapPos: positions in PVS cells land on the heightmap, those
+// past its last sample at its edge (a 4097² map in 8 m cells: PVS cell 512
+// covers sample 4096 only).
+func TestHeightmapPos(t *testing.T) {
+	for _, c := range []struct {
+		v, k float64
+		n    int
+		want float64
+	}{
+		{0, 8, 4097, 3.5}, {-0.4375, 8, 4097, 0}, {-0.49, 8, 4097, 0}, {511.5, 8, 4097, 4095.5},
+		{511.6, 8, 4097, 4096}, {512.49, 8, 4097, 4096}, {10.25, 1, 100, 10.25}, {99.4, 1, 100, 99},
+	} {
+		if got := heightmapPos(c.v, c.k, c.n); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("heightmapPos(%g, %g, %d) = %g, want %g", c.v, c.k, c.n, got, c.want)
+		}
+	}
+}
