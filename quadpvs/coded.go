@@ -41,8 +41,9 @@ const (
 	MaxCacheBytes = 1 << 40
 )
 
-// maxCodesPerByte bounds the codes the pinned levels' trees hold,
-// together, per byte of their blocks, so that the trees a coded hierarchy
+// maxCodesPerByte bounds the groups (four codes each: a tree of n codes
+// holds (n−1)/4) the pinned levels' trees hold, together, per byte of
+// their blocks, so that the trees a coded hierarchy
 // keeps decoded take at most 40 bytes per byte of blocks: real stores take
 // 15 to 22 (0.37 to 0.52 bits per code, pvsbake stat --codes).
 const maxCodesPerByte = 128
@@ -70,7 +71,7 @@ type codedTrees struct {
 	max      int64                        // codes a tree may hold
 	pinFrom  int                          // quads q ≥ pinFrom are pinned
 	pins     []atomic.Pointer[Tree]       // pinned trees, decoded on first read
-	pinned   atomic.Int64                 // codes of the pinned trees kept
+	pinned   atomic.Int64                 // groups of the pinned trees kept
 	pinLimit int64                        // at most this many: maxCodesPerByte per byte of their blocks
 	slots    []atomic.Pointer[codedEntry] // direct-mapped cache: quad q in slot q & (len−1)
 	used     atomic.Int64                 // bytes of the cached entries
@@ -154,7 +155,7 @@ func (g Geometry) PinnedFrom() int { return pinnedFrom(g.Layout()) }
 // one Visible node and Err reports it. At open it reads no block: it
 // checks the index's length, the cache's size and the pinned levels'
 // index entries (their blocks lie within Blocks), whose lengths set the
-// bound on the codes the pinned trees may hold together (maxCodesPerByte);
+// bound on the groups the pinned trees may hold together (maxCodesPerByte);
 // a pinned tree that would pass it fails when read. Bytes counts the
 // blocks, 8 bytes per quad (the index), the coder's tables,
 // c.PinnedBytes and the cache. Errors are *FormatError.
@@ -260,12 +261,12 @@ func (ct *codedTrees) tree(h *Hierarchy, q int) Tree {
 			return *t
 		}
 		t := ct.decode(h, q)
-		n := int64(t.Len())
+		n := int64(max(t.Len()-1, 0) / 4) // groups
 		if ct.pinned.Add(n) > ct.pinLimit {
 			ct.pinned.Add(-n)
 			off, _ := blockindex.At(ct.Index[q])
 			h.fails.fail(&TreeError{Quad: q, Region: RegionBlocks, Offset: int64(off),
-				Msg: fmt.Sprintf("the pinned levels' trees hold over %d codes, %d per byte of their blocks", ct.pinLimit, maxCodesPerByte)})
+				Msg: fmt.Sprintf("the pinned levels' trees hold over %d groups, %d per byte of their blocks", ct.pinLimit, maxCodesPerByte)})
 			t, n = conservativeTree(), 0
 		}
 		if !p.CompareAndSwap(nil, &t) {

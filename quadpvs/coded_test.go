@@ -164,7 +164,7 @@ func TestCodedCorrupt(t *testing.T) {
 	if tr := r.PVS(top); !equalTrees(&tr, &want) || r.Err() != nil {
 		t.Fatalf("top quad: %d codes, Err %v; want its %d codes", tr.Len(), r.Err(), want.Len())
 	}
-	r.coded.pinLimit = r.coded.pinned.Load() + 1
+	r.coded.pinLimit = r.coded.pinned.Load()
 	if tr := r.PVS(pin); !isConservative(&tr) || !errors.As(r.Err(), &te) || te.Quad < pin {
 		t.Fatalf("pinned quad %d over the bound: %d codes, Err %v; want the conservative tree", pin, tr.Len(), r.Err())
 	}
