@@ -26,9 +26,7 @@ import (
 type CodedWriter struct {
 	sectionWriter
 	blocks *streamed
-	quads  int
-	ix     *quadIndex // CIDX entries, by quad index
-	set    []uint64   // bit q: quad q added
+	ix     *quadIndex // CIDX entries, by quad index, and the quads added
 	head   *Header    // SetHeader's, written back at Close
 	headAt int64      // the HEAD section's offset
 	headN  int        // its payload's bytes (JSON padded with spaces)
@@ -53,7 +51,7 @@ func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev
 		return nil, fmt.Errorf("compress: a coded store's cache of %d bytes, want %d to %d", hd.CacheBytes, int64(quadpvs.MinCacheBytes), int64(quadpvs.MaxCacheBytes))
 	}
 	hd.Encoding, hd.CacheTrees = EncodingCoded, 0
-	w := &CodedWriter{sectionWriter: newSectionWriter(f), quads: quads, ix: newQuadIndex(quads, cidxField), set: make([]uint64, (quads+63)/64)}
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), ix: newQuadIndex(quads, cidxField)}
 	w.aligned = true
 	if err := w.fileHeader(Magic, VersionAligned); err != nil {
 		return nil, err
@@ -91,14 +89,13 @@ func (w *CodedWriter) SetHeader(hd Header) error {
 // Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
 // added exactly once before Close.
 func (w *CodedWriter) Add(q int, block []byte) error {
-	if q < 0 || q >= w.quads || w.set[q>>6]&(1<<(q&63)) != 0 {
-		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
+	if q < 0 || q >= w.ix.quads || w.ix.has(q) {
+		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.ix.quads)
 	}
 	e, err := blockindex.Entry(w.blocks.n, uint64(len(block)))
 	if err != nil {
 		return err
 	}
-	w.set[q>>6] |= 1 << (q & 63)
 	if err := w.ix.put(q, e); err != nil {
 		return err
 	}
@@ -108,7 +105,7 @@ func (w *CodedWriter) Add(q int, block []byte) error {
 // SetIndexSpill keeps w's block index in sp rather than in memory, from
 // the entries added so far on (IndexSpill). Errors: sp set already.
 func (w *CodedWriter) SetIndexSpill(sp IndexSpill) error {
-	return w.ix.setSpill(sp, func(q int) bool { return w.set[q>>6]&(1<<(q&63)) != 0 })
+	return w.ix.setSpill(sp)
 }
 
 // CodedWriterState is a CodedWriter's state between two Adds
@@ -138,7 +135,7 @@ func (w *CodedWriter) Checkpoint() (CodedWriterState, error) {
 		return CodedWriterState{}, err
 	}
 	return CodedWriterState{Pos: w.pos, Sums: w.sums, Cur: w.cur, BlocksAt: w.blocks.at, BlocksN: w.blocks.n,
-		BlocksCRC: w.blocks.crc, Index: w.ix.bytes(), Set: w.set, HeadAt: w.headAt, HeadN: w.headN}, nil
+		BlocksCRC: w.blocks.crc, Index: w.ix.bytes(), Set: w.ix.set, HeadAt: w.headAt, HeadN: w.headN}, nil
 }
 
 // ReplayIndex sets s.Index and s.Set for a store of quads quads from its
@@ -202,8 +199,8 @@ func ResumeCodedWriter(f File, s CodedWriterState, quads int) (*CodedWriter, err
 		int64(len(s.Sums)) != s.Pos/sumChunk || s.BlocksAt+sectionHeaderSize+int64(s.BlocksN) != s.Pos {
 		return nil, fmt.Errorf("compress: a coded writer's checkpoint of %d bytes for %d quads does not hold together", s.Pos, quads)
 	}
-	w := &CodedWriter{sectionWriter: newSectionWriter(f), quads: quads, ix: newQuadIndex(quads, cidxField), set: slices.Clone(s.Set), headAt: s.HeadAt, headN: s.HeadN}
-	w.ix.mem = slices.Clone(s.Index)
+	w := &CodedWriter{sectionWriter: newSectionWriter(f), ix: newQuadIndex(quads, cidxField), headAt: s.HeadAt, headN: s.HeadN}
+	w.ix.mem, w.ix.set = slices.Clone(s.Index), slices.Clone(s.Set)
 	w.aligned, w.pos, w.sums, w.cur = true, s.Pos, slices.Clone(s.Sums), s.Cur
 	w.blocks = &streamed{tag: tagCblk, at: s.BlocksAt, n: s.BlocksN, crc: s.BlocksCRC}
 	return w, nil
@@ -212,10 +209,8 @@ func ResumeCodedWriter(f File, s CodedWriterState, quads int) (*CodedWriter, err
 // Close finishes the store: the block index, the statistics st, the chunk
 // checksums and the end marker. It does not close f.
 func (w *CodedWriter) Close(st Stats) error {
-	for q := range w.quads {
-		if w.set[q>>6]&(1<<(q&63)) == 0 {
-			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
-		}
+	if q := w.ix.missing(); q >= 0 {
+		return fmt.Errorf("compress: quad %d of %d was never added", q, w.ix.quads)
 	}
 	if err := w.close(w.blocks); err != nil {
 		return err

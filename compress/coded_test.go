@@ -260,7 +260,7 @@ func TestCodedWriterResume(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(s.Index, w.ix.bytes()) || !slices.Equal(s.Set, w.set) {
+		if !bytes.Equal(s.Index, w.ix.bytes()) || !slices.Equal(s.Set, w.ix.set) {
 			t.Fatalf("stopped after %d quads: the replayed index differs", stop)
 		}
 		write(w, stop, stop+1) // lost with the process

@@ -26,14 +26,15 @@ type indexField struct {
 	width        int
 }
 
-// quadIndex is a writer's per-quad index payload of n bytes. In memory it
-// is the payload itself, allocated when first written. Spilled, each put
-// appends a record — the quad (4 bytes) and its fields' values — to the
-// spill file, and each reads the records back once per 64 MiB of payload,
-// so that a writer holds 1 bit per quad (the writer's set) and its buffers,
-// however many quads it has.
+// quadIndex is a writer's per-quad index payload of n bytes and the set
+// of quads put (a bit each). In memory the payload is itself, allocated
+// when first written. Spilled, each put appends a record — the quad (4
+// bytes) and its fields' values — to the spill file, and each reads the
+// records back once per indexChunk bytes of payload, so that a writer
+// holds 1 bit per quad and its buffers, however many quads it has.
 type quadIndex struct {
 	quads  int
+	set    []uint64 // bit q: quad q put
 	n      int64
 	fields []indexField
 	mem    []byte
@@ -50,15 +51,29 @@ var indexChunk int64 = 64 << 20
 // newQuadIndex returns the in-memory index of quads quads with fields:
 // its payload ends with the last quad's last field.
 func newQuadIndex(quads int, fields ...indexField) *quadIndex {
-	x := &quadIndex{quads: quads, fields: fields}
+	x := &quadIndex{quads: quads, set: make([]uint64, (quads+63)/64), fields: fields}
 	for _, f := range fields {
 		x.n = max(x.n, f.base+f.stride*int64(quads-1)+int64(f.width))
 	}
 	return x
 }
 
-// put sets quad q's fields to vals (one per field).
+// has reports whether quad q was put.
+func (x *quadIndex) has(q int) bool { return x.set[q>>6]&(1<<(q&63)) != 0 }
+
+// missing returns the first quad never put, −1 when every one was.
+func (x *quadIndex) missing() int {
+	for q := range x.quads {
+		if !x.has(q) {
+			return q
+		}
+	}
+	return -1
+}
+
+// put sets quad q's fields to vals (one per field) and marks q put.
 func (x *quadIndex) put(q int, vals ...uint64) error {
+	x.set[q>>6] |= 1 << (q & 63)
 	if x.log == nil {
 		if x.mem == nil {
 			x.mem = make([]byte, x.n)
@@ -70,16 +85,19 @@ func (x *quadIndex) put(q int, vals ...uint64) error {
 	}
 	x.rec = binary.LittleEndian.AppendUint32(x.rec[:0], uint32(q))
 	for i, f := range x.fields {
-		x.rec = appendUint(x.rec, f.width, vals[i])
+		var zero [8]byte
+		n := len(x.rec)
+		x.rec = append(x.rec, zero[:f.width]...)
+		putUint(x.rec[n:], f.width, vals[i])
 	}
 	x.logged += int64(len(x.rec))
 	_, err := x.log.Write(x.rec)
 	return err
 }
 
-// setSpill moves the index to sp: the entries put so far (those whose
-// quads set holds, bit q) are logged there, and so is every later one.
-func (x *quadIndex) setSpill(sp IndexSpill, set func(q int) bool) error {
+// setSpill moves the index to sp: the entries put so far are logged there,
+// and so is every later one.
+func (x *quadIndex) setSpill(sp IndexSpill) error {
 	if x.log != nil {
 		return fmt.Errorf("compress: the index spills already")
 	}
@@ -94,7 +112,7 @@ func (x *quadIndex) setSpill(sp IndexSpill, set func(q int) bool) error {
 	}
 	vals := make([]uint64, len(x.fields))
 	for q := range int64(x.quads) {
-		if !set(int(q)) {
+		if !x.has(int(q)) {
 			continue
 		}
 		for i, f := range x.fields {
@@ -111,10 +129,7 @@ func (x *quadIndex) setSpill(sp IndexSpill, set func(q int) bool) error {
 // indexChunk bytes (valid until fn returns). Quads never put read as 0.
 func (x *quadIndex) each(fn func(p []byte) error) error {
 	if x.log == nil {
-		if x.mem == nil {
-			x.mem = make([]byte, x.n)
-		}
-		return fn(x.mem)
+		return fn(x.bytes())
 	}
 	if err := x.log.Flush(); err != nil {
 		return err
@@ -172,16 +187,6 @@ func putUint(b []byte, width int, v uint64) {
 	default:
 		panic("compress: index field width")
 	}
-}
-
-func appendUint(b []byte, width int, v uint64) []byte {
-	switch width {
-	case 4:
-		return binary.LittleEndian.AppendUint32(b, uint32(v))
-	case 8:
-		return binary.LittleEndian.AppendUint64(b, v)
-	}
-	panic("compress: index field width")
 }
 
 func getUint(b []byte, width int) uint64 {

@@ -19,8 +19,7 @@ type Writer struct {
 	quads   int        // trees: quads and shared subtrees
 	trees   *streamed  // TREE (version 5) or CODE (version 3)
 	words   uint64     // words written to it
-	ix      *quadIndex // TIDX or QIDX entries, by tree index
-	set     []uint64   // bit q: tree q added
+	ix      *quadIndex // TIDX or QIDX entries, by tree index, and the trees added
 	scratch []byte
 	rec     []uint64
 	refs    []byte // REFS payload (shared stores)
@@ -51,7 +50,7 @@ func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, versi
 	}
 	h.Encoding, h.CacheTrees, h.CacheBytes = Encoding, 0, 0
 	trees := quads + h.Shared
-	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees, set: make([]uint64, (trees+63)/64)}
+	w := &Writer{sectionWriter: newSectionWriter(f), h: h, quads: trees}
 	if h.Shared > 0 && version != VersionShared {
 		return nil, fmt.Errorf("compress: shared subtrees in a version %d store", version)
 	}
@@ -83,10 +82,9 @@ func newWriter(f File, h Header, quads int, elev []float32, nodata []bool, versi
 // Add appends the PVS of quad index q (quadpvs.Hierarchy layout). Every quad
 // must be added exactly once before Close.
 func (w *Writer) Add(q int, t *quadpvs.Tree) error {
-	if q < 0 || q >= w.quads || w.added(q) {
+	if q < 0 || q >= w.quads || w.ix.has(q) {
 		return fmt.Errorf("compress: quad %d added twice or out of range (%d quads)", q, w.quads)
 	}
-	w.set[q>>6] |= 1 << (q & 63)
 	if err := w.ix.put(q, w.words, uint64(t.Len()), uint64(t.Nodes())); err != nil {
 		return err
 	}
@@ -104,8 +102,6 @@ func (w *Writer) Add(q int, t *quadpvs.Tree) error {
 	return w.put(w.trees, b)
 }
 
-func (w *Writer) added(q int) bool { return w.set[q>>6]&(1<<(q&63)) != 0 }
-
 // SetIndexSpill keeps w's tree index in sp rather than in memory, from
 // the trees added so far on (IndexSpill). Errors: a store with shared
 // subtrees (its index is compressed whole), or sp set already.
@@ -113,7 +109,7 @@ func (w *Writer) SetIndexSpill(sp IndexSpill) error {
 	if !w.aligned {
 		return fmt.Errorf("compress: a store with shared subtrees keeps its index in memory")
 	}
-	return w.ix.setSpill(sp, w.added)
+	return w.ix.setSpill(sp)
 }
 
 // SetRefs sets a shared store's references (quadpvs.Hierarchy's RefStart
@@ -156,10 +152,8 @@ func (w *Writer) AddHierarchy(h *quadpvs.Hierarchy) error {
 // (version 5), the end marker, and the trees' section header written back.
 // It does not close f.
 func (w *Writer) Close(st Stats) error {
-	for q := range w.quads {
-		if !w.added(q) {
-			return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
-		}
+	if q := w.ix.missing(); q >= 0 {
+		return fmt.Errorf("compress: quad %d of %d was never added", q, w.quads)
 	}
 	if w.h.Shared > 0 && w.refs == nil {
 		return fmt.Errorf("compress: a store of %d shared subtrees closed without its references", w.h.Shared)
