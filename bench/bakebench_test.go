@@ -11,12 +11,9 @@ import (
 // TestBakeBenchReport: the GDAL side-by-side timing runs on a small real
 // window, and the report holds every case and the peer table.
 func TestBakeBenchReport(t *testing.T) {
-	data := "../../shared/data"
-	if _, err := os.Stat(filepath.Join(data, "N44W072.hgt")); err != nil {
-		t.Skipf("real DEMs absent: %v", err)
-	}
-	pc := bakeCase{Name: "hgt-48", DEM: "N44W072.hgt", Window: "700,700,48,48"}
-	pr, err := peerGDAL(pc, data, 6)
+	open, _ := realDEMs(t)
+	pc := bakeCase{Name: "hgt-48", DEM: filepath.Base(open), Window: "600,600,48,48"}
+	pr, err := peerGDAL(pc, filepath.Dir(open), 6)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,9 @@ func TestLOSBench(t *testing.T) {
 	if _, err := exec.LookPath("gdalwarp"); err != nil {
 		t.Skip("gdalwarp not installed (apt-get install gdal-bin)")
 	}
-	needRealDEMs(t)
+	open, urban := realDEMs(t)
 	out := t.TempDir()
-	if err := run([]string{"los", "--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
+	if err := run([]string{"los", "--open", open, "--urban", urban,
 		"--size", "32", "--observers", "3", "--pairs", "20", "--out", out}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 // TestCombineParts runs the benchmark on small real windows once whole and
 // once in two parts (simple/lossless continued with --first-pair), combines
 // the parts, and checks that the combined report holds the same queries.
 func TestCombineParts(t *testing.T) {
-	needRealDEMs(t)
+	open, urban := realDEMs(t)
 	tmp := t.TempDir()
 	stores := filepath.Join(tmp, "stores")
-	common := []string{"--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
-		"--open-window", "700,700,24,20", "--urban-window", "143,184,20,24", "--limits", "0.0005",
+	common := []string{"--open", open, "--urban", urban,
+		"--open-window", "600,600,24,20", "--urban-window", "43,84,20,24", "--limits", "0.0005",
 		"--stores", stores, "--reuse", "--audit", "2", "--warmup", "1"}
 	var log strings.Builder
 	runBench := func(out string, extra ...string) string {
@@ -111,11 +113,11 @@ func TestBenchUsage(t *testing.T) {
 // allocate to the limit, and the report sets them beside the min-loss ones
 // with at least as many hidden cells kept at the same limit.
 func TestGlobalAccounting(t *testing.T) {
-	needRealDEMs(t)
+	open, urban := realDEMs(t)
 	tmp := t.TempDir()
 	var log strings.Builder
-	args := []string{"--open", "../../shared/data/N44W072.hgt", "--urban", "../../shared/data/annarbor-dsm-2ft.tif",
-		"--open-window", "700,700,40,36", "--urban-window", "143,184,36,40", "--limits", "0.0001",
+	args := []string{"--open", open, "--urban", urban,
+		"--open-window", "600,600,40,36", "--urban-window", "43,84,36,40", "--limits", "0.0001",
 		"--stores", filepath.Join(tmp, "stores"), "--audit", "2", "--warmup", "1", "--pairs", "4",
 		"--cases", "hierarchical/lossy", "--accountings", "ours-minloss,ours-global,thesis-minloss,thesis-global", "--out", filepath.Join(tmp, "out")}
 	if err := run(args, &log, io.Discard); err != nil {
@@ -161,13 +163,13 @@ func TestGlobalAccounting(t *testing.T) {
 	}
 }
 
-// needRealDEMs skips the test when the two real DEMs are not in
-// ../shared/data.
-func needRealDEMs(t *testing.T) {
+// realDEMs returns the committed crops of the two real DEMs
+// (internal/testdem): the NASADEM tile's columns and rows 100–1023 and the
+// town DSM's 100–483, so that the harness's tests run in a fresh clone; a
+// window of a full file at (c, r) is the crop's at (c−100, r−100).
+func realDEMs(t *testing.T) (open, urban string) {
 	t.Helper()
-	for _, p := range []string{"../../shared/data/N44W072.hgt", "../../shared/data/annarbor-dsm-2ft.tif"} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real DEM %s absent: %v", p, err)
-		}
-	}
+	open, _ = testdem.Path(t, "N44W072.hgt", heightmap.Window{Col: 100, Row: 100, Width: 924, Height: 924})
+	urban, _ = testdem.Path(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 100, Row: 100, Width: 384, Height: 384})
+	return open, urban
 }

@@ -16,9 +16,8 @@ import (
 // its map, window, view distance, budget, encoding and model are the
 // RAW's; each one changed is refused.
 func TestCheckTifStore(t *testing.T) {
-	needRealDEMs(t)
-	const dem = "../../shared/data/N44W072.hgt"
-	win := heightmap.Window{Col: 700, Row: 700, Width: 24, Height: 20}
+	dem, _ := realDEMs(t)
+	win := heightmap.Window{Col: 600, Row: 600, Width: 24, Height: 20}
 	g, err := heightmap.Load(dem, heightmap.Options{Window: win})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +37,7 @@ func TestCheckTifStore(t *testing.T) {
 	if _, err := bake.Run(context.Background(), bake.Config{DEM: g, Params: p, Outputs: []bake.Output{{Path: path, Budget: budget, Cap: cp}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkTifStore(path, "/elsewhere/N44W072.hgt", win, 500, "1MiB", "flat", horizon.LOSConservative); err != nil {
+	if err := checkTifStore(path, filepath.Join("/elsewhere", filepath.Base(dem)), win, 500, "1MiB", "flat", horizon.LOSConservative); err != nil {
 		t.Fatalf("the store's own settings refused: %v", err)
 	}
 	other := win

@@ -26,9 +26,10 @@ func TestCoordinatesRealDEMs(t *testing.T) {
 		tolMap     float64 // map units
 		tolDegrees float64
 	}{
-		// gdalinfo's Center: (13293604.316, 282507.867) (83d44'15.44"W,
-		// 42d16'24.45"N), the corner of cell (393, 434); the CRS is in feet.
-		{"annarbor-dsm-2ft.tif", 393, 434, 13293604.316, 282507.867, -(83 + 44/60.0 + 15.44/3600), 42 + 16/60.0 + 24.45/3600, 0.01, 1e-5},
+		// gdalinfo's Center of the full DSM: (13293604.316, 282507.867)
+		// (83d44'15.44"W, 42d16'24.45"N), the corner of its cell (393,
+		// 434), the crop's (293, 334); the CRS is in feet.
+		{"annarbor-dsm-2ft.tif", 293, 334, 13293604.316, 282507.867, -(83 + 44/60.0 + 15.44/3600), 42 + 16/60.0 + 24.45/3600, 0.01, 1e-5},
 		// gdalinfo's Upper Left: (-72.0004167, 45.0004167), EPSG:4326.
 		{"N44W072.hgt", 0, 0, -72.0004167, 45.0004167, -72.0004167, 45.0004167, 1e-6, 1e-6},
 	} {

@@ -15,18 +15,21 @@ import (
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
-const dataDir = "../../shared/data"
-
-// realDEM returns the path of a shared real DEM, skipping the test when the
-// shared data folder is absent.
+// realDEM returns the path of a real DEM the tests read from the
+// repository: for "N44W072.hgt" the NASADEM tile rebuilt around its
+// committed crop (testdem.HGT: the whole 1201 × 1201 file, its cells
+// outside columns and rows 100–1023 repeating the crop's edge); for
+// "annarbor-dsm-2ft.tif" the committed crop of the town's DSM, a GeoTIFF
+// of its columns and rows 100–483 with the source's CRS in US feet.
 func realDEM(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(dataDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real DEM %s not found (%v): the shared data folder is absent", p, err)
+	if name == "N44W072.hgt" {
+		return testdem.HGT(t)
 	}
+	p, _ := testdem.Path(t, name, heightmap.Window{Col: 100, Row: 100, Width: 384, Height: 384})
 	return p
 }
 
@@ -41,8 +44,11 @@ func TestLoadRealDEMs(t *testing.T) {
 		crs     string
 		spacing heightmap.Spacing
 	}{
-		{"N44W072.hgt", 1201, 1201, 66.0, 92.6, 115, 1908, "EPSG:4326", heightmap.SpacingGeographic},
-		{"annarbor-dsm-2ft.tif", 786, 868, 0.6096, 0.6096, 254, 300.34, "EPSG:2253", heightmap.SpacingProjected},
+		// The rebuilt tile's heights are its crop's (the full tile's run
+		// 115–1908 m), the DSM crop's are 258.24–300 m (the full DSM's
+		// 786 × 868 cells run 254–300.34 m).
+		{"N44W072.hgt", 1201, 1201, 66.0, 92.6, 169, 1908, "EPSG:4326", heightmap.SpacingGeographic},
+		{"annarbor-dsm-2ft.tif", 384, 384, 0.6096, 0.6096, 258.24, 300, "EPSG:2253", heightmap.SpacingProjected},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -297,7 +303,7 @@ func TestLoadErrors(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	voids := filepath.Join(dir, "voids.asc")
 	os.WriteFile(voids, []byte("ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -1\n-1 -1\n"), 0o644)
-	hgt := filepath.Join(dataDir, "N44W072.hgt")
+	hgt := realDEM(t, "N44W072.hgt")
 	tests := []struct {
 		name string
 		path string
@@ -314,9 +320,6 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.path == hgt {
-				realDEM(t, "N44W072.hgt")
-			}
 			_, err := heightmap.Load(tc.path, tc.opt)
 			if err == nil {
 				t.Fatal("no error")

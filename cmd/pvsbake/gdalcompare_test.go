@@ -4,19 +4,20 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/losref"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 var gdalCompare = flag.Int("gdalcompare", 0, "compare `N` observers' viewsheds with gdal_viewshed and the exact reference on the HGT tile warped to UTM (needs gdal-bin; slow)")
 
 // TestCompareGDALViewshed is the acceptance check of the per-point PVS: on a
-// 600² window of the HGT tile warped to UTM 19N at 80 m, `pvsbake viewshed`
+// 600² window of the HGT tile's committed crop (internal/testdem) warped to
+// UTM 19N at 80 m, `pvsbake viewshed`
 // and `gdal_viewshed -oz 1.8 -tz 1.8 -cc 0` are both compared with the exact
 // line-of-sight reference; misses are truly visible cells classified hidden.
 func TestCompareGDALViewshed(t *testing.T) {
@@ -28,14 +29,11 @@ func TestCompareGDALViewshed(t *testing.T) {
 			t.Skipf("%s not installed (apt-get install gdal-bin)", tool)
 		}
 	}
-	src := "../../../shared/data/N44W072.hgt"
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("shared data absent")
-	}
+	src, _ := testdem.Path(t, "N44W072.hgt", heightmap.Window{Col: 100, Row: 100, Width: 924, Height: 924})
 	dir := t.TempDir()
 	utm, win := filepath.Join(dir, "utm.tif"), filepath.Join(dir, "win.tif")
 	sh(t, "gdalwarp", "-q", "-t_srs", "EPSG:32619", "-tr", "80", "80", "-r", "bilinear", src, utm)
-	sh(t, "gdal_translate", "-q", "-srcwin", "300", "300", "600", "600", utm, win)
+	sh(t, "gdal_translate", "-q", "-srcwin", "100", "240", "600", "600", utm, win)
 	g, err := heightmap.Load(win, heightmap.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/testdem"
 )
 
 func runCmd(args ...string) (stdout, stderr string, code int) {
@@ -20,22 +22,25 @@ func runCmd(args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// TestInfoRealDEMs: info of the two real DEMs, read from the repository
+// (the NASADEM tile rebuilt around its committed crop, testdem.HGT, and the
+// town DSM's committed 384² crop): sizes and spacings in metres, the
+// tile's geographic spacing narrowing its columns at 44.5° N.
 func TestInfoRealDEMs(t *testing.T) {
+	hgt := testdem.HGT(t)
+	dsm, _ := testdem.Path(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 100, Row: 100, Width: 384, Height: 384})
 	tests := []struct {
 		path   string
 		args   []string
 		w, h   int
 		dx, dy float64
 	}{
-		{"../../../shared/data/annarbor-dsm-2ft.tif", nil, 786, 868, 0.6096, 0.6096},
-		{"../../../shared/data/N44W072.hgt", nil, 1201, 1201, 66.27, 92.60},
-		{"../../../shared/data/N44W072.hgt", []string{"--window", "100,200,316,316"}, 316, 316, 65.9, 92.6},
+		{dsm, nil, 384, 384, 0.6096, 0.6096},
+		{hgt, nil, 1201, 1201, 66.27, 92.60},
+		{hgt, []string{"--window", "100,200,316,316"}, 316, 316, 65.9, 92.6},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			if _, err := os.Stat(tc.path); err != nil {
-				t.Skipf("shared data absent: %v", err)
-			}
 			out, errOut, code := runCmd(append([]string{"info", tc.path}, tc.args...)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)

@@ -8,7 +8,9 @@
 package testdem
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -109,4 +111,35 @@ func Shared(tb testing.TB, name string, win heightmap.Window) *heightmap.Grid {
 		tb.Fatal(err)
 	}
 	return g
+}
+
+// HGT writes the NASADEM tile N44W072.hgt — 1201 × 1201 big-endian Int16
+// cells, 3″, georeferenced by its name, as the shared folder holds it — in
+// a temporary folder of the test and returns its path. Cells 100–1023 of
+// each axis are the committed crop's; the others repeat the crop's nearest
+// edge cell, so the heights lie within the crop's (169–1908 m) where the
+// full tile's run 115–1908. Tests of reading the format, its size,
+// spacing and georeferencing use it instead of the shared file.
+func HGT(t testing.TB) string {
+	t.Helper()
+	const n = 1201
+	c := crops[0]
+	g := Load(t, c.Name, heightmap.Window{Col: c.Col, Row: c.Row, Width: c.Width, Height: c.Height}, heightmap.Options{})
+	buf := make([]byte, 2*n*n)
+	for r := range n {
+		cr := min(max(r-c.Row, 0), c.Height-1)
+		for col := range n {
+			i := cr*c.Width + min(max(col-c.Col, 0), c.Width-1)
+			v := int16(math.MinInt16)
+			if !g.IsNodata(i) {
+				v = int16(g.Elev[i])
+			}
+			binary.BigEndian.PutUint16(buf[2*(r*n+col):], uint16(v))
+		}
+	}
+	p := filepath.Join(t.TempDir(), c.Name)
+	if err := os.WriteFile(p, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
