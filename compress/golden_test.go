@@ -71,7 +71,8 @@ func goldenStore(t *testing.T, cp Cap, blocks bool) []byte {
 		for j := range l1 {
 			l1[j] = &trees[horizon.Lanes+j]
 		}
-		for _, q := range g.MortonQuads(2, nil) {
+		for _, q32 := range g.MortonQuads(2, nil) {
+			q := [2]int{int(q32[0]), int(q32[1])}
 			if err := bw.Classify(4*q[0], 4*q[1], nil, &blk); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,8 @@ func goldenStore(t *testing.T, cp Cap, blocks bool) []byte {
 			}
 		}
 	}
-	for _, c := range b.Order()[:len(b.Order())*btoi(!blocks)] {
+	for _, c32 := range b.Order()[:len(b.Order())*btoi(!blocks)] {
+		c := [2]int{int(c32[0]), int(c32[1])}
 		if err := wk.Classify(c[0], c[1], lv, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,8 @@ func newFixture(t testing.TB, name string, win heightmap.Window, nodeCap int) *f
 	f := &fixture{dem: dem, cells: make([]horizon.Bitmap, dem.Width*dem.Height)}
 	enc := quadpvs.NewEncoder(g)
 	var tr quadpvs.Tree
-	for _, c := range b.Order() {
+	for _, c32 := range b.Order() {
+		c := [2]int{int(c32[0]), int(c32[1])}
 		bm, _ := wk.Viewshed(c[0], c[1], horizon.Bitmap{})
 		f.cells[c[1]*dem.Width+c[0]] = bm
 		enc.Encode(bm, &tr)

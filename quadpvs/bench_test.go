@@ -174,7 +174,8 @@ func BenchmarkHierarchy(b *testing.B) {
 	for b.Loop() {
 		h = NewHierarchy(g)
 		hb := NewHierarchyBuilder(g, func(l, x, y int, t *Tree) error { h.Set(l, x, y, t); return nil })
-		for _, c := range hb.Order() {
+		for _, c32 := range hb.Order() {
+			c := [2]int{int(c32[0]), int(c32[1])}
 			enc.Encode(bms[c[1]*128+c[0]], &tr)
 			hb.Add(c[0], c[1], &tr)
 		}

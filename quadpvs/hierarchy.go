@@ -184,7 +184,8 @@ func (h *Hierarchy) Bytes() int {
 
 // MortonCells appends to dst the terrain's cells in Morton (Z) order of the
 // covering square, as (col,row) pairs: the order HierarchyBuilder.Add wants.
-func (g Geometry) MortonCells(dst [][2]int) [][2]int {
+// Pairs are int32, 8 bytes a cell (134 MB on a 4097² terrain).
+func (g Geometry) MortonCells(dst [][2]int32) [][2]int32 {
 	// Sized once: grown by appends, a 4097² map's 268 MB of cells left
 	// 960 MB of garbage at the start of a bake, its peak heap.
 	dst = slices.Grow(dst, g.Width*g.Height)
@@ -194,7 +195,7 @@ func (g Geometry) MortonCells(dst [][2]int) [][2]int {
 			return
 		}
 		if depth == g.K {
-			dst = append(dst, [2]int{x, y})
+			dst = append(dst, [2]int32{int32(x), int32(y)})
 			return
 		}
 		for k := range 4 {
@@ -227,7 +228,7 @@ type HierarchyBuilder struct {
 	has   []bool // acc[l] holds something
 	tmp   [2]Tree
 	next  int // index in order of the next quad expected
-	order [][2]int
+	order [][2]int32
 }
 
 // Span is the part of a hierarchy a HierarchyBuilder builds: it takes the
@@ -272,14 +273,14 @@ func NewSpanBuilder(g Geometry, s Span, emit Emit) (*HierarchyBuilder, error) {
 // MortonQuads appends to dst the quads of level l that intersect the
 // terrain, in Morton (Z) order, as (x,y) pairs; for l = 0 these are
 // MortonCells.
-func (g Geometry) MortonQuads(l int, dst [][2]int) [][2]int {
+func (g Geometry) MortonQuads(l int, dst [][2]int32) [][2]int32 {
 	c, r := g.QuadsAcross(l)
 	return Geometry{Width: c, Height: r, K: g.K - l}.MortonCells(dst)
 }
 
 // Order returns the quads (cells for the whole hierarchy) in the order Add
 // wants them: Morton order, the span's part of it.
-func (b *HierarchyBuilder) Order() [][2]int { return b.order }
+func (b *HierarchyBuilder) Order() [][2]int32 { return b.order }
 
 // Add takes the PVS tree of quad (x,y) of the span's base level (cell
 // (col,row) for the whole hierarchy), which must be the next of Order().
@@ -287,7 +288,7 @@ func (b *HierarchyBuilder) Order() [][2]int { return b.order }
 // reusable tree memory, not the quad's PVS. Errors are emit's, or an
 // out-of-order quad.
 func (b *HierarchyBuilder) Add(x, y int, t *Tree) error {
-	if b.next >= len(b.order) || b.order[b.next] != [2]int{x, y} {
+	if b.next >= len(b.order) || int(b.order[b.next][0]) != x || int(b.order[b.next][1]) != y {
 		return fmt.Errorf("quadpvs: quad (%d,%d) of level %d added out of Morton order", x, y, b.span.Base)
 	}
 	b.next++
@@ -353,7 +354,7 @@ func (b *HierarchyBuilder) AddBlock(x, y int, pts *[BlockPoints]*Tree, l1 *[4]*T
 			if c >= g.Width || r >= g.Height {
 				continue
 			}
-			if b.next >= len(b.order) || b.order[b.next] != [2]int{c, r} {
+			if b.next >= len(b.order) || int(b.order[b.next][0]) != c || int(b.order[b.next][1]) != r {
 				return fmt.Errorf("quadpvs: block (%d,%d) added out of Morton order", x, y)
 			}
 			b.next++

@@ -376,7 +376,8 @@ func TestHierarchy(t *testing.T) {
 			if err := b.Add(1, 0, &tr); err == nil {
 				t.Error("out-of-order cell accepted")
 			}
-			for _, c := range b.Order() {
+			for _, c32 := range b.Order() {
+				c := [2]int{int(c32[0]), int(c32[1])}
 				if b.Done() {
 					t.Fatal("done before the last cell")
 				}

@@ -32,7 +32,8 @@ func realHierarchy(t testing.TB, name string, win heightmap.Window, capCodes int
 	var tr Tree
 	var bm horizon.Bitmap
 	var err error
-	for _, cell := range b.Order() {
+	for _, cell32 := range b.Order() {
+		cell := [2]int{int(cell32[0]), int(cell32[1])}
 		if bm, err = wk.Viewshed(cell[0], cell[1], bm); err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,8 @@ func TestSpanJoin(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(size[0]), uint64(size[1])))
 		cells := make(map[[2]int]Tree)
 		enc := NewEncoder(g)
-		for _, c := range g.MortonCells(nil) {
+		for _, c32 := range g.MortonCells(nil) {
+			c := [2]int{int(c32[0]), int(c32[1])}
 			bm := horizon.NewBitmap(g.Width, g.Height)
 			for i := range g.Width * g.Height {
 				if rng.IntN(3) == 0 {
@@ -48,7 +49,8 @@ func TestSpanJoin(t *testing.T) {
 		}
 		var want []emitted
 		b := NewHierarchyBuilder(g, record(&want))
-		for _, c := range b.Order() {
+		for _, c32 := range b.Order() {
+			c := [2]int{int(c32[0]), int(c32[1])}
 			src := cells[c]
 			tr := src.Clone()
 			if err := b.Add(c[0], c[1], &tr); err != nil {
@@ -62,7 +64,7 @@ func TestSpanJoin(t *testing.T) {
 			n := 0
 			for _, q := range quads {
 				firstCell = append(firstCell, n)
-				n += g.cellsIn(quadPos{g.K - top, q[0], q[1]})
+				n += g.cellsIn(quadPos{g.K - top, int(q[0]), int(q[1])})
 			}
 			firstCell = append(firstCell, n)
 			for _, shards := range []int{1, 2, 3, 7} {
@@ -77,7 +79,8 @@ func TestSpanJoin(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						for _, c := range sb.Order() {
+						for _, c32 := range sb.Order() {
+							c := [2]int{int(c32[0]), int(c32[1])}
 							src := cells[c]
 							tr := src.Clone()
 							if err := sb.Add(c[0], c[1], &tr); err != nil {
@@ -114,7 +117,8 @@ func TestSpanJoin(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for i, q := range jb.Order() {
+					for i, q32 := range jb.Order() {
+						q := [2]int{int(q32[0]), int(q32[1])}
 						if err := jb.Add(q[0], q[1], &roots[i]); err != nil {
 							t.Fatal(err)
 						}

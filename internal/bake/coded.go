@@ -94,8 +94,8 @@ func sampleLevelOf(i int) int {
 func bakeSample(ctx context.Context, model *horizon.Model, dem *heightmap.Grid, g quadpvs.Geometry, workers int) ([]sampleTrees, error) {
 	var inside [][2]int
 	for _, q := range g.MortonQuads(sampleLevel, nil) {
-		if (q[0]+1)<<sampleLevel <= g.Width && (q[1]+1)<<sampleLevel <= g.Height {
-			inside = append(inside, q)
+		if x, y := int(q[0]), int(q[1]); (x+1)<<sampleLevel <= g.Width && (y+1)<<sampleLevel <= g.Height {
+			inside = append(inside, [2]int{x, y})
 		}
 	}
 	want := min(max(g.Width*g.Height/100/64, minSampleQuads), maxSampleQuads, len(inside))

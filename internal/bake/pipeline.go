@@ -37,10 +37,10 @@ type blockJob struct {
 
 // blockJobs cuts a Morton order of points into blocks: consecutive points
 // of one level-2 quad.
-func blockJobs(order [][2]int) []blockJob {
+func blockJobs(order [][2]int32) []blockJob {
 	var jobs []blockJob
 	for i, c := range order {
-		col, row := c[0]&^(horizon.BlockSide-1), c[1]&^(horizon.BlockSide-1)
+		col, row := int(c[0])&^(horizon.BlockSide-1), int(c[1])&^(horizon.BlockSide-1)
 		if n := len(jobs); n > 0 && jobs[n-1].col == col && jobs[n-1].row == row && jobs[n-1].last == i {
 			jobs[n-1].last++
 			jobs[n-1].points++
@@ -66,7 +66,7 @@ type pipeline struct {
 	wr       *writer
 	hier     quadpvs.Layout
 	builder  *quadpvs.HierarchyBuilder
-	order    [][2]int // the span's points in Morton order
+	order    [][2]int32 // the span's points in Morton order
 	jobs     []blockJob
 	unions   bool // the jobs' blocks are whole up to level 2
 	mask     *horizon.Mask
@@ -321,7 +321,7 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 		bt.whole = pl.unions && jb.points == bits.OnesCount16(blk.Points)
 		var lanes uint16
 		for _, c := range pl.order[jb.first:jb.last] {
-			lanes |= 1 << ((c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col)
+			lanes |= 1 << ((int(c[1])-jb.row)*horizon.BlockSide + int(c[0]) - jb.col)
 		}
 		var us uint8
 		if bt.whole {
@@ -332,7 +332,8 @@ func (pl *pipeline) work(ctx context.Context, jobc <-chan int, results chan<- *b
 		if tv := pl.cfg.TotalViewshed; tv != nil {
 			enc.BlockVisibleCells(&blk, lanes, &visible)
 			for _, c := range pl.order[jb.first:jb.last] {
-				tv[c[1]*pl.dem.Width+c[0]] = uint32(visible[(c[1]-jb.row)*horizon.BlockSide+c[0]-jb.col])
+				col, row := int(c[0]), int(c[1])
+				tv[row*pl.dem.Width+col] = uint32(visible[(row-jb.row)*horizon.BlockSide+col-jb.col])
 			}
 		}
 		if bt.whole {
@@ -419,8 +420,9 @@ func (pl *pipeline) merge(ctx context.Context, results <-chan *blockTrees, slots
 				}
 			} else {
 				for _, c := range pl.order[jb.first:jb.last] {
-					b := (c[1]-jb.row)*horizon.BlockSide + c[0] - jb.col
-					if err := pl.builder.Add(c[0], c[1], &bt.trees[b]); err != nil {
+					col, row := int(c[0]), int(c[1])
+					b := (row-jb.row)*horizon.BlockSide + col - jb.col
+					if err := pl.builder.Add(col, row, &bt.trees[b]); err != nil {
 						return err
 					}
 				}

@@ -61,7 +61,7 @@ func PlanShards(g quadpvs.Geometry, nodata []bool, n int) (Plan, error) {
 	valid := make([]int, len(quads)) // cells with data per quad
 	total := 0
 	for j, q := range quads {
-		x0, y0 := q[0]<<level, q[1]<<level
+		x0, y0 := int(q[0])<<level, int(q[1])<<level
 		x1, y1 := min(x0+1<<level, g.Width), min(y0+1<<level, g.Height)
 		count[j] = (x1 - x0) * (y1 - y0)
 		valid[j] = count[j]
@@ -388,10 +388,11 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := j.subtree(p, roots[r], st, &root); err != nil {
+			x, y := int(roots[r][0]), int(roots[r][1])
+			if err := j.subtree(p, [2]int{x, y}, st, &root); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Path, err)
 			}
-			if err := upper.Add(roots[r][0], roots[r][1], &root); err != nil {
+			if err := upper.Add(x, y, &root); err != nil {
 				return nil, err
 			}
 			if cfg.Progress != nil {
