@@ -36,7 +36,10 @@ const projectPrice = 3
 // early-stop band), the tiles shared among the bake's workers running at
 // once, so that other work on the machine slows them as it will slow the
 // bake — and projects the wall time of Run(cfg): per-point cost × points ÷
-// workers. A block's work is a worker's (work,
+// workers, the per-point cost being the calibrators' summed busy time over
+// the points they did (not the slowest calibrator's time: with a tile each,
+// the slowest of 16 set projections 1.7–1.8× long on a 16-core machine).
+// A block's work is a worker's (work,
 // capBlock): its points' PVSs and its level-1 and level-2 unions, each
 // capped for every output, coded outputs at projectPrice. Nothing is added
 // for the merge up the hierarchy: it runs beside the workers. It returns
@@ -90,6 +93,7 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 		blk horizon.Block
 		bt  blockTrees
 		n   int
+		el  time.Duration // busy time
 		err error
 	}
 	cs := make([]*calibrator, calibrators)
@@ -102,12 +106,13 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 		c.enc.EncodeBlockTrees(&c.blk, c.blk.Points, us, &c.bt.trees)
 		cs[i] = c
 	}
-	start := time.Now()
 	var wg sync.WaitGroup
 	for w, c := range cs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			start := time.Now()
+			defer func() { c.el = time.Since(start) }()
 			for i := w; i < nt; i += calibrators {
 				// A low-discrepancy spread: the i-th of nt tiles in
 				// row-major order, its column scrambled by a large prime
@@ -139,20 +144,19 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
-	n := 0
+	n, el := 0, time.Duration(0)
 	for _, c := range cs {
 		if c.err != nil {
 			return Projection{}, c.err
 		}
-		n += c.n
+		n, el = n+c.n, el+c.el
 	}
 	if n == 0 {
 		return Projection{}, ctx.Err()
 	}
-	// The calibrators ran as the bake's workers run: n points in el on
-	// calibrators workers; the bake spreads its points over workers.
-	pp := time.Duration(float64(el) * float64(calibrators) / float64(n))
+	// The calibrators ran as the bake's workers run: n points in el of
+	// their summed time; the bake spreads its points over workers.
+	pp := time.Duration(float64(el) / float64(n))
 	points := dem.Width * dem.Height
 	wall := time.Duration(float64(pp) * float64(points) / float64(workers))
 	return Projection{Samples: n, PerPoint: pp, Wall: wall, Kernels: model.Kernels()}, nil
