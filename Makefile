@@ -79,7 +79,7 @@ docs:
 # cluster. CI runs make test, then make check.
 check: deps browser bindings windows-deps
 	$(GO) test ./...
-	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./quadpvs ./internal/bake
+	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./internal/quadtree ./internal/bake
 	GOEXPERIMENT= FRONTIERSETS_KERNELS=scalar $(GO) test -count 1 -run 'Golden|Block|Kernel|Twin' ./horizon
 	@if grep -q avx512f /proc/cpuinfo 2>/dev/null; then \
 		echo "FRONTIERSETS_KERNELS=avx512 $(GO) test -count 1 -run 'Golden|Block' ./horizon"; \

@@ -22,6 +22,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -152,7 +153,7 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 			var labels []string
 			for _, b := range budgets {
 				bytes := int64(b * (1 << 30))
-				least := int64(g.QuadCount()) * (compress.QuadOverhead + int64(quadpvs.BytesFor(1)))
+				least := int64(g.QuadCount()) * (compress.QuadOverhead + int64(quadtree.BytesFor(1)))
 				if enc == "coded" {
 					least = compress.CodedLeast(bytes, g.QuadCount())
 				}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -96,7 +97,7 @@ func ladder(max float64) []float64 {
 }
 
 // Allocate returns h's trees re-capped at one global price so that the
-// loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadpvs.BytesFor(codes)
+// loaded hierarchy (Hierarchy.Bytes: QuadOverhead + quadtree.BytesFor(codes)
 // per tree; with opt.Thesis, 3 bytes per node) fits budget bytes, with the
 // record to put in the header: the memory limit of thesis §3.4 spent
 // across trees instead of per tree. h's trees should be uncapped or
@@ -110,7 +111,7 @@ func ladder(max float64) []float64 {
 // shared h; a ceiling below 1; a level weight that is not a positive
 // number.
 func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions) (*quadpvs.Hierarchy, Allocation, error) {
-	if h.Shared > 0 {
+	if h.SharedSubtrees() > 0 {
 		return nil, Allocation{}, errors.New("compress: allocating a shared hierarchy: share after allocating")
 	}
 	quads := h.Quads()
@@ -142,7 +143,7 @@ func Allocate(h *quadpvs.Hierarchy, from Cap, budget int64, opt AllocateOptions)
 		if thesis {
 			return ThesisBytesPerNode * int64(nodes)
 		}
-		return int64(QuadOverhead + quadpvs.BytesFor(int(codes)))
+		return int64(QuadOverhead + quadtree.BytesFor(int(codes)))
 	}
 	w := opt.LevelWeight
 	if w == 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -32,7 +33,7 @@ func TestAllocate(t *testing.T) {
 	all := hidden(h)
 	full := int64(h.Bytes())
 	c := quadpvs.Capper{MinLoss: true, G: g}
-	least := int64(h.Quads()) * int64(QuadOverhead+quadpvs.BytesFor(1))
+	least := int64(h.Quads()) * int64(QuadOverhead+quadtree.BytesFor(1))
 	for _, thesis := range []bool{false, true} {
 		// The budget runs from one code (node) per quad to the uncapped size.
 		lo, hi := least, full

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -62,17 +63,17 @@ func (cp Cap) Apply(c *quadpvs.Capper, g quadpvs.Geometry, dst, t *quadpvs.Tree)
 
 // CapForBudget returns the largest uniform code cap C such that quads trees
 // of at most C codes take at most budget bytes in memory:
-// quads · (QuadOverhead + quadpvs.BytesFor(C)) ≤ budget. The error wraps
+// quads · (QuadOverhead + quadtree.BytesFor(C)) ≤ budget. The error wraps
 // ErrBudget and names the smallest budget that works.
 func CapForBudget(budget int64, quads int) (Cap, error) {
-	min := int64(quads) * int64(QuadOverhead+quadpvs.BytesFor(1))
+	min := int64(quads) * int64(QuadOverhead+quadtree.BytesFor(1))
 	if budget < min {
 		return Cap{}, fmt.Errorf("%w: %s for %d quads; the minimum is %s", ErrBudget, FormatBytes(budget), quads, FormatBytes(min))
 	}
 	per := budget/int64(quads) - QuadOverhead // bytes for one tree's codes and ranks
 	// BytesFor(c) = 8⌈c/32⌉ + 4⌈c/64⌉ = 20 bytes per 64 codes.
 	c := per / 20 * 64
-	for quadpvs.BytesFor(int(c+32)) <= int(per) {
+	for quadtree.BytesFor(int(c+32)) <= int(per) {
 		c += 32
 	}
 	if c > math.MaxInt32 {
@@ -181,5 +182,5 @@ const CodedMaxCodes = 6144
 // bytes per quad), a byte of block per quad, the coder's tables and the
 // cache.
 func CodedLeast(budget int64, quads int) int64 {
-	return 9*int64(quads) + quadpvs.CondCoderBytes + DefaultCacheBytes(budget)
+	return 9*int64(quads) + quadtree.CondCoderBytes + DefaultCacheBytes(budget)
 }

@@ -14,6 +14,7 @@ import (
 	"weak"
 
 	"github.com/frontiersets/frontiersets/internal/blockindex"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -43,7 +44,7 @@ const headRoom = 1024
 // coded with coder, writing the header hd (its encoding set; hd.CacheBytes
 // must be set, hd without shared subtrees), the grid (elevations in
 // metres, row-major Width×Height; nodata nil when none) and the table.
-func NewCodedWriter(f File, hd Header, quads int, coder *quadpvs.CondCoder, elev []float32, nodata []bool) (*CodedWriter, error) {
+func NewCodedWriter(f File, hd Header, quads int, coder *quadtree.CondCoder, elev []float32, nodata []bool) (*CodedWriter, error) {
 	if hd.Shared != 0 || len(elev) != hd.Width*hd.Height || (nodata != nil && len(nodata) != len(elev)) {
 		return nil, fmt.Errorf("compress: a coded store of %d shared subtrees, %d elevations for a %d×%d grid", hd.Shared, len(elev), hd.Width, hd.Height)
 	}
@@ -86,7 +87,7 @@ func (w *CodedWriter) SetHeader(hd Header) error {
 	return nil
 }
 
-// Add appends quad q's block (quadpvs.CondCoder.Append). Every quad must be
+// Add appends quad q's block (quadtree.CondCoder.Append). Every quad must be
 // added exactly once before Close.
 func (w *CodedWriter) Add(q int, block []byte) error {
 	if q < 0 || q >= w.ix.quads || w.ix.has(q) {
@@ -254,7 +255,7 @@ func (w *CodedWriter) writeHead() error {
 // coded store (NewCodedWriter) with header hd (its cache set from h),
 // the grid and the statistics st (their PinnedBytes set from h).
 func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata []bool, st Stats) error {
-	c := h.Coding()
+	c := quadtree.CodingOf(h)
 	if c == nil {
 		return errors.New("compress: WriteCoded needs a coded hierarchy (quadpvs.Hierarchy.Code)")
 	}
@@ -282,7 +283,7 @@ type codedSections struct {
 }
 
 // readTable reads a CTAB payload whose section header is at at.
-func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
+func readTable(ctab []byte, at int64) (*quadtree.CondCoder, error) {
 	key := sha256.Sum256(ctab)
 	coders.Lock()
 	defer coders.Unlock()
@@ -291,7 +292,7 @@ func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
 			return c, nil
 		}
 	}
-	coder, err := quadpvs.ReadCondTable(ctab)
+	coder, err := quadtree.ReadCondTable(ctab)
 	if err != nil {
 		msg := err.Error()
 		if fe := (*quadpvs.FormatError)(nil); errors.As(err, &fe) {
@@ -300,7 +301,7 @@ func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
 		return nil, &FormatError{at, "CTAB section: " + msg}
 	}
 	if coders.m == nil {
-		coders.m = make(map[[32]byte]weak.Pointer[quadpvs.CondCoder])
+		coders.m = make(map[[32]byte]weak.Pointer[quadtree.CondCoder])
 	}
 	for k, w := range coders.m { // forget the coders no store holds
 		if w.Value() == nil {
@@ -317,13 +318,13 @@ func readTable(ctab []byte, at int64) (*quadpvs.CondCoder, error) {
 // once built, instead of 310 KB of decoding tables each.
 var coders struct {
 	sync.Mutex
-	m map[[32]byte]weak.Pointer[quadpvs.CondCoder]
+	m map[[32]byte]weak.Pointer[quadtree.CondCoder]
 }
 
 // finishCoded builds a version 4 coded store's hierarchy: its block
 // starts (quads + 1, non-decreasing from 0 to the end of CBLK) become a
 // block index, its cache of trees a cache of that many trees of the cap's
-// size. Trees are checked when read (quadpvs.NewCoded). Errors name the
+// size. Trees are checked when read (quadtree.NewCoded). Errors name the
 // section and the file offset.
 func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) error {
 	for _, tag := range []string{tagElev, tagCtab, tagCidx, tagCblk, tagStat} {
@@ -345,7 +346,7 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 		return err
 	}
 	quads := len(cs.cidx)/8 - 1
-	c := quadpvs.Coded{Coder: coder, Blocks: cs.cblk, Index: make([]uint64, quads), Ceiling: s.Cap.Codes}
+	c := quadtree.Coded{Coder: coder, Blocks: cs.cblk, Index: make([]uint64, quads), Ceiling: s.Cap.Codes}
 	prev := uint64(0)
 	for i := 0; i <= quads; i++ {
 		start := binary.LittleEndian.Uint64(cs.cidx[8*i:])
@@ -366,9 +367,9 @@ func (s *Store) finishCoded(seen map[string]bool, cs codedSections, end int64) e
 		}
 		prev = start
 	}
-	per := int64(quadpvs.BytesFor(max(s.Cap.Codes, 1024))) + 128
+	per := int64(quadtree.BytesFor(max(s.Cap.Codes, 1024))) + 128
 	c.CacheBytes = min(max(int64(s.CacheTrees)*per, quadpvs.MinCacheBytes), quadpvs.MaxCacheBytes)
-	h, err := quadpvs.NewCoded(g, c)
+	h, err := quadtree.NewCoded(g, c)
 	if err != nil {
 		var fe *quadpvs.FormatError
 		if errors.As(err, &fe) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/frontiersets/frontiersets/internal/blockindex"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 	"github.com/klauspost/compress/zstd"
 )
@@ -29,7 +30,7 @@ func codedStore(t testing.TB, w, h int) (coded []byte, flat *Store) {
 	}
 	// testStore's trees are not capped: give the header their largest as
 	// its cap, the ceiling a coded store's reader holds blocks to.
-	flat.Cap = Cap{Codes: int(slices.Max(flat.Hierarchy.Len))}
+	flat.Cap = Cap{Codes: int(slices.Max(quadtree.FlatOf(flat.Hierarchy).Len))}
 	var f memFile
 	if err := WriteCoded(&f, flat.Header, ch, flat.Elev, flat.Nodata, Stats{Quads: ch.Quads(), MemoryBytes: int64(ch.Bytes())}); err != nil {
 		t.Fatal(err)
@@ -53,8 +54,8 @@ func TestCodedStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Hierarchy
-	if s.Encoding != EncodingCoded || s.CacheBytes != quadpvs.MinCacheBytes || h.Coding() == nil || s.MemoryBytes != int64(h.Bytes()) {
-		t.Fatalf("encoding %q, cache %d, coded %v, memory %d (stats %d)", s.Encoding, s.CacheBytes, h.Coding() != nil, h.Bytes(), s.MemoryBytes)
+	if s.Encoding != EncodingCoded || s.CacheBytes != quadpvs.MinCacheBytes || quadtree.CodingOf(h) == nil || s.MemoryBytes != int64(h.Bytes()) {
+		t.Fatalf("encoding %q, cache %d, coded %v, memory %d (stats %d)", s.Encoding, s.CacheBytes, quadtree.CodingOf(h) != nil, h.Bytes(), s.MemoryBytes)
 	}
 	if !slices.Equal(s.Elev, flat.Elev) || !slices.Equal(s.Nodata, flat.Nodata) || s.Cap != flat.Cap || s.Width != flat.Width {
 		t.Fatal("grid or header differs from the flat store's")
@@ -77,7 +78,7 @@ func TestCodedStoreRoundTrip(t *testing.T) {
 		t.Fatalf("testdata/coded.pvs is version %d, the seed should stay a version 4 store", v)
 	}
 	s4, err := Decode(bytes.NewReader(v4))
-	if err != nil || s4.Hierarchy.Coding() == nil || s4.CacheTrees == 0 {
+	if err != nil || quadtree.CodingOf(s4.Hierarchy) == nil || s4.CacheTrees == 0 {
 		t.Fatalf("version 4 coded store: %v", err)
 	}
 	if err := s4.Check(); err != nil {
@@ -213,7 +214,7 @@ func TestCodedWriterResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := ch.Coding()
+	c := quadtree.CodingOf(ch)
 	hd := flat.Header
 	hd.CacheBytes = c.CacheBytes
 	write := func(w *CodedWriter, from, to int) {

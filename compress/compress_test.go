@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -64,10 +65,10 @@ func TestCapForBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if used := int64(quads) * int64(QuadOverhead+quadpvs.BytesFor(c.Codes)); used > b {
+		if used := int64(quads) * int64(QuadOverhead+quadtree.BytesFor(c.Codes)); used > b {
 			t.Errorf("budget %d: cap %d codes uses %d bytes", b, c.Codes, used)
 		}
-		if more := int64(quads) * int64(QuadOverhead+quadpvs.BytesFor(c.Codes+64)); more <= b {
+		if more := int64(quads) * int64(QuadOverhead+quadtree.BytesFor(c.Codes+64)); more <= b {
 			t.Errorf("budget %d: cap %d codes leaves room for 64 more", b, c.Codes)
 		}
 	}
@@ -248,7 +249,7 @@ func sharedStore(t testing.TB, w, h int) ([]byte, *quadpvs.Hierarchy) {
 		t.Fatalf("share: %+v, %v", st, err)
 	}
 	hd := Header{Width: w, Height: h, DxM: 2, DyM: 3, Source: "test", Params: FromHorizon(horizon.ThesisParams()),
-		BudgetBytes: st.BytesShare, Shared: sh.Shared, RefBits: sh.RefBits}
+		BudgetBytes: st.BytesShare, Shared: sh.SharedSubtrees(), RefBits: quadtree.FlatOf(sh).RefBits}
 	var f memFile
 	wr, err := NewWriter(&f, hd, sh.Quads(), make([]float32, w*h), nil)
 	if err != nil {
@@ -276,13 +277,13 @@ func TestSharedStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Hierarchy
-	if h.Shared == 0 || h.Shared != s.Header.Shared || len(h.Refs) == 0 || s.MemoryBytes != int64(h.Bytes()) {
-		t.Fatalf("%d shared subtrees (header %d), %d references, %d bytes (stats %d)", h.Shared, s.Header.Shared, len(h.Refs), h.Bytes(), s.MemoryBytes)
+	if refs := len(quadtree.FlatOf(h).Refs); h.SharedSubtrees() == 0 || h.SharedSubtrees() != s.Header.Shared || refs == 0 || s.MemoryBytes != int64(h.Bytes()) {
+		t.Fatalf("%d shared subtrees (header %d), %d references, %d bytes (stats %d)", h.SharedSubtrees(), s.Header.Shared, refs, h.Bytes(), s.MemoryBytes)
 	}
 	var ex quadpvs.Tree
 	for q := range flat.Quads() {
 		want, got := flat.PVS(q), h.PVS(q)
-		got.Expand(&ex, nil)
+		got.CopyTo(&ex)
 		if !slices.Equal(ex.Codes(), want.Codes()) || got.Nodes() != want.Nodes() {
 			t.Fatalf("quad %d differs after the round trip", q)
 		}

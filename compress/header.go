@@ -7,6 +7,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -24,7 +25,7 @@ const (
 	// Encoding names the tree encoding of the CODE section.
 	Encoding = "quadpvs-bfs-2bit"
 	// EncodingCoded names that of a coded store's CBLK section: each
-	// quad's tree coded given its parent's (quadpvs.CondCoder).
+	// quad's tree coded given its parent's (quadtree.CondCoder).
 	EncodingCoded = "quadpvs-cond-rans"
 )
 
@@ -61,7 +62,7 @@ type Header struct {
 	// was given.
 	Load *LoadFlags `json:"load,omitempty"`
 	// CacheBytes is a coded store's cache of decoded trees, in bytes
-	// (quadpvs.Coded.CacheBytes); 0 in a flat store. A version 4 coded
+	// (quadtree.Coded.CacheBytes); 0 in a flat store. A version 4 coded
 	// store gives CacheTrees, a count of trees, instead.
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
 	CacheTrees int   `json:"cache_trees,omitempty"`
@@ -226,7 +227,7 @@ type Stats struct {
 	HiddenKept  float64 `json:"hidden_kept"`  // hidden cells kept / hidden cells before capping, over the sample
 	HiddenQuads int     `json:"hidden_kept_quads"`
 	// PinnedBytes is what a coded store's upper levels' trees take decoded
-	// (quadpvs.Coded.PinnedBytes), counted in MemoryBytes; absent for
+	// (quadtree.Coded.PinnedBytes), counted in MemoryBytes; absent for
 	// flat stores.
 	PinnedBytes int64 `json:"pinned_bytes,omitempty"`
 }
@@ -251,7 +252,7 @@ func (t *Tally) Tree(tr *quadpvs.Tree) {
 	t.NodesTotal += int64(tr.Nodes())
 	t.NodesMax = max(t.NodesMax, tr.Nodes())
 	t.CodesTotal += int64(tr.Len())
-	t.MemoryBytes += int64(QuadOverhead + quadpvs.BytesFor(tr.Len()))
+	t.MemoryBytes += int64(QuadOverhead + quadtree.BytesFor(tr.Len()))
 }
 
 // Hidden counts one sampled quad's hidden cells before and after capping.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 )
 
 // craftSection is one section of a store or partial file, for crafting
@@ -330,7 +331,7 @@ func TestVersion1Stores(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s rewritten as version %d: %v", name, VersionShared, err)
 		}
-		if s1.Width != s2.Width || s1.NodesTotal != s2.NodesTotal || !slicesEqual(s1.Hierarchy.Codes, s2.Hierarchy.Codes) {
+		if s1.Width != s2.Width || s1.NodesTotal != s2.NodesTotal || !slicesEqual(quadtree.FlatOf(s1.Hierarchy).Codes, quadtree.FlatOf(s2.Hierarchy).Codes) {
 			t.Errorf("%s: versions 1 and 2 decode differently", name)
 		}
 	}
@@ -421,7 +422,7 @@ func TestHostileSharedStores(t *testing.T) {
 func TestAmplifyingReferences(t *testing.T) {
 	good, h := sharedStore(t, 21, 14)
 	most := uint32(0)
-	for _, n := range h.NodeCount {
+	for _, n := range quadtree.FlatOf(h).NodeCount {
 		most = max(most, n)
 	}
 	m, v, secs := parseFile(t, good)

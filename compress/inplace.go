@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -60,7 +61,7 @@ func u32s(b []byte) []uint32 {
 }
 
 // ranksOf returns words seen as uint32s (element 2i the low half of word
-// i), the view quadpvs.NewStored wants: in place on a little-endian
+// i), the view quadtree.NewStored wants: in place on a little-endian
 // machine, else a converted copy.
 func ranksOf(words []uint64) []uint32 {
 	if len(words) == 0 {
@@ -223,7 +224,7 @@ func parseAligned(b []byte) (*Store, error) {
 			}
 			s.Nodata = decodeNodata(nb)[:cells]
 		case tagCtab:
-			if ctab, err = read(quadpvs.CondTableBytes); err != nil {
+			if ctab, err = read(quadtree.CondTableBytes); err != nil {
 				return nil, err
 			}
 			ctabAt = at
@@ -344,9 +345,9 @@ func (ip *inPlace) finish(s *Store, tree, tidx, ctab []byte, ctabAt int64, cidx,
 		if err != nil {
 			return err
 		}
-		c := quadpvs.Coded{Coder: coder, Blocks: cblk, Index: u64s(cidx), CacheBytes: s.CacheBytes, Ceiling: s.Cap.Codes,
+		c := quadtree.Coded{Coder: coder, Blocks: cblk, Index: u64s(cidx), CacheBytes: s.CacheBytes, Ceiling: s.Cap.Codes,
 			PinnedBytes: s.PinnedBytes, Verify: verify}
-		h, err := quadpvs.NewCoded(g, c)
+		h, err := quadtree.NewCoded(g, c)
 		if err != nil {
 			var fe *quadpvs.FormatError
 			if errors.As(err, &fe) {
@@ -359,12 +360,12 @@ func (ip *inPlace) finish(s *Store, tree, tidx, ctab []byte, ctabAt int64, cidx,
 		words := u64s(tree)
 		ip.treeWords = uint64(len(words))
 		q := uint64(ip.quads)
-		st := quadpvs.Stored{Words: words, Start: u64s(tidx[:8*q]), Len: u32s(tidx[8*q : 12*q]), NodeCount: u32s(tidx[12*q:]),
+		st := quadtree.Stored{Words: words, Start: u64s(tidx[:8*q]), Len: u32s(tidx[8*q : 12*q]), NodeCount: u32s(tidx[12*q:]),
 			CeilingCodes: s.Cap.Codes, CeilingNodes: s.Cap.Nodes, Verify: verify}
 		if a := s.Allocation; a != nil {
 			st.CeilingCodes, st.CeilingNodes = a.CeilingCodes, a.CeilingNodes
 		}
-		h, err := quadpvs.NewStored(g, st, ranksOf(words))
+		h, err := quadtree.NewStored(g, st, ranksOf(words))
 		if err != nil {
 			return &FormatError{ip.payload[tagTidx], "TIDX section: " + err.Error()}
 		}

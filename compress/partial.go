@@ -159,7 +159,7 @@ func (w *PartWriter) Close(st PartStats) error {
 
 // PartTree is one tree of a QUAD record: N codes in Codes (⌈N/32⌉ words, as
 // quadpvs.Tree.Codes returns them) and its node count. It is not checked:
-// quadpvs.FromCodes does that.
+// quadtree.FromCodes does that.
 type PartTree struct {
 	N, Nodes int
 	Codes    []uint64

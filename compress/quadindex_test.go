@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/frontiersets/frontiersets/internal/blockindex"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 )
 
 // TestIndexSpill: a flat and a coded store written with their index in a
@@ -57,7 +58,7 @@ func TestIndexSpill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cs.Hierarchy.Coding()
+	c := quadtree.CodingOf(cs.Hierarchy)
 	for _, from := range []int{0, len(c.Index) / 3} {
 		var f memFile
 		w, err := NewCodedWriter(&f, cs.Header, len(c.Index), c.Coder, cs.Elev, cs.Nodata)

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -68,7 +69,7 @@ func (s *Store) Check() error {
 		}
 	}
 	h := s.Hierarchy
-	if h.Coding() != nil {
+	if quadtree.CodingOf(h) != nil {
 		err := h.EachWithParent(func(int, *quadpvs.Tree, *quadpvs.Tree) error { return nil })
 		var te *quadpvs.TreeError
 		if errors.As(err, &te) && s.inPlace != nil {
@@ -79,7 +80,7 @@ func (s *Store) Check() error {
 		}
 		return s.Err()
 	}
-	for q := range h.Quads() + h.Shared {
+	for q := range h.Quads() + h.SharedSubtrees() {
 		h.PVS(q)
 	}
 	return s.Err()
@@ -233,7 +234,7 @@ func DecodeSize(r io.Reader, size int64) (*Store, error) {
 				return nil, &FormatError{at, fmt.Sprintf("REFS section of %d bytes for %d trees, %d shared subtrees", raw, quads, s.Shared)}
 			}
 		case tagCtab:
-			want, cs.ctabAt = quadpvs.CondTableBytes, at
+			want, cs.ctabAt = quadtree.CondTableBytes, at
 		case tagCidx, tagCblk:
 			// Raw, so that the file bounds the memory (CIDX's 8 bytes per
 			// quad are what the header's size check counts on).
@@ -359,36 +360,34 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 	if err != nil {
 		return &FormatError{end, err.Error()}
 	}
-	h := quadpvs.NewHierarchy(g)
+	quads := g.QuadCount()
+	trees := quads + s.Shared
+	f := quadtree.Flat{CodeStart: make([]uint64, trees), Len: make([]uint32, trees), NodeCount: make([]uint32, trees), Codes: codes}
 	if s.Shared > 0 {
-		trees := h.Quads() + s.Shared
-		h.CodeStart, h.RankStart = make([]uint64, trees), make([]uint64, trees)
-		h.Len, h.NodeCount = make([]uint32, trees), make([]uint32, trees)
-		h.Shared, h.RefBits = s.Shared, s.RefBits
-		h.RefStart = make([]uint32, trees+1)
-		for i := range h.RefStart {
-			h.RefStart[i] = binary.LittleEndian.Uint32(refs[4*i:])
+		f.Shared, f.RefBits = s.Shared, s.RefBits
+		f.RefStart = make([]uint32, trees+1)
+		for i := range f.RefStart {
+			f.RefStart[i] = binary.LittleEndian.Uint32(refs[4*i:])
 		}
-		h.Refs = make([]uint32, len(refs)/4-len(h.RefStart))
-		for i := range h.Refs {
-			h.Refs[i] = binary.LittleEndian.Uint32(refs[4*(len(h.RefStart)+i):])
+		f.Refs = make([]uint32, len(refs)/4-len(f.RefStart))
+		for i := range f.Refs {
+			f.Refs[i] = binary.LittleEndian.Uint32(refs[4*(len(f.RefStart)+i):])
 		}
 	}
-	for q := range h.Quads() + h.Shared {
+	for q := range trees {
 		e := qidx[q*qidxEntrySize:]
-		h.CodeStart[q] = binary.LittleEndian.Uint64(e)
-		h.Len[q] = binary.LittleEndian.Uint32(e[8:])
-		h.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
-		if a := s.Allocation; a != nil && q < h.Quads() {
-			if a.CeilingCodes > 0 && h.Len[q] > uint32(a.CeilingCodes) {
-				return &FormatError{end, fmt.Sprintf("quad %d: %d codes, over the allocation's ceiling of %d", q, h.Len[q], a.CeilingCodes)}
+		f.CodeStart[q] = binary.LittleEndian.Uint64(e)
+		f.Len[q] = binary.LittleEndian.Uint32(e[8:])
+		f.NodeCount[q] = binary.LittleEndian.Uint32(e[12:])
+		if a := s.Allocation; a != nil && q < quads {
+			if a.CeilingCodes > 0 && f.Len[q] > uint32(a.CeilingCodes) {
+				return &FormatError{end, fmt.Sprintf("quad %d: %d codes, over the allocation's ceiling of %d", q, f.Len[q], a.CeilingCodes)}
 			}
-			if a.CeilingNodes > 0 && h.NodeCount[q] > uint32(a.CeilingNodes) {
-				return &FormatError{end, fmt.Sprintf("quad %d: %d nodes, over the allocation's ceiling of %d", q, h.NodeCount[q], a.CeilingNodes)}
+			if a.CeilingNodes > 0 && f.NodeCount[q] > uint32(a.CeilingNodes) {
+				return &FormatError{end, fmt.Sprintf("quad %d: %d nodes, over the allocation's ceiling of %d", q, f.NodeCount[q], a.CeilingNodes)}
 			}
 		}
 	}
-	h.Codes = codes
 	if s.Shared > 0 {
 		// References could expand a few stored codes into whole 4^K trees
 		// (a chain of subtrees each referring to the previous). checkRefs
@@ -397,12 +396,12 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 		// the trees were shared under, or, in a store without a cap, all
 		// together by 16 times the codes stored.
 		bound, total := int64(max(s.Cap.Codes, s.Cap.Nodes)), int64(0)
-		for i, n := range h.NodeCount {
+		for i, n := range f.NodeCount {
 			total += int64(n)
 			if bound > 0 && int64(n) > bound {
 				name := fmt.Sprintf("quad %d", i)
-				if i >= h.Quads() {
-					name = fmt.Sprintf("shared subtree %d", i-h.Quads())
+				if i >= quads {
+					name = fmt.Sprintf("shared subtree %d", i-quads)
 				}
 				return &FormatError{end, fmt.Sprintf("%s: %d nodes through its references, more than the cap's %d", name, n, bound)}
 			}
@@ -411,7 +410,8 @@ func (s *Store) finish(seen map[string]bool, qidx, refs []byte, codes []uint64, 
 			return &FormatError{end, fmt.Sprintf("references expand %d stored codes to %d nodes", stored, total)}
 		}
 	}
-	if err := h.BuildRanks(); err != nil {
+	h, err := quadtree.NewFlat(g, f)
+	if err != nil {
 		return &FormatError{end, err.Error()}
 	}
 	s.Hierarchy = h

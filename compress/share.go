@@ -12,7 +12,7 @@ import (
 // the smaller cap would have written: a smaller cap continues the larger
 // one's collapses (quadpvs.Capper, for both policies).
 func Recap(h *quadpvs.Hierarchy, cp Cap) (*quadpvs.Hierarchy, error) {
-	if h.Shared > 0 {
+	if h.SharedSubtrees() > 0 {
 		return nil, errors.New("compress: re-capping a shared hierarchy: share after capping")
 	}
 	out := quadpvs.NewHierarchy(h.G)

@@ -28,7 +28,7 @@ func TestFitShared(t *testing.T) {
 			lo, _ = ThesisNodeCap(budget, flat.Quads())
 		}
 		t.Logf("from %+v: budget %d, cap %+v (unshared %+v), %d trials, %+v", from, budget, c, lo, trials, st)
-		if c.Size(s) > budget || c.Codes+c.Nodes <= lo.Codes+lo.Nodes || c.MinLoss != from.MinLoss || s.Shared == 0 {
+		if c.Size(s) > budget || c.Codes+c.Nodes <= lo.Codes+lo.Nodes || c.MinLoss != from.MinLoss || s.SharedSubtrees() == 0 {
 			t.Fatalf("from %+v: cap %+v (unshared %+v), %d bytes of %d", from, c, lo, c.Size(s), budget)
 		}
 		r, err := Recap(flat, c)
@@ -38,7 +38,7 @@ func TestFitShared(t *testing.T) {
 		var ex quadpvs.Tree
 		for q := range r.Quads() {
 			want, got := r.PVS(q), s.PVS(q)
-			got.Expand(&ex, nil)
+			got.CopyTo(&ex)
 			if !slices.Equal(ex.Codes(), want.Codes()) {
 				t.Fatalf("quad %d: shared tree does not expand to the re-capped one", q)
 			}

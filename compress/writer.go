@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -90,7 +91,7 @@ func (w *Writer) Add(q int, t *quadpvs.Tree) error {
 	}
 	words := t.Codes()
 	if w.aligned {
-		w.rec = quadpvs.AppendRecord(w.rec[:0], t)
+		w.rec = quadtree.AppendRecord(w.rec[:0], t)
 		words = w.rec
 	}
 	b := w.scratch[:0]
@@ -132,17 +133,18 @@ func (w *Writer) SetRefs(start, refs []uint32) error {
 // AddHierarchy adds every tree of h (quads, then shared subtrees) and its
 // references; the header must have h's Shared and RefBits.
 func (w *Writer) AddHierarchy(h *quadpvs.Hierarchy) error {
-	if w.h.Shared != h.Shared || w.h.Shared > 0 && w.h.RefBits != h.RefBits {
-		return fmt.Errorf("compress: header of %d shared subtrees (%d bits) for a hierarchy of %d (%d bits)", w.h.Shared, w.h.RefBits, h.Shared, h.RefBits)
+	f := quadtree.FlatOf(h)
+	if w.h.Shared != f.Shared || w.h.Shared > 0 && w.h.RefBits != f.RefBits {
+		return fmt.Errorf("compress: header of %d shared subtrees (%d bits) for a hierarchy of %d (%d bits)", w.h.Shared, w.h.RefBits, f.Shared, f.RefBits)
 	}
-	for q := range h.Quads() + h.Shared {
+	for q := range h.Quads() + h.SharedSubtrees() {
 		t := h.PVS(q)
 		if err := w.Add(q, &t); err != nil {
 			return err
 		}
 	}
-	if h.Shared > 0 {
-		return w.SetRefs(h.RefStart, h.Refs)
+	if f.Shared > 0 {
+		return w.SetRefs(f.RefStart, f.Refs)
 	}
 	return nil
 }

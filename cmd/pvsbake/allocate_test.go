@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/frontiersets/frontiersets/internal/bake"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 )
 
 // TestAllocate re-caps a min-loss store baked at 2 MB to 300 kB by global
@@ -42,8 +43,8 @@ func TestAllocate(t *testing.T) {
 		t.Errorf("allocated: %d bytes, hidden kept %.4f; uniform %.4f", s.Hierarchy.Bytes(), s.HiddenKept, plain.HiddenKept)
 	}
 	for q := range s.Hierarchy.Quads() {
-		if int(s.Hierarchy.Len[q]) > a.CeilingCodes {
-			t.Fatalf("quad %d: %d codes over the ceiling %d", q, s.Hierarchy.Len[q], a.CeilingCodes)
+		if int(quadtree.FlatOf(s.Hierarchy).Len[q]) > a.CeilingCodes {
+			t.Fatalf("quad %d: %d codes over the ceiling %d", q, quadtree.FlatOf(s.Hierarchy).Len[q], a.CeilingCodes)
 		}
 	}
 	if st, _, code := runCmd("stat", out); code != 0 || !strings.Contains(st, `"policy": "global"`) {

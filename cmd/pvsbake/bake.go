@@ -29,6 +29,7 @@ import (
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -489,7 +490,7 @@ func bakeOutputs(out, budgets, nodes string, quads int, minLoss, coded bool) ([]
 func storeFileBytes(o bake.Output, cells, quads int) int64 {
 	n := o.Budget
 	if n <= 0 {
-		n = int64(quads) * (compress.QuadOverhead + int64(quadpvs.BytesFor(o.Cap.Nodes)))
+		n = int64(quads) * (compress.QuadOverhead + int64(quadtree.BytesFor(o.Cap.Nodes)))
 	}
 	return n + 4*int64(cells) + int64(cells)/8 + 64<<10
 }

@@ -9,11 +9,12 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
 // codeCmd is `pvsbake code`, which writes a store's trees coded given
-// their parent quad's (a coded store, format version 4: quadpvs.Coded):
+// their parent quad's (a coded store, format version 4: quadtree.Coded):
 // the same PVSs in a fraction of the memory, decoded when read.
 func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{Use: "code STORE -o OUT", Short: "Write a store's PVSs entropy-coded, each given its parent quad's, decoded when read",
@@ -45,7 +46,7 @@ func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if s.Shared > 0 || s.Hierarchy.Coding() != nil {
+		if s.Shared > 0 || quadtree.CodingOf(s.Hierarchy) != nil {
 			return fmt.Errorf("%s has shared subtrees or is coded already: code a store from pvsbake bake or allocate", pos[0])
 		}
 		if cache == 0 {
@@ -69,11 +70,11 @@ func codeCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := bake.WriteCodedStore(*out, hd, h, s, st); err != nil {
 			return err
 		}
-		cd := h.Coding()
+		cd := quadtree.CodingOf(h)
 		bits := 8 * float64(len(cd.Blocks)) / float64(st.CodesTotal)
 		if *asJSON {
 			return cli.WriteJSON(stdout, codeJSON{Path: *out, BlockBytes: int64(len(cd.Blocks)), BitsPerCode: round(bits, 3), MemoryBytes: mem,
-				InputBytes: int64(s.Hierarchy.Bytes()), CacheBytes: h.Coding().CacheBytes, HiddenKept: round(st.HiddenKept, 6)})
+				InputBytes: int64(s.Hierarchy.Bytes()), CacheBytes: quadtree.CodingOf(h).CacheBytes, HiddenKept: round(st.HiddenKept, 6)})
 		}
 		fmt.Fprintf(stdout, "%s: %.3f bits per code in %s of blocks; %s in memory with a cache of %s (the input: %s), hidden kept %.2f%%\n",
 			*out, bits, compress.FormatBytes(int64(len(cd.Blocks))), compress.FormatBytes(mem), compress.FormatBytes(cd.CacheBytes),

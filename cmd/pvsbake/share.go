@@ -10,6 +10,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -48,13 +49,13 @@ func shareCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if h.Shared == 0 {
+		if h.SharedSubtrees() == 0 {
 			fmt.Fprintf(stderr, "share: sharing costs more than it saves at %s; %s is written unshared, as a bake at that budget would be\n", compress.FormatBytes(budget), *out)
 		}
 		unshared, _ := compress.BudgetCap(s.Cap, budget, h.Quads()) // FitShared checked the budget
 		stats := bake.RecappedStats(s, h)
 		hd := s.Header
-		hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.Shared, h.RefBits
+		hd.BudgetBytes, hd.Cap, hd.Shared, hd.RefBits = budget, c, h.SharedSubtrees(), quadtree.FlatOf(h).RefBits
 		if err := bake.WriteStore(*out, hd, h, s, stats); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -84,15 +85,15 @@ type codeStat struct {
 func measureCodes(h *quadpvs.Hierarchy) (*codeStat, error) {
 	var (
 		cs   quadpvs.CodeStats
-		cond [quadpvs.CondContexts][256]uint32
+		cond [quadtree.CondContexts][256]uint32
 	)
 	_ = h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
 		cs.Add(t)
 		cs.AddConditional(t, p)
-		quadpvs.CondHistogram(&cond, t, p)
+		quadtree.CondHistogram(&cond, t, p)
 		return nil
 	})
-	cc := quadpvs.NewCondCoder(&cond)
+	cc := quadtree.NewCondCoder(&cond)
 	var cb []byte
 	csize := 0
 	if err := h.EachWithParent(func(_ int, t, p *quadpvs.Tree) error {
@@ -130,31 +131,32 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		flat := quadtree.FlatOf(s.Hierarchy)
 		out := storeStat{
 			Points: s.Width * s.Height, Quads: s.Hierarchy.Quads(), NodesTotal: s.NodesTotal, NodesMax: s.NodesMax,
 			NodesMean: round(float64(s.NodesTotal)/float64(s.Hierarchy.Quads()), 2),
 			Bytes:     int64(s.Hierarchy.Bytes()), FileBytes: fi.Size(), BudgetBytes: s.BudgetBytes, Cap: s.Cap,
 			Allocation: s.Allocation, CodesTotal: s.CodesTotal, CodesMean: round(float64(s.CodesTotal)/float64(s.Hierarchy.Quads()), 2),
-			Shared: s.Hierarchy.Shared, Refs: len(s.Hierarchy.Refs),
+			Shared: flat.Shared, Refs: len(flat.Refs),
 			Encoding: s.Encoding, CacheBytes: s.CacheBytes, CacheTrees: s.CacheTrees, BitsPerCode: round(8*float64(s.Hierarchy.StoredBytes())/float64(max(1, s.CodesTotal)), 3),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
 			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
 		}
 		for l := range s.Hierarchy.G.Levels() {
-			if s.Hierarchy.Len == nil {
+			if flat.Len == nil {
 				break // coded: the counts are in the blocks
 			}
 			lo, hi := s.Hierarchy.LevelStart[l], s.Hierarchy.LevelStart[l+1]
 			var n int64
-			for _, c := range s.Hierarchy.Len[lo:hi] {
+			for _, c := range flat.Len[lo:hi] {
 				n += int64(c)
 			}
 			out.CodesByLevel = append(out.CodesByLevel, round(float64(n)/float64(hi-lo), 1))
 		}
 		if *codes {
-			if s.Hierarchy.Shared > 0 {
-				return fmt.Errorf("%s: --codes measures unshared stores; this one has %d shared subtrees", pos[0], s.Hierarchy.Shared)
+			if flat.Shared > 0 {
+				return fmt.Errorf("%s: --codes measures unshared stores; this one has %d shared subtrees", pos[0], flat.Shared)
 			}
 			if out.Codes, err = measureCodes(s.Hierarchy); err != nil {
 				return fmt.Errorf("%s: %w", pos[0], err)

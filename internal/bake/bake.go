@@ -17,6 +17,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -88,7 +89,7 @@ func Estimate(width, height int, p horizon.Params, dx, dy float64, workers, outp
 	w, h := int64(width), int64(height)
 	cells := w * h
 	tables := horizon.TableBytes(width, height, dx, dy, p)
-	tree := int64(quadpvs.BytesFor(int(cells*4/3 + 1)))  // a worst-case tree
+	tree := int64(quadtree.BytesFor(int(cells*4/3 + 1))) // a worst-case tree
 	trees := int64(2 * (horizon.Lanes + horizon.Unions)) // a block's trees, whole and truncated
 	// Profiles, the early-stop band (4 B per sector per 16 cells of the
 	// longer side), groups (a 44-byte group per four quads reached at

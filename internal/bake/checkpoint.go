@@ -18,6 +18,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
 	"github.com/frontiersets/frontiersets/internal/blockindex"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -95,13 +96,13 @@ func treeState(t *quadpvs.Tree) ckTree {
 	return ckTree{Words: t.Codes(), N: t.Len()}
 }
 
-// tree rebuilds a tree of geometry g, checked (quadpvs.FromCodes).
+// tree rebuilds a tree of geometry g, checked (quadtree.FromCodes).
 func (c ckTree) tree(g quadpvs.Geometry) (*quadpvs.Tree, error) {
 	if c.N == 0 {
 		return nil, nil
 	}
 	t := new(quadpvs.Tree)
-	return t, quadpvs.FromCodes(g, c.Words, c.N, t)
+	return t, quadtree.FromCodes(g, c.Words, c.N, t)
 }
 
 // codedState is one coded output's part of a checkpoint.
@@ -312,14 +313,14 @@ func (ck *checkpointer) restore(pl *pipeline) error {
 	if err := ck.validate(pl); err != nil {
 		return fmt.Errorf("bake: %s: a checkpoint this bake cannot have written (%v): remove the folder to start again", ck.dir, err)
 	}
-	bs := quadpvs.BuilderState{Next: st.Next, Partials: make([]*quadpvs.Tree, len(st.Partials))}
+	bs := quadtree.BuilderState{Next: st.Next, Partials: make([]*quadpvs.Tree, len(st.Partials))}
 	for l, c := range st.Partials {
 		var err error
 		if bs.Partials[l], err = c.tree(pl.g); err != nil {
 			return fmt.Errorf("bake: checkpoint: level %d: %w", l, err)
 		}
 	}
-	if err := pl.builder.Restore(bs); err != nil {
+	if err := quadtree.Restore(pl.builder, bs); err != nil {
 		return err
 	}
 	pl.startJob, pl.startDone = st.Job, st.Done
@@ -405,7 +406,7 @@ func (ck *checkpointer) validate(pl *pipeline) error {
 // waits. It syncs the stores and writes the checkpoint file atomically.
 func (ck *checkpointer) save(pl *pipeline, job, done int) error {
 	st := checkpointState{Version: checkpointVersion, Key: ck.key, Job: job, Done: done, Tally: pl.wr.tally}
-	bs := pl.builder.State()
+	bs := quadtree.StateOf(pl.builder)
 	st.Next = bs.Next
 	for _, t := range bs.Partials {
 		st.Partials = append(st.Partials, treeState(t))

@@ -20,6 +20,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -28,7 +29,7 @@ import (
 // λ in hidden cells per code (the prefix of its min-loss collapses that
 // the price makes, quadpvs.Capper.LossSizes: a global allocation, thesis
 // §3.4's memory limit spent across trees) and coded given its parent
-// quad's capped tree as soon as that parent is capped (quadpvs.CondCoder,
+// quad's capped tree as soon as that parent is capped (quadtree.CondCoder,
 // the blocks streamed into the store). The price and the coder's table
 // come from a sample baked first: whole level-3 quads (8×8 cells and their
 // 21 unions) spread over the terrain, about 1% of the points, whose trees
@@ -182,7 +183,7 @@ type pricing struct {
 	budget  int64
 	ladder  []float64 // prices λ, hidden cells per code
 	ceiling int       // codes any tree keeps at most
-	coder   *quadpvs.CondCoder
+	coder   *quadtree.CondCoder
 	cache   int64       // the store's cache of decoded trees, bytes
 	pred    [][]float64 // [level][step]: predicted block bytes per quad
 	pinPred []float64   // [step]: predicted bytes of the pinned levels decoded
@@ -215,7 +216,7 @@ func (p *pricing) fixed() int64 {
 	for _, n := range p.quads {
 		q += n
 	}
-	return 8*int64(q) + quadpvs.CondCoderBytes + p.cache
+	return 8*int64(q) + quadtree.CondCoderBytes + p.cache
 }
 
 // plan prices output o from the sample: the codes every step of the
@@ -297,7 +298,7 @@ func plan(sample []sampleTrees, g quadpvs.Geometry, o Output) (*pricing, error) 
 				lo := h.LevelStart[l]
 				if n := h.LevelStart[l+1] - max(lo, p.pinFrom); n > 0 {
 					mean := float64(codes[min(l, sampleLevel)][s]) / float64(counts[min(l, sampleLevel)])
-					p.pinPred[s] += float64(n) * float64(quadpvs.BytesFor(int(mean))+16)
+					p.pinPred[s] += float64(n) * float64(quadtree.BytesFor(int(mean))+16)
 				}
 			}
 		}
@@ -368,7 +369,7 @@ func (p *pricing) choose(share float64) (int, bool) {
 // codes them: it returns the coder and, per level 0 to 2, the block bytes,
 // the codes, and the bytes of the blocks' fixed parts (a header byte, the
 // group count and the 4-byte final state).
-func codeSample(sample []sampleTrees, g quadpvs.Geometry, ceiling int, price float64) (*quadpvs.CondCoder, [3]float64, [3]float64, [3]float64, error) {
+func codeSample(sample []sampleTrees, g quadpvs.Geometry, ceiling int, price float64) (*quadtree.CondCoder, [3]float64, [3]float64, [3]float64, error) {
 	var lb, lc, lbl [3]float64
 	capped := make([]sampleTrees, len(sample))
 	if err := parallel(len(sample), func() func(i int) error {
@@ -385,14 +386,14 @@ func codeSample(sample []sampleTrees, g quadpvs.Geometry, ceiling int, price flo
 	}); err != nil {
 		return nil, lb, lc, lbl, err
 	}
-	var hist [quadpvs.CondContexts][256]uint32
+	var hist [quadtree.CondContexts][256]uint32
 	for i := range capped {
 		for k := range 84 {
-			quadpvs.CondHistogram(&hist, &capped[i][k], &capped[i][sampleParent(k)])
+			quadtree.CondHistogram(&hist, &capped[i][k], &capped[i][sampleParent(k)])
 		}
 	}
-	coder := quadpvs.NewCondCoderCovering(&hist)
-	var sc quadpvs.CondScratch
+	coder := quadtree.NewCondCoderCovering(&hist)
+	var sc quadtree.CondScratch
 	var b []byte
 	for i := range capped {
 		for k := range 84 {
@@ -497,7 +498,7 @@ type codedOutput struct {
 	h        quadpvs.Layout
 	pending  [][]pendingTree // [level]: capped trees waiting for their parent
 	free     []quadpvs.Tree
-	sc       quadpvs.CondScratch
+	sc       quadtree.CondScratch
 	block    []byte
 	maxLen   int
 }
@@ -620,8 +621,8 @@ func (c *codedOutput) code(ch pendingTree, parent *quadpvs.Tree) error {
 	if c.block, err = c.p.coder.AppendScratch(c.block[:0], &ch.t, parent, &c.sc); err != nil {
 		return fmt.Errorf("quad %d: %w", ch.q, err)
 	}
-	if ch.t.Len() > quadpvs.MaxCodesPerBlockByte*len(c.block) {
-		return fmt.Errorf("quad %d: %d codes in a block of %d bytes, more than readers take (%d per byte)", ch.q, ch.t.Len(), len(c.block), quadpvs.MaxCodesPerBlockByte)
+	if ch.t.Len() > quadtree.MaxCodesPerBlockByte*len(c.block) {
+		return fmt.Errorf("quad %d: %d codes in a block of %d bytes, more than readers take (%d per byte)", ch.q, ch.t.Len(), len(c.block), quadtree.MaxCodesPerBlockByte)
 	}
 	if err := c.w.Add(ch.q, c.block); err != nil {
 		return err

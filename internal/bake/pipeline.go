@@ -12,6 +12,7 @@ import (
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -59,7 +60,7 @@ type pipeline struct {
 	model    *horizon.Model
 	workers  int
 	sample   int // hidden cells sampled on every sample-th quad index
-	span     quadpvs.Span
+	span     quadtree.Span
 	caps     []compress.Cap
 	prices   []*pricing // coded outputs' (nil for flat ones)
 	sink     sink
@@ -112,7 +113,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 		}
 	}
 	pl := &pipeline{cfg: cfg, dem: dem, g: g, model: model, workers: cfg.Workers, sample: cfg.HiddenSample,
-		span: quadpvs.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: g.Layout()}
+		span: quadtree.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: g.Layout()}
 	if pl.workers <= 0 {
 		pl.workers = runtime.GOMAXPROCS(0)
 	}
@@ -151,7 +152,7 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	pl.treePool.New = func() any { return new(quadpvs.Tree) }
 	pl.pool.New = func() any { return new(blockTrees) }
 	pl.mask = horizon.NewMask(dem.Width, dem.Height, dem.Nodata)
-	if pl.builder, err = quadpvs.NewSpanBuilder(g, pl.span, pl.emit); err != nil {
+	if pl.builder, err = quadtree.NewSpanBuilder(g, pl.span, pl.emit); err != nil {
 		pl.sink.abort()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -67,7 +68,7 @@ func RecappedStats(s *compress.Store, h *quadpvs.Hierarchy) compress.Stats {
 			st.HiddenQuads++
 		}
 	}
-	for _, n := range h.Len {
+	for _, n := range quadtree.FlatOf(h).Len {
 		st.CodesTotal += int64(n)
 	}
 	st.HiddenKept = s.HiddenKept

@@ -14,6 +14,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -98,8 +99,8 @@ func PlanShards(g quadpvs.Geometry, nodata []bool, n int) (Plan, error) {
 
 // Span returns the part of the hierarchy shard i builds: its cells, up to
 // the plan's level.
-func (p Plan) Span(i int) quadpvs.Span {
-	return quadpvs.Span{Base: 0, Top: p.Level, First: p.Cells[i], Last: p.Cells[i+1]}
+func (p Plan) Span(i int) quadtree.Span {
+	return quadtree.Span{Base: 0, Top: p.Level, First: p.Cells[i], Last: p.Cells[i+1]}
 }
 
 // Header returns shard i's partial file header for a bake of dem with
@@ -346,7 +347,7 @@ func Join(ctx context.Context, cfg JoinConfig) ([]compress.Stats, error) {
 	var cp *capper // set below, before the first Add
 	var wr *writer
 	var cr capped
-	upper, err := quadpvs.NewSpanBuilder(g, quadpvs.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
+	upper, err := quadtree.NewSpanBuilder(g, quadtree.Span{Base: L, Top: g.K, Last: -1}, func(l, x, y int, t *quadpvs.Tree) error {
 		if l == L {
 			return nil // the subtree's root, written with its subtree
 		}
@@ -435,7 +436,7 @@ func newJoiner(g quadpvs.Geometry, hier quadpvs.Layout, level int) *joiner {
 // subtree copies the records of the subtree of level-L quad rq from p into
 // the stores, and leaves its root's uncapped tree in root. The records must
 // be quads of that subtree, ending with its root. Copied trees get the
-// store reader's checks (quadpvs.CheckCodes); roots, which are merged, the
+// store reader's checks (quadtree.CheckCodes); roots, which are merged, the
 // full one.
 func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) error {
 	want := j.hier.QuadIndex(j.level, rq[0], rq[1])
@@ -452,7 +453,7 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 			return fmt.Errorf("quad %d where the subtree of quad %d was expected: %w", rec.Q, want, ErrBadPartial)
 		}
 		for i, t := range rec.Trees {
-			if err := quadpvs.CheckCodes(j.g, t.Codes, t.N, t.Nodes, &j.tree); err != nil {
+			if err := quadtree.CheckCodes(j.g, t.Codes, t.N, t.Nodes, &j.tree); err != nil {
 				return fmt.Errorf("quad %d: %w", rec.Q, err)
 			}
 			if err := st[i].flat.w.Add(rec.Q, &j.tree); err != nil {
@@ -468,10 +469,10 @@ func (j *joiner) subtree(p *Partial, rq [2]int, st stores, root *quadpvs.Tree) e
 	}
 }
 
-// check rebuilds tree t into dst with the full check (quadpvs.FromCodes),
+// check rebuilds tree t into dst with the full check (quadtree.FromCodes),
 // for a root, which is merged, and its node count.
 func (j *joiner) check(t compress.PartTree, dst *quadpvs.Tree) error {
-	if err := quadpvs.FromCodes(j.g, t.Codes, t.N, dst); err != nil {
+	if err := quadtree.FromCodes(j.g, t.Codes, t.N, dst); err != nil {
 		return err
 	}
 	if dst.Nodes() != t.Nodes {

@@ -1,5 +1,5 @@
 // Package blockindex packs a coded block's place into one index word, as
-// coded hierarchies keep it (quadpvs.Coded.Index, a coded store's index
+// coded hierarchies keep it (quadtree.Coded.Index, a coded store's index
 // section): the block's offset in bytes in the high 38 bits, its length
 // in bytes in the low LenBits.
 package blockindex

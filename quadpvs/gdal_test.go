@@ -1,4 +1,0 @@
-package quadpvs
-
-// The tests load GeoTIFF crops, through GDAL's raster driver.
-import _ "github.com/frontiersets/frontiersets/heightmap/gdal"
