@@ -41,12 +41,19 @@ var cidxField = indexField{base: 0, stride: 8, width: 8}
 const headRoom = 1024
 
 // NewCodedWriter starts a coded store in f for a hierarchy of quads quads
-// coded with coder, writing the header hd (its encoding set; hd.CacheBytes
-// must be set, hd without shared subtrees), the grid (elevations in
-// metres, row-major Width×Height; nodata nil when none) and the table.
-func NewCodedWriter(f File, hd Header, quads int, coder *quadtree.CondCoder, elev []float32, nodata []bool) (*CodedWriter, error) {
+// whose blocks were coded by the conditional coder of frequency table
+// table (CTAB in FORMAT.md: 257 contexts × 256 symbols, 16-bit
+// little-endian, 131,584 bytes), writing the header hd (its encoding set;
+// hd.CacheBytes must be set, hd without shared subtrees), the grid
+// (elevations in metres, row-major Width×Height; nodata nil when none)
+// and the table. Errors: a header or grid of another size, a table that
+// is not a coder's (its *quadpvs.FormatError).
+func NewCodedWriter(f File, hd Header, quads int, table []byte, elev []float32, nodata []bool) (*CodedWriter, error) {
 	if hd.Shared != 0 || len(elev) != hd.Width*hd.Height || (nodata != nil && len(nodata) != len(elev)) {
 		return nil, fmt.Errorf("compress: a coded store of %d shared subtrees, %d elevations for a %d×%d grid", hd.Shared, len(elev), hd.Width, hd.Height)
+	}
+	if _, err := quadtree.ReadCondTable(table); err != nil {
+		return nil, fmt.Errorf("compress: the coder's table: %w", err)
 	}
 	if hd.CacheBytes < quadpvs.MinCacheBytes || hd.CacheBytes > quadpvs.MaxCacheBytes {
 		return nil, fmt.Errorf("compress: a coded store's cache of %d bytes, want %d to %d", hd.CacheBytes, int64(quadpvs.MinCacheBytes), int64(quadpvs.MaxCacheBytes))
@@ -69,7 +76,7 @@ func NewCodedWriter(f File, hd Header, quads int, coder *quadtree.CondCoder, ele
 	if err := w.grid(elev, nodata); err != nil {
 		return nil, err
 	}
-	if err := w.section(tagCtab, coder.Table()); err != nil {
+	if err := w.section(tagCtab, table); err != nil {
 		return nil, err
 	}
 	if w.blocks, err = w.stream(tagCblk); err != nil {
@@ -260,7 +267,7 @@ func WriteCoded(f File, hd Header, h *quadpvs.Hierarchy, elev []float32, nodata 
 		return errors.New("compress: WriteCoded needs a coded hierarchy (quadpvs.Hierarchy.Code)")
 	}
 	hd.CacheBytes = c.CacheBytes
-	w, err := NewCodedWriter(f, hd, h.Quads(), c.Coder, elev, nodata)
+	w, err := NewCodedWriter(f, hd, h.Quads(), c.Coder.Table(), elev, nodata)
 	if err != nil {
 		return err
 	}

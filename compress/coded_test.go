@@ -228,7 +228,7 @@ func TestCodedWriterResume(t *testing.T) {
 	}
 	st := Stats{Quads: ch.Quads()}
 	var whole memFile
-	w, err := NewCodedWriter(&whole, hd, ch.Quads(), c.Coder, flat.Elev, flat.Nodata)
+	w, err := NewCodedWriter(&whole, hd, ch.Quads(), c.Coder.Table(), flat.Elev, flat.Nodata)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestCodedWriterResume(t *testing.T) {
 	}
 	for _, stop := range []int{0, 1, ch.Quads() / 3, ch.Quads() - 1} {
 		var first memFile
-		w, err := NewCodedWriter(&first, hd, ch.Quads(), c.Coder, flat.Elev, flat.Nodata)
+		w, err := NewCodedWriter(&first, hd, ch.Quads(), c.Coder.Table(), flat.Elev, flat.Nodata)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,7 @@ func TestIndexSpill(t *testing.T) {
 	c := quadtree.CodingOf(cs.Hierarchy)
 	for _, from := range []int{0, len(c.Index) / 3} {
 		var f memFile
-		w, err := NewCodedWriter(&f, cs.Header, len(c.Index), c.Coder, cs.Elev, cs.Nodata)
+		w, err := NewCodedWriter(&f, cs.Header, len(c.Index), c.Coder.Table(), cs.Elev, cs.Nodata)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -522,7 +522,7 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 			return nil, err
 		}
 		c.f = c.t.File
-		if c.w, err = compress.NewCodedWriter(c.t, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata); err == nil {
+		if c.w, err = compress.NewCodedWriter(c.t, hd, c.h.Quads(), p.coder.Table(), dem.Elev, dem.Nodata); err == nil {
 			err = c.spillIndex()
 		}
 		if err != nil {
@@ -546,7 +546,7 @@ func createCoded(o Output, hd compress.Header, p *pricing, g quadpvs.Geometry, d
 	if ws != nil {
 		c.w, err = compress.ResumeCodedWriter(f, *ws, c.h.Quads())
 	} else {
-		c.w, err = compress.NewCodedWriter(f, hd, c.h.Quads(), p.coder, dem.Elev, dem.Nodata)
+		c.w, err = compress.NewCodedWriter(f, hd, c.h.Quads(), p.coder.Table(), dem.Elev, dem.Nodata)
 	}
 	if err == nil {
 		err = c.spillIndex()
