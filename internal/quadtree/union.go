@@ -310,11 +310,14 @@ func (u *Union) Add(t *Tree) {
 	// node was not wholly visible, so no quad painted at a higher stage
 	// holds a child (see local), and until a child is popped only quads
 	// outside it are painted (its siblings and their subtrees).
-	st := append(u.stack[:0], unionItem{0, 0, -1, k})
+	// Items hold the code position of their node's first child (the
+	// root's: 1), computed when the node is pushed from one rank of its
+	// parent's children: a rank lookup per node expanded, not per node.
+	st := append(u.stack[:0], unionItem{1, 0, -1, k})
 	for len(st) > 0 {
 		it := st[len(st)-1]
 		st = st[:len(st)-1]
-		c := t.childBase(int(it.pos))
+		c := int(it.pos)
 		four := t.codes4(c)
 		l := it.l - 1
 		lb := &u.lv[l&15]
@@ -331,6 +334,8 @@ func (u *Union) Add(t *Tree) {
 			full = u.full[s][w]
 		}
 		var paint uint64
+		unk := unknownMask(uint64(four)) // bit 2j+1: child j is Unknown
+		base := -1                       // child base of the first child (rank of c), when needed
 		for j := range uint32(4) {
 			code := Status(four >> (2 * j) & 3)
 			if code != Visible && code != Unknown {
@@ -343,7 +348,11 @@ func (u *Union) Add(t *Tree) {
 			case code == Visible:
 				paint |= mask
 			default:
-				st = append(st, unionItem{uint32(c) + j, m, -1, l})
+				if base < 0 {
+					base = t.childBase(c)
+				}
+				before := bits.OnesCount64(unk & (1<<(2*j) - 1))
+				st = append(st, unionItem{uint32(base + 4*before), m, -1, l})
 			}
 		}
 		if paint != 0 {
