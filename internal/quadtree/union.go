@@ -95,7 +95,39 @@ func (u *Union) padWord(w uint) uint64 {
 type levelBits struct {
 	s    int
 	mask uint64
+	n    uint8 // log2 of the bits a quad covers: 0, 2 or 4 below the top stage (6: mask is the whole word)
 }
+
+// childVis and childUnk map a node's four child codes (codes4) to bit j set
+// where child j is Visible, or Unknown.
+var childVis, childUnk = func() (vis, unk [256]uint8) {
+	for f := range 256 {
+		for j := range 4 {
+			switch Status(f >> (2 * j) & 3) {
+			case Visible:
+				vis[f] |= 1 << j
+			case Unknown:
+				unk[f] |= 1 << j
+			}
+		}
+	}
+	return
+}()
+
+// spreadChildren[n/2][b] is the mask of the children whose bits of b are
+// set, for children of 1<<n bits each (n = 0, 2, 4), child j from bit j<<n.
+var spreadChildren = func() (t [3][16]uint64) {
+	for i, n := range [3]uint{0, 2, 4} {
+		for b := range 16 {
+			for j := range uint(4) {
+				if b>>j&1 != 0 {
+					t[i][b] |= (1<<(1<<n) - 1) << (j << n)
+				}
+			}
+		}
+	}
+	return
+}()
 
 type unionItem struct {
 	pos uint32 // code position in the tree being added
@@ -160,7 +192,7 @@ func (u *Union) alloc(g Geometry) {
 	for l := range g.Levels() {
 		st := min(l/3, len(u.any)-1)
 		n := uint(2*l - 6*st) // log2 of the bits the quad covers at stage st
-		u.lv[l] = levelBits{st, ^uint64(0)}
+		u.lv[l] = levelBits{st, ^uint64(0), uint8(min(n, 6))}
 		if n < 6 {
 			u.lv[l].mask = 1<<(1<<n) - 1
 		}
@@ -333,26 +365,32 @@ func (u *Union) Add(t *Tree) {
 		} else {
 			full = u.full[s][w]
 		}
-		var paint uint64
-		unk := unknownMask(uint64(four)) // bit 2j+1: child j is Unknown
-		base := -1                       // child base of the first child (rank of c), when needed
-		for j := range uint32(4) {
-			code := Status(four >> (2 * j) & 3)
-			if code != Visible && code != Unknown {
-				continue
-			}
-			m := it.m + j*step
-			mask := lb.mask << (m >> (6 * s) & 63)
-			switch {
-			case full&mask == mask:
-			case code == Visible:
-				paint |= mask
-			default:
-				if base < 0 {
-					base = t.childBase(c)
-				}
-				before := bits.OnesCount64(unk & (1<<(2*j) - 1))
-				st = append(st, unionItem{uint32(base + 4*before), m, -1, l})
+		// The children's bits in the word, from bit off, 1<<n each:
+		// whole has bit j set where child j is wholly visible already.
+		off := uint(it.m>>(6*s)) & 63
+		x := full >> off
+		var whole uint64
+		switch lb.n {
+		case 0:
+			whole = x & 15
+		case 2:
+			y := x & (x >> 1) & (x >> 2) & (x >> 3)
+			whole = y&1 | y>>3&2 | y>>6&4 | y>>9&8
+		default: // 4: the four children fill the word
+			y := x & (x >> 1)
+			y &= y >> 2
+			y &= y >> 4
+			y &= y >> 8
+			whole = y&1 | y>>15&2 | y>>30&4 | y>>45&8
+		}
+		vis, unk := uint64(childVis[four]), uint64(childUnk[four])
+		paint := spreadChildren[lb.n>>1&3][vis&^whole] << off
+		if push := unk &^ whole; push != 0 {
+			base := t.childBase(c) // the first child's first child
+			for ; push != 0; push &= push - 1 {
+				j := uint32(bits.TrailingZeros64(push))
+				before := bits.OnesCount64(unk & (1<<j - 1)) // Unknown children before j
+				st = append(st, unionItem{uint32(base + 4*before), it.m + j*step, -1, l})
 			}
 		}
 		if paint != 0 {
