@@ -81,14 +81,14 @@ type Layout = quadtree.Layout
 // Hierarchy is a terrain's hierarchical PVS (§3.2, Figure 3.3): one tree
 // for every quad of every level that intersects the terrain, indexed as
 // Layout says (level 0: the cells). Hierarchy.PVS returns quad q's tree,
-// QuadStatusIn answers many quads at once; a hierarchy read from a store
-// may be read in place or decoded on demand, and Err reports the first of
-// its trees that failed its checks. Read-only once built and safe for
-// concurrent readers.
+// QuadStatusIn one quad's status in many trees at once; a hierarchy read
+// from a store may be read in place or decoded on demand, and Err reports
+// the first of its trees that failed its checks. Read-only once built and
+// safe for concurrent readers.
 type Hierarchy = quadtree.Hierarchy
 
 // NewHierarchy returns an empty hierarchy of geometry g, to fill with
-// Hierarchy.Set and finish with Hierarchy.BuildRanks.
+// Hierarchy.Set, every quad once, in any order.
 func NewHierarchy(g Geometry) *Hierarchy { return quadtree.NewHierarchy(g) }
 
 // Emit receives the finished, canonical PVS of quad (l,x,y) from a
