@@ -129,21 +129,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
 	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global and thesis-global (one price in hidden cells per byte for all trees, pvsbake allocate), ours-coded (a coded store filling the limit at one price: pvsbake bake --encoding coded)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
-	replot := fs.String("replot", "", "only draw the plots of the results `folder` again from its runs.csv.zst")
+	replot := fs.String("replot", "", "only draw the plots of the results `folder` again: the trends from its summary.csv, the distributions from its runs.csv.zst where present")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if *replot != "" {
-		var rep report
-		rep.audits = map[caseKey][2]int{}
-		if err := rep.readRuns(filepath.Join(*replot, "runs.csv.zst")); err != nil {
-			return err
-		}
-		if err := writePlots(*replot, &rep, rep.summaries()); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "redrew the plots in %s\n", *replot)
-		return nil
+		return replotDir(*replot, stdout)
 	}
 	for _, s := range strings.Split(*limits, ",") {
 		var v float64
@@ -689,4 +680,36 @@ func gcPercent() int {
 	p := debug.SetGCPercent(100)
 	debug.SetGCPercent(p)
 	return p
+}
+
+// replotDir draws the plots of a results folder again (--replot): the
+// distributions and trends from runs.csv.zst where the folder has it, else
+// the trends alone from summary.csv and stores.csv (which name the
+// accountings).
+func replotDir(dir string, stdout io.Writer) error {
+	var rep report
+	rep.audits = map[caseKey][2]int{}
+	runs := filepath.Join(dir, "runs.csv.zst")
+	if _, err := os.Stat(runs); err == nil {
+		if err := rep.readRuns(runs); err != nil {
+			return err
+		}
+		if err := writePlots(dir, &rep, rep.summaries()); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "redrew the plots in %s\n", dir)
+		return nil
+	}
+	sums, err := rep.readSummaries(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		return err
+	}
+	if err := rep.readStores(filepath.Join(dir, "stores.csv")); err != nil {
+		return err
+	}
+	if err := writeTrends(dir, &rep, sums); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "drew the trend plots in %s from its summary.csv (no runs.csv.zst there for the distributions)\n", dir)
+	return nil
 }

@@ -12,24 +12,44 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// plotKind is one quantity the plots show: its file name part, axis label,
+// value per query and mean per case.
+type plotKind struct {
+	name, label string
+	val         func(x runRow) float64
+	mean        func(s summary) float64
+}
+
+var plotKinds = []plotKind{
+	{"time", "running time (ms)", func(x runRow) float64 { return x.MS }, func(s summary) float64 { return s.meanMS }},
+	{"size", "frontier set size (points)", func(x runRow) float64 { return float64(max(x.Points, 1)) }, func(s summary) float64 { return s.meanPoints }},
+}
+
 // writePlots draws, per terrain and accounting, the distributions of running
 // time and frontier set size of every case as box plots (like Figures 4.1,
-// 4.2, 4.4, 4.5) and the trends of the means against the limit (Figures 4.3
-// and 4.6), as PNG.
+// 4.2, 4.4, 4.5) from r's runs, and the trends of the means against the
+// limit (Figures 4.3 and 4.6, writeTrends), as PNG.
 func writePlots(dir string, r *report, sums []summary) error {
 	for _, t := range r.terrains {
 		for _, acc := range r.accountingsUsed() {
-			for _, m := range []struct {
-				name, label string
-				val         func(x runRow) float64
-				mean        func(s summary) float64
-			}{
-				{"time", "running time (ms)", func(x runRow) float64 { return x.MS }, func(s summary) float64 { return s.meanMS }},
-				{"size", "frontier set size (points)", func(x runRow) float64 { return float64(max(x.Points, 1)) }, func(s summary) float64 { return s.meanPoints }},
-			} {
+			for _, m := range plotKinds {
 				if err := boxes(filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", m.name, t.Name, acc)), r, t.Name, acc, m.label, m.val); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	return writeTrends(dir, r, sums)
+}
+
+// writeTrends draws trend-{time,size}-TERRAIN-ACCOUNTING.png, the cases'
+// means against the limit (Figures 4.3 and 4.6), from sums alone: what
+// summary.csv keeps, so that results folders need not keep these plots
+// (--replot draws them again).
+func writeTrends(dir string, r *report, sums []summary) error {
+	for _, t := range r.terrains {
+		for _, acc := range r.accountingsUsed() {
+			for _, m := range plotKinds {
 				if err := trend(filepath.Join(dir, fmt.Sprintf("trend-%s-%s-%s.png", m.name, t.Name, acc)), r, sums, t.Name, acc, m.label, m.mean); err != nil {
 					return err
 				}

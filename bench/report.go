@@ -441,7 +441,7 @@ func (r *report) markdown(sums []summary) string {
 	}
 	fmt.Fprintf(&b, "%d violations over %d frontier points whose uncompressed PVS was recomputed from the DEM (%s, both directions).\n",
 		total, points, how)
-	b.WriteString("\nPlots: `time-*.png` and `size-*.png` (distributions per case, like Figures 4.1, 4.2, 4.4, 4.5), `trend-*.png` (means against the limit, like Figures 4.3 and 4.6). Every query: `runs.csv.zst`.\n")
+	b.WriteString("\nPlots: `time-*.png` and `size-*.png` (distributions per case, like Figures 4.1, 4.2, 4.4, 4.5); `trend-*.png` (means against the limit, like Figures 4.3 and 4.6) are drawn from `summary.csv` and not committed (`go run ./bench --replot DIR` draws them again). Every query: `runs.csv.zst`.\n")
 	return strings.ReplaceAll(b.String(), "\r", "")
 }
 
@@ -539,6 +539,34 @@ func (f *fields) float(i int) float64 {
 		f.err = fmt.Errorf("field %d: %q is not a number", i+1, f.rec[i])
 	}
 	return v
+}
+
+// readSummaries reads a summary.csv written by writeSummary (means rounded
+// as written: ms to 3 decimals, points to 1) and sets r.terrains and
+// r.limitsGiB from it, in order of appearance.
+func (r *report) readSummaries(path string) ([]summary, error) {
+	recs, err := readCSV(path, 15)
+	if err != nil {
+		return nil, err
+	}
+	sums := make([]summary, 0, len(recs))
+	for i, rec := range recs {
+		f := fields{rec: rec}
+		s := summary{caseKey: caseKey{rec[0], f.float(1), rec[2], rec[3], rec[4]}, pairs: f.int(5),
+			meanMS: f.float(6), ciMS: f.float(7), p50: f.float(8), p99: f.float(9), maxMS: f.float(10),
+			meanPoints: f.float(11), ciPoints: f.float(12), violations: f.int(13), auditPoints: f.int(14)}
+		if f.err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+2, f.err)
+		}
+		sums = append(sums, s)
+		if !slices.ContainsFunc(r.terrains, func(t terrain) bool { return t.Name == s.Terrain }) {
+			r.terrains = append(r.terrains, terrain{Name: s.Terrain})
+		}
+		if !slices.Contains(r.limitsGiB, s.LimitGiB) {
+			r.limitsGiB = append(r.limitsGiB, s.LimitGiB)
+		}
+	}
+	return sums, nil
 }
 
 // readAudits adds the violations and audited points of every case of a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -61,6 +62,58 @@ func TestRunsRoundTrip(t *testing.T) {
 	}
 	if err := r.readRuns(filepath.Join(t.TempDir(), "absent.csv.zst")); err == nil {
 		t.Error("reading an absent file succeeded")
+	}
+}
+
+// TestReplotTrendsFromSummary: summary.csv reads back to what was written
+// (written again, the same bytes), and --replot of a folder without runs.csv.zst draws
+// the trend plots from it and stores.csv: one time and one size plot per
+// terrain and accounting, and no distributions.
+func TestReplotTrendsFromSummary(t *testing.T) {
+	var w report
+	w.audits = map[caseKey][2]int{}
+	for i, acc := range []string{"ours", "thesis"} {
+		for _, lim := range []float64{0.1, 0.25} {
+			k := caseKey{"urban", lim, acc, "hierarchical", "lossless"}
+			w.runs = append(w.runs, runRow{caseKey: k, Points: 100 + i, MS: 1.25 * lim}, runRow{caseKey: k, Points: 300, MS: 2})
+			w.audits[k] = [2]int{0, 8}
+			w.stores = append(w.stores, storeRow{Terrain: "urban", LimitGiB: lim, Accounting: acc})
+		}
+	}
+	dir := t.TempDir()
+	sums := w.summaries()
+	if err := w.writeSummary(filepath.Join(dir, "summary.csv"), sums); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.writeStores(filepath.Join(dir, "stores.csv")); err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	got, err := r.readSummaries(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "summary.csv")
+	if err := r.writeSummary(again, got); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	b, _ := os.ReadFile(again)
+	if len(got) != len(sums) || string(a) != string(b) || len(r.terrains) != 1 || !reflect.DeepEqual(r.limitsGiB, []float64{0.1, 0.25}) {
+		t.Fatalf("read %+v (terrains %+v, limits %v); written again:\n%s\nfirst:\n%s", got, r.terrains, r.limitsGiB, b, a)
+	}
+	var out strings.Builder
+	if err := replotDir(dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	var names []string
+	for _, p := range pngs {
+		names = append(names, filepath.Base(p))
+	}
+	want := []string{"trend-size-urban-ours.png", "trend-size-urban-thesis.png", "trend-time-urban-ours.png", "trend-time-urban-thesis.png"}
+	if !reflect.DeepEqual(names, want) || !strings.Contains(out.String(), "from its summary.csv") {
+		t.Errorf("drew %v (%q), want %v", names, out.String(), want)
 	}
 }
 
