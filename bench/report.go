@@ -487,12 +487,7 @@ func (r *report) readRuns(path string) error {
 		x.caseKey = caseKey{rec[0], lim, rec[2], rec[3], rec[4]}
 		x.Pair, x.A, x.B, x.Points, x.MS = nums[0], [2]int{nums[1], nums[2]}, [2]int{nums[3], nums[4]}, nums[5], ms
 		r.runs = append(r.runs, x)
-		if !slices.ContainsFunc(r.terrains, func(t terrain) bool { return t.Name == x.Terrain }) {
-			r.terrains = append(r.terrains, terrain{Name: x.Terrain})
-		}
-		if !slices.Contains(r.limitsGiB, lim) {
-			r.limitsGiB = append(r.limitsGiB, lim)
-		}
+		r.noteCase(x.caseKey)
 	}
 	return nil
 }
@@ -541,6 +536,17 @@ func (f *fields) float(i int) float64 {
 	return v
 }
 
+// noteCase adds k's terrain and limit to r.terrains and r.limitsGiB when
+// new, keeping the order they first appear in a file read back.
+func (r *report) noteCase(k caseKey) {
+	if !slices.ContainsFunc(r.terrains, func(t terrain) bool { return t.Name == k.Terrain }) {
+		r.terrains = append(r.terrains, terrain{Name: k.Terrain})
+	}
+	if !slices.Contains(r.limitsGiB, k.LimitGiB) {
+		r.limitsGiB = append(r.limitsGiB, k.LimitGiB)
+	}
+}
+
 // readSummaries reads a summary.csv written by writeSummary (means rounded
 // as written: ms to 3 decimals, points to 1) and sets r.terrains and
 // r.limitsGiB from it, in order of appearance.
@@ -559,12 +565,7 @@ func (r *report) readSummaries(path string) ([]summary, error) {
 			return nil, fmt.Errorf("%s line %d: %w", path, i+2, f.err)
 		}
 		sums = append(sums, s)
-		if !slices.ContainsFunc(r.terrains, func(t terrain) bool { return t.Name == s.Terrain }) {
-			r.terrains = append(r.terrains, terrain{Name: s.Terrain})
-		}
-		if !slices.Contains(r.limitsGiB, s.LimitGiB) {
-			r.limitsGiB = append(r.limitsGiB, s.LimitGiB)
-		}
+		r.noteCase(s.caseKey)
 	}
 	return sums, nil
 }
