@@ -6,7 +6,8 @@
 // cellAVX2 is cellLanes in AVX2 (avx2_amd64.go): the per-cell test of the
 // cells j.cells of a cellJob for the block's 16 lanes, as two halves of 8
 // floats (lanes 0–7, 8–15), with gathers for the brackets' sector tables
-// and profile values. Every float32 operation is cellLanes's, in its
+// and profile values (the second bracket's only where it is another
+// sector: k1 > 0, the sector model). Every float32 operation is cellLanes's, in its
 // order and rounded on its own; comparisons are ordered (false on NaN)
 // as Go's are; min(t0, t1) as VMINPS, which differs from Go's min only
 // between ±0 (never NaN in profiles), where the comparison after it does
@@ -149,13 +150,16 @@ nodrop0:
 	VCVTTPS2DQ Y3, Y2
 	BRACKET(Y2, Y9)
 	MOVQ Model_k1(R9), SI
+	TESTQ SI, SI
+	JEQ onebracket0 // k1 = 0: both brackets are sector k0
 	VMOVD SI, X6
 	VPBROADCASTD X6, Y6
 	VPADDD Y6, Y2, Y3
 	BRACKET(Y3, Y10)
-
-	// visible: lhs ≥ min(t0, t1) and d ≤ lim
 	VMINPS Y10, Y9, Y9
+
+onebracket0:
+	// visible: lhs ≥ min(t0, t1) and d ≤ lim
 	VCMPPS $0x1d, Y9, Y1, Y9
 	VBROADCASTSS Model_lim(R9), Y10
 	VCMPPS $0x12, Y10, Y0, Y10
@@ -211,13 +215,16 @@ nodrop1:
 	VCVTTPS2DQ Y3, Y2
 	BRACKET(Y2, Y9)
 	MOVQ Model_k1(R9), SI
+	TESTQ SI, SI
+	JEQ onebracket1 // k1 = 0: both brackets are sector k0
 	VMOVD SI, X6
 	VPBROADCASTD X6, Y6
 	VPADDD Y6, Y2, Y3
 	BRACKET(Y3, Y10)
-
-	// visible: lhs ≥ min(t0, t1) and d ≤ lim
 	VMINPS Y10, Y9, Y9
+
+onebracket1:
+	// visible: lhs ≥ min(t0, t1) and d ≤ lim
 	VCMPPS $0x1d, Y9, Y1, Y9
 	VBROADCASTSS Model_lim(R9), Y10
 	VCMPPS $0x12, Y10, Y0, Y10

@@ -326,7 +326,11 @@ func cellLanes(bw *BlockWorker, j *cellJob) {
 			}
 			k0 := int(u + S - 0.5)
 			var v uint16
-			if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+m.k1, d, b)) && d <= m.lim {
+			t := bw.slot(k0, d, b)
+			if m.k1 != 0 {
+				t = min(t, bw.slot(k0+m.k1, d, b))
+			}
+			if zz*m.offInv[o] >= t && d <= m.lim {
 				v = 1
 			}
 			vis |= v << b
