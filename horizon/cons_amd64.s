@@ -10,12 +10,17 @@
 // comparisons are ordered (false on NaN) as Go's are. It reads the
 // BlockWorker, its Model and the consJob through go_asm.h's offsets.
 //
+// Beyond consLanes16, which evaluates every patch for every lane, it
+// skips a half's patch where no open lane's bound could fall (SKIPH):
+// the same minimum, so the same bits.
+//
 // Registers: DI the BlockWorker, R8 the consJob, SI the segment, CX its
-// index, R9 the lanes in the grid at some segment (in), R12 the lanes the
-// screen left (need), R13 the segment's hull (consHull), R14 gw; in the
-// evaluation R10/R11 the patch's elevations and their row stride in bytes,
-// BX/AX the g2 table's and its row stride; Y14/Y15 the lanes' lower bounds
-// z.
+// index, R9 the lanes in the grid at some segment (in), R12 the open
+// lanes (those the screen left, less those whose bound so far already
+// gives a slope of at most cur), R13 the segment's hull (consHull), R14
+// gw; in the evaluation R10/R11 the patch's elevations and their row
+// stride in bytes, BX the g2 table's (row stride R14·4 bytes); Y14/Y15
+// the lanes' lower bounds z.
 
 DATA laneBits<>+0(SB)/8, $0x0000000200000001
 DATA laneBits<>+8(SB)/8, $0x0000000800000004
@@ -140,12 +145,12 @@ LOW: \
 	VCMPPS $0x11, Y3, Y7, Y8; \
 	VBLENDVPS Y8, Y7, Y3, Y3
 
-// HALFBG subtracts the slack (g2 from BX, row stride AX bytes) and
+// HALFBG subtracts the slack (g2 from BX, row stride R14·4 bytes) and
 // consPad from Y3, the half's patch's least value, and lowers Z, the
 // half's running bound, to it in the lanes of hull bits R13 >> SH.
 #define HALFBG(Z, SH) \
 	VMOVUPS (BX), X8; \
-	VINSERTF128 $1, (BX)(AX*1), Y8, Y8; \
+	VINSERTF128 $1, (BX)(R14*4), Y8, Y8; \
 	VBROADCASTSS consJob_bulge(R8), Y9; \
 	VMULPS Y9, Y8, Y8; \
 	VSUBPS Y8, Y3, Y3; \
@@ -158,6 +163,33 @@ LOW: \
 	VCMPPS $0x11, Z, Y3, Y8; \
 	VANDPS Y9, Y8, Y8; \
 	VBLENDVPS Y8, Y3, Z, Z
+
+// SKIPH jumps to SKIP when the patch cannot lower Z, the half's running
+// bound, in any lane of DX (its open lanes in the grid, bits 0–7): where
+// consBot − g2·bulge − consPad (g2 from BX, row stride R14·4 bytes;
+// consBot 4·len(consG2) bytes after it) is at least Z. consBot is the
+// patch's lowest corner less consPad, at most any value segLow computes
+// in the patch (its rounding is within consPad), and every step after is
+// HALFBG's, monotone: the patch's entries give no less. AX is scratch.
+#define SKIPH(Z, SKIP) \
+	VMOVUPS (BX), X8; \
+	VINSERTF128 $1, (BX)(R14*4), Y8, Y8; \
+	VBROADCASTSS consJob_bulge(R8), Y9; \
+	VMULPS Y9, Y8, Y8; \
+	MOVQ BlockWorker_m(DI), AX; \
+	MOVQ (Model_consG2+8)(AX), AX; \
+	SHLQ $2, AX; \
+	VMOVUPS (BX)(AX*1), X9; \
+	ADDQ BX, AX; \
+	VINSERTF128 $1, (AX)(R14*4), Y9, Y9; \
+	VSUBPS Y8, Y9, Y9; \
+	MOVQ BlockWorker_m(DI), AX; \
+	VBROADCASTSS Model_consPad(AX), Y10; \
+	VSUBPS Y10, Y9, Y9; \
+	VCMPPS $0x11, Z, Y9, Y9; \
+	VMOVMSKPS Y9, AX; \
+	ANDQ DX, AX; \
+	JEQ SKIP
 
 // consHull sets R13 to the lanes whose patch (R10 + b mod 4, R11 + b div
 // 4) lies in the grid's (W−1)×(H−1) patches (lanesIn), for the BlockWorker
@@ -249,6 +281,19 @@ r4:
 TEXT ·consAVX2(SB), NOSPLIT, $16-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
+	// The next step's segments follow these in the table: fetch them
+	// while this step is evaluated.
+	MOVQ (consJob_segs+8)(R8), AX
+	IMULQ $consSeg__size, AX
+	ADDQ consJob_segs(R8), AX
+	PREFETCHT0 0(AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 256(AX)
+	PREFETCHT0 320(AX)
+	PREFETCHT0 384(AX)
+	PREFETCHT0 448(AX)
 	MOVQ BlockWorker_m(DI), AX
 	MOVQ Model_consGW(AX), R14
 	LEAQ BlockWorker_eye(DI), AX
@@ -340,8 +385,9 @@ eval:
 	TESTQ R13, R13
 	JEQ evalNext
 	ORQ R13, R9
-	// The patch (qx, qy): its g2 at (qy + consBorder)·gw + qx +
-	// consBorder, its elevations at (qy + blockPad)·ew + qx + blockPad.
+	// The patch (qx, qy): its g2 (and consBot, 4·len(consG2) bytes on)
+	// at (qy + consBorder)·gw + qx + consBorder, its elevations at (qy +
+	// blockPad)·ew + qx + blockPad.
 	QXY
 	LEAQ const_consBorder(R11), BX
 	IMULQ R14, BX
@@ -356,8 +402,12 @@ eval:
 	LEAQ (AX)(R10*4), R10
 	MOVQ BlockWorker_padW(DI), R11
 	SHLQ $2, R11
-	MOVQ R14, AX
-	SHLQ $2, AX
+
+	MOVQ R13, DX
+	ANDQ R12, DX
+	ANDQ $0xff, DX
+	JEQ half1 // no open lane of half 0 here
+	SKIPH(Y14, half1)
 	LOADH
 
 seg0:
@@ -366,9 +416,19 @@ seg0:
 	CMPQ SI, 0(SP)
 	JLT seg0
 	HALFBG(Y14, 0)
+
+half1:
 	LEAQ (R10)(R11*2), R10
-	LEAQ (BX)(AX*2), BX
+	LEAQ (BX)(R14*8), BX
 	MOVQ 8(SP), SI
+	MOVQ R13, DX
+	SHRQ $8, DX
+	MOVQ R12, AX
+	SHRQ $8, AX
+	ANDQ AX, DX
+	ANDQ $0xff, DX
+	JEQ halves // no open lane of half 1 here
+	SKIPH(Y15, halves)
 	LOADH
 
 seg1:
@@ -378,8 +438,10 @@ seg1:
 	JLT seg1
 	HALFBG(Y15, 8)
 
-	// z only falls with more patches: once no lane left to decide can
-	// rise, none will.
+halves:
+	// z only falls with more patches: a lane whose z already gives a
+	// slope of at most cur stays so and leaves the open lanes R12; once
+	// none is left, no lane can rise.
 	LEAQ BlockWorker_eye(DI), DX
 	LEAQ consJob_cur(R8), BX
 	VBROADCASTSS consJob_drop(R8), Y0
@@ -398,7 +460,7 @@ seg1:
 	ORQ DX, AX
 	ANDQ R9, AX
 	NOTQ AX
-	ANDQ R12, AX
+	ANDQ AX, R12
 	JEQ ret
 
 evalNext:
@@ -409,8 +471,10 @@ evalNext:
 	JMP eval
 
 evaluated:
-	// cur = sl where sl > cur, for the lanes live and in the grid.
-	MOVWQZX consJob_live(R8), R13
+	// cur = sl where sl > cur, for the lanes open and in the grid (a
+	// lane the screen or a patch closed has sl ≤ cur, and its halves
+	// may have been skipped).
+	MOVQ R12, R13
 	ANDQ R9, R13
 	LEAQ BlockWorker_eye(DI), DX
 	LEAQ consJob_cur(R8), BX

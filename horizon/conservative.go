@@ -75,7 +75,11 @@ const consBorder = BlockSide
 //     changes near the patch;
 //   - consTop: the patch's highest corner, which no lower bound chordLow
 //     computes in the patch exceeds (a bilinear patch is highest at a
-//     corner; chordLow subtracts consPad, which exceeds segLow's rounding).
+//     corner; chordLow subtracts consPad, which exceeds segLow's rounding);
+//   - consBot: the patch's lowest corner less consPad, rounded to float32,
+//     which no value segLow computes in the patch is below (it is lowest
+//     at a corner too; −Inf where the grid is one sample wide or high): the
+//     AVX2 kernel skips a patch whose consBot cannot lower a lane's bound.
 //
 // and consPad, the rounding allowance in metres: 8·10⁻⁶ of the terrain's
 // largest magnitude (elevation or eye) plus 1 µm; and per sector
@@ -103,7 +107,20 @@ func (m *Model) patchTables() {
 				top[m.consIndex(x, y)] = max(z00, z10, z01, z11)
 			}
 		}
-		q := make([]float32, len(top))
+		// consG2 and consBot in one array: the AVX2 kernel finds a
+		// patch's consBot 4·len(consG2) bytes after its consG2.
+		q := make([]float32, 2*len(top))
+		q, bot := q[:len(top):len(top)], q[len(top):]
+		for i := range bot {
+			bot[i] = float32(math.Inf(-1))
+		}
+		if W >= 2 && H >= 2 { // else a patch's corners are not all samples
+			for y := range ph {
+				for x := range pw {
+					bot[m.consIndex(x, y)] = min(at(x, y), at(x+1, y), at(x, y+1), at(x+1, y+1)) - m.consPad
+				}
+			}
+		}
 		for y := range ph {
 			for x := range pw {
 				var v float32
@@ -115,7 +132,7 @@ func (m *Model) patchTables() {
 				q[m.consIndex(x, y)] = 2 * v
 			}
 		}
-		m.consG2, m.consTop, m.consGW = q, top, gw
+		m.consG2, m.consTop, m.consBot, m.consGW = q, top, bot, gw
 		// The early stops bound the surface at step i's midline sample; an
 		// arc's midline point lies consPull nearer, and within 10⁻⁶ cells
 		// per step of the sample for the directions' rounding: the surface
@@ -279,7 +296,7 @@ func (conservativeLines) setup(m *Model) {
 func (conservativeLines) tableBytes(width, height, sectors int) int64 {
 	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
 	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
-	return 8*padded + 4*pw*ph + 48*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+	return 12*padded + 4*pw*ph + 48*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
 }
 
 // walkBlock fills the block's rows by BlockWorker.walkConservative, every

@@ -197,6 +197,7 @@ type Model struct {
 	consOnce    sync.Once
 	consG2      []float32
 	consTop     []float32
+	consBot     []float32 // lowest corners less consPad, 4·len(consG2) bytes after consG2
 	consGW      int
 	consPad     float32
 	segOnce     sync.Once

@@ -87,7 +87,8 @@ func walkTwins(t *testing.T, name string, walk walkKernel) {
 
 // consTwins: the conservative kernel gives consLanes's bits on random
 // steps of random blocks over terrain of flats, walls and ties, with and
-// without Earth curvature, from random running maxima.
+// without Earth curvature, and the region model's steps (several segments,
+// samples and rectangles per patch), from random running maxima.
 func consTwins(t *testing.T, name string, cons func(bw *BlockWorker, j *consJob)) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const w, h = 37, 29
@@ -102,8 +103,12 @@ func consTwins(t *testing.T, name string, cons func(bw *BlockWorker, j *consJob)
 			elev[i] = float32(rng.IntN(12))
 		}
 	}
-	for _, curved := range []bool{false, true} {
-		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative, EarthCurvature: curved}
+	for _, tc := range []struct {
+		los    LOS
+		curved bool
+	}{{LOSConservative, false}, {LOSConservative, true}, {LOSRegion, false}} {
+		curved := tc.curved
+		p := Params{Sectors: 64, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: tc.los, EarthCurvature: curved}
 		m, err := New(Terrain{Width: w, Height: h, Dx: 30, Dy: 30, Elev: elev}, p)
 		if err != nil {
 			t.Fatal(err)
@@ -135,8 +140,8 @@ func consTwins(t *testing.T, name string, cons func(bw *BlockWorker, j *consJob)
 			cons(bw, &j2)
 			for b := range Lanes {
 				if math.Float32bits(j1.cur[b]) != math.Float32bits(j2.cur[b]) {
-					t.Fatalf("curved %v trial %d (sector %d step %d, block %d,%d) lane %d: %v portable, %v %s",
-						curved, trial, k, i, j1.col, j1.row, b, j1.cur[b], j2.cur[b], name)
+					t.Fatalf("%v curved %v trial %d (sector %d step %d, block %d,%d) lane %d: %v portable, %v %s",
+						tc.los, curved, trial, k, i, j1.col, j1.row, b, j1.cur[b], j2.cur[b], name)
 				}
 			}
 			for b := range Lanes {
@@ -146,7 +151,7 @@ func consTwins(t *testing.T, name string, cons func(bw *BlockWorker, j *consJob)
 			}
 		}
 		if rose < 10000 {
-			t.Errorf("curved %v: only %d lanes rose in 20,000 steps: the trials test little", curved, rose)
+			t.Errorf("%v curved %v: only %d lanes rose in 20,000 steps: the trials test little", tc.los, curved, rose)
 		}
 	}
 }
