@@ -55,11 +55,19 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 
 // HALFV takes the vertex of the segment at SI where it lies inside and
 // the quadratic curves up (lanes in Y6, c in Y5), lowering Y7, the
-// segment's least value so far; z00, bu, bv, cuv in Y0, Y1, Y2, Y4.
+// segment's least value so far; z00, bu, bv, cuv in Y0, Y1, Y2, Y4. It
+// derives du = ub − ua, dv = vb − va and w = ua·dv + va·du as segLow
+// does (Y8, Y9, Y10).
 #define HALFV \
-	VBROADCASTSS consSeg_du(SI), Y8; \
-	VBROADCASTSS consSeg_dv(SI), Y9; \
-	VBROADCASTSS consSeg_w(SI), Y10; \
+	VBROADCASTSS consSeg_ub(SI), Y8; \
+	VBROADCASTSS consSeg_ua(SI), Y13; \
+	VSUBPS Y13, Y8, Y8; \
+	VBROADCASTSS consSeg_vb(SI), Y9; \
+	VBROADCASTSS consSeg_va(SI), Y10; \
+	VSUBPS Y10, Y9, Y9; \
+	VMULPS Y9, Y13, Y13; \
+	VMULPS Y8, Y10, Y10; \
+	VADDPS Y10, Y13, Y10; \
 	VMULPS Y8, Y1, Y11; \
 	VMULPS Y9, Y2, Y12; \
 	VADDPS Y12, Y11, Y11; \
@@ -119,7 +127,13 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	F(Y5, Y6, Y9, Y8); \
 	VCMPPS $0x11, Y7, Y9, Y8; \
 	VBLENDVPS Y8, Y9, Y7, Y7; \
-	VBROADCASTSS consSeg_dd(SI), Y5; \
+	VBROADCASTSS consSeg_ua(SI), Y5; \
+	VBROADCASTSS consSeg_ub(SI), Y6; \
+	VSUBPS Y5, Y6, Y6; \
+	VBROADCASTSS consSeg_va(SI), Y5; \
+	VBROADCASTSS consSeg_vb(SI), Y10; \
+	VSUBPS Y5, Y10, Y10; \
+	VMULPS Y10, Y6, Y5; \
 	VMULPS Y5, Y4, Y5; \
 	VXORPS Y6, Y6, Y6; \
 	VCMPPS $0x1e, Y6, Y5, Y6; \

@@ -218,10 +218,10 @@ func (m *Model) consSegCap() int {
 	return consTableSegs
 }
 
-// consTableSegs caps the chord-segment table at this many segments (48
-// bytes each): the steps nearest the observers, which every line walks,
-// are looked up; farther ones are computed (consStep).
-const consTableSegs = 1 << 19
+// consTableSegs caps the chord-segment table at this many segments (32
+// bytes each, 24 MiB): the steps nearest the observers, which every line
+// walks, are looked up; farther ones are computed (consStep).
+const consTableSegs = 3 << 18
 
 // buildSegTable fills the chord-segment table of steps 1 … consL of every
 // sector, sector-major (a line's steps are read in order): step i of
@@ -296,7 +296,7 @@ func (conservativeLines) setup(m *Model) {
 func (conservativeLines) tableBytes(width, height, sectors int) int64 {
 	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
 	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
-	return 12*padded + 4*pw*ph + 48*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+	return 12*padded + 4*pw*ph + 32*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
 }
 
 // walkBlock fills the block's rows by BlockWorker.walkConservative, every
@@ -315,11 +315,13 @@ func (m *Model) consIndex(px, py int) int {
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
 // consSeg is the part of one step's chord inside one bilinear patch: patch
-// (px, py) relative to the observer's cell, the segment from (ua, va) to
-// (ub, vb) in the patch's own coordinates (cells, 0 … 1 up to rounding),
-// du = ub − ua and dv = vb − va, and the quadratic's shared terms dd =
-// du·dv and w = ua·dv + va·du (segLow). Observers a whole number of cells
-// apart share these values bit for bit.
+// (px, py) relative to the observer's cell and the segment from (ua, va)
+// to (ub, vb) in the patch's own coordinates (cells, 0 … 1 up to
+// rounding); segLow derives du = ub − ua, dv = vb − va and the
+// quadratic's shared terms dd = du·dv and w = ua·dv + va·du from them in
+// float32, as every kernel does (32 bytes an entry: the table's steps
+// stream through the cache). Observers a whole number of cells apart
+// share these values bit for bit.
 //
 // The vector kernels load a patch's corners once for a run of segments in
 // the same patch: grp is the run's length on its first segment and 0 on
@@ -328,9 +330,9 @@ func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 // point (ua, va); ptRect, the rectangle from corner (ua, va) to corner
 // (ub, vb), whose least value is at one of its four corners.
 type consSeg struct {
-	px, py                        int32
-	ua, va, ub, vb, du, dv, dd, w float32
-	grp, pt                       int32
+	ua, va, ub, vb float32
+	px, py         int32
+	grp, pt        int32
 }
 
 // The kinds of consSeg entries (consSeg.pt).
@@ -373,9 +375,7 @@ func chordSegs(x0, y0, x1, y1 float64, segs []consSeg) []consSeg {
 		u0, v0 := x0-float64(px), y0-float64(py)
 		ua, va := float32(u0+float64(t*dx)), float32(v0+float64(t*dy))
 		ub, vb := float32(u0+float64(te*dx)), float32(v0+float64(te*dy))
-		du, dv := ub-ua, vb-va
-		segs = append(segs, consSeg{px: int32(px), py: int32(py), ua: ua, va: va, ub: ub, vb: vb,
-			du: du, dv: dv, dd: du * dv, w: float32(ua*dv) + float32(va*du), grp: 1})
+		segs = append(segs, consSeg{px: int32(px), py: int32(py), ua: ua, va: va, ub: ub, vb: vb, grp: 1})
 		if te >= 1 {
 			break
 		}
@@ -413,11 +413,14 @@ func segLow(z00, z10, z01, z11 float32, s *consSeg) float32 {
 	if fb := f(s.ub, s.vb); fb < lo {
 		lo = fb
 	}
-	if c := cuv * s.dd; c > 0 {
-		b := float32(bu*s.du) + float32(bv*s.dv) + float32(cuv*s.w)
+	du, dv := s.ub-s.ua, s.vb-s.va
+	dd := du * dv
+	if c := cuv * dd; c > 0 {
+		w := float32(s.ua*dv) + float32(s.va*du)
+		b := float32(bu*du) + float32(bv*dv) + float32(cuv*w)
 		// σ = −sm; sm ∈ (−1, 0) keeps the vertex inside the segment.
 		if sm := b / (c + c); sm > -1 && sm < 0 {
-			if fm := f(s.ua-float32(sm*s.du), s.va-float32(sm*s.dv)); fm < lo {
+			if fm := f(s.ua-float32(sm*du), s.va-float32(sm*dv)); fm < lo {
 				lo = fm
 			}
 		}

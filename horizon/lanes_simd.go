@@ -457,12 +457,14 @@ func consLanes16(bw *BlockWorker, j *consJob) {
 				}
 				continue
 			}
-			du, dv := bcastp(&s.du), bcastp(&s.dv)
-			fb := f(bcastp(&s.ub), bcastp(&s.vb))
+			ub, vb := bcastp(&s.ub), bcastp(&s.vb)
+			du, dv := ub.Sub(ua), vb.Sub(va) // segLow's, lane by lane
+			fb := f(ub, vb)
 			lo = fb.Merge(lo, fb.Less(lo))
-			c := cuv.Mul(bcastp(&s.dd))
+			c := cuv.Mul(du.Mul(dv))
 			if up := c.Greater(zero); up.ToBits() != 0 {
-				b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(bcastp(&s.w)))
+				w := ua.Mul(dv).Add(va.Mul(du))
+				b := bu.Mul(du).Add(bv.Mul(dv)).Add(cuv.Mul(w))
 				sm := b.Div(c.Add(c))
 				fm := f(ua.Sub(sm.Mul(du)), va.Sub(sm.Mul(dv)))
 				lo = fm.Merge(lo, fm.Less(lo).And(up).And(sm.Greater(minus1)).And(sm.Less(zero)))
