@@ -55,16 +55,12 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 
 // HALFV takes the vertex of the segment at SI where it lies inside and
 // the quadratic curves up (lanes in Y6, c in Y5), lowering Y7, the
-// segment's least value so far; z00, bu, bv, cuv in Y0, Y1, Y2, Y4. It
-// derives du = ub − ua, dv = vb − va and w = ua·dv + va·du as segLow
-// does (Y8, Y9, Y10).
+// segment's least value so far; z00, bu, bv, cuv in Y0, Y1, Y2, Y4, du
+// and dv in Y8, Y9 (SEGH). It derives w = ua·dv + va·du as segLow does
+// (Y10).
 #define HALFV \
-	VBROADCASTSS consSeg_ub(SI), Y8; \
 	VBROADCASTSS consSeg_ua(SI), Y13; \
-	VSUBPS Y13, Y8, Y8; \
-	VBROADCASTSS consSeg_vb(SI), Y9; \
 	VBROADCASTSS consSeg_va(SI), Y10; \
-	VSUBPS Y10, Y9, Y9; \
 	VMULPS Y9, Y13, Y13; \
 	VMULPS Y8, Y10, Y10; \
 	VADDPS Y10, Y13, Y10; \
@@ -113,7 +109,8 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 
 // SEGH lowers Y3 to the least value of the loaded half's patch over the
 // entry at SI (consSeg.pt): a segment's ends and its vertex where the
-// quadratic curves up inside it (HALFV), a point, or a rectangle's four
+// quadratic curves up inside it (HALFV, with du = ub − ua and dv = vb − va
+// in Y8, Y9, derived as segLow does), a point, or a rectangle's four
 // corners.
 #define SEGH(LOW, RECT) \
 	VBROADCASTSS consSeg_ua(SI), Y5; \
@@ -127,13 +124,11 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	F(Y5, Y6, Y9, Y8); \
 	VCMPPS $0x11, Y7, Y9, Y8; \
 	VBLENDVPS Y8, Y9, Y7, Y7; \
-	VBROADCASTSS consSeg_ua(SI), Y5; \
-	VBROADCASTSS consSeg_ub(SI), Y6; \
-	VSUBPS Y5, Y6, Y6; \
-	VBROADCASTSS consSeg_va(SI), Y5; \
-	VBROADCASTSS consSeg_vb(SI), Y10; \
-	VSUBPS Y5, Y10, Y10; \
-	VMULPS Y10, Y6, Y5; \
+	VBROADCASTSS consSeg_ua(SI), Y8; \
+	VSUBPS Y8, Y5, Y8; \
+	VBROADCASTSS consSeg_va(SI), Y9; \
+	VSUBPS Y9, Y6, Y9; \
+	VMULPS Y9, Y8, Y5; \
 	VMULPS Y5, Y4, Y5; \
 	VXORPS Y6, Y6, Y6; \
 	VCMPPS $0x1e, Y6, Y5, Y6; \
