@@ -155,7 +155,7 @@ LOW: \
 	VBLENDVPS Y8, Y7, Y3, Y3
 
 // HALFBG subtracts the slack (g2 from BX, row stride R14·4 bytes) and
-// consPad from Y3, the half's patch's least value, and lowers Z, the
+// consPad (24(SP)) from Y3, the half's patch's least value, and lowers Z, the
 // half's running bound, to it in the lanes of hull bits R13 >> SH.
 #define HALFBG(Z, SH) \
 	VMOVUPS (BX), X8; \
@@ -163,8 +163,7 @@ LOW: \
 	VBROADCASTSS consJob_bulge(R8), Y9; \
 	VMULPS Y9, Y8, Y8; \
 	VSUBPS Y8, Y3, Y3; \
-	MOVQ BlockWorker_m(DI), DX; \
-	VBROADCASTSS Model_consPad(DX), Y9; \
+	VBROADCASTSS 24(SP), Y9; \
 	VSUBPS Y9, Y3, Y3; \
 	MOVQ R13, DX; \
 	SHRQ $SH, DX; \
@@ -176,7 +175,8 @@ LOW: \
 // SKIPH jumps to SKIP when the patch cannot lower Z, the half's running
 // bound, in any lane of DX (its open lanes in the grid, bits 0–7): where
 // consBot − g2·bulge − consPad (g2 from BX, row stride R14·4 bytes;
-// consBot 4·len(consG2) bytes after it) is at least Z. consBot is the
+// consBot 16(SP) = 4·len(consG2) bytes after it; consPad at 24(SP)) is
+// at least Z. consBot is the
 // patch's lowest corner less consPad, at most any value segLow computes
 // in the patch (its rounding is within consPad), and every step after is
 // HALFBG's, monotone: the patch's entries give no less. AX is scratch.
@@ -185,15 +185,12 @@ LOW: \
 	VINSERTF128 $1, (BX)(R14*4), Y8, Y8; \
 	VBROADCASTSS consJob_bulge(R8), Y9; \
 	VMULPS Y9, Y8, Y8; \
-	MOVQ BlockWorker_m(DI), AX; \
-	MOVQ (Model_consG2+8)(AX), AX; \
-	SHLQ $2, AX; \
+	MOVQ 16(SP), AX; \
 	VMOVUPS (BX)(AX*1), X9; \
 	ADDQ BX, AX; \
 	VINSERTF128 $1, (AX)(R14*4), Y9, Y9; \
 	VSUBPS Y8, Y9, Y9; \
-	MOVQ BlockWorker_m(DI), AX; \
-	VBROADCASTSS Model_consPad(AX), Y10; \
+	VBROADCASTSS 24(SP), Y10; \
 	VSUBPS Y10, Y9, Y9; \
 	VCMPPS $0x11, Z, Y9, Y9; \
 	VMOVMSKPS Y9, AX; \
@@ -287,7 +284,7 @@ r4:
 	ADDQ consJob_row(R8), R11
 
 // func consAVX2(bw *BlockWorker, j *consJob)
-TEXT ·consAVX2(SB), NOSPLIT, $16-16
+TEXT ·consAVX2(SB), NOSPLIT, $32-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
 	// The next step's segments follow these in the table: fetch them
@@ -373,6 +370,14 @@ screened:
 	MOVWQZX consJob_live(R8), R12
 	NOTQ BX
 	ANDQ BX, R12 // need
+	// Kept for the evaluation's patches: consBot's distance from consG2
+	// in bytes at 16(SP), consPad at 24(SP).
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ (Model_consG2+8)(AX), DX
+	SHLQ $2, DX
+	MOVQ DX, 16(SP)
+	MOVL Model_consPad(AX), DX
+	MOVL DX, 24(SP)
 	VBROADCASTSS posInf<>(SB), Y14
 	VMOVAPS Y14, Y15
 	XORQ R9, R9

@@ -76,10 +76,11 @@ const consBorder = BlockSide
 //   - consTop: the patch's highest corner, which no lower bound chordLow
 //     computes in the patch exceeds (a bilinear patch is highest at a
 //     corner; chordLow subtracts consPad, which exceeds segLow's rounding);
-//   - consBot: the patch's lowest corner less consPad, rounded to float32,
-//     which no value segLow computes in the patch is below (it is lowest
-//     at a corner too; −Inf where the grid is one sample wide or high): the
-//     AVX2 kernel skips a patch whose consBot cannot lower a lane's bound.
+//   - consBot: the patch's lowest corner less consPad, in metres, rounded
+//     to float32, which no value segLow computes in the patch is below (it
+//     is lowest at a corner too; −Inf where the grid is one sample wide or
+//     high): the AVX2 kernel skips a patch whose consBot cannot lower a
+//     lane's bound.
 //
 // and consPad, the rounding allowance in metres: 8·10⁻⁶ of the terrain's
 // largest magnitude (elevation or eye) plus 1 µm; and per sector
