@@ -118,7 +118,8 @@ type BlockWorker struct {
 	// lane b is prof[(start[k]+j)·Lanes + b], j = 0 (the observer, -Inf) …
 	// n[k]; a slot beyond n[k] reads slot n[k] (see walk). start and n
 	// repeat past S (sector k mod S, to 2S+31), so that the sectors that
-	// bracket an azimuth need no reduction modulo S.
+	// bracket an azimuth need no reduction modulo S and the vector kernels
+	// may load a window of sectors past the last (k ≤ 2S).
 	prof  []float32
 	start []int32
 	n     []int32

@@ -5,10 +5,11 @@
 
 // cellAVX2 is cellLanes in AVX2 (avx2_amd64.go): the per-cell test of the
 // cells j.cells of a cellJob for the block's 16 lanes, as two halves of 8
-// floats (lanes 0–7, 8–15), with gathers for the brackets' sector tables
-// and profile values (the second bracket's only where it is another
-// sector: k1 > 0, the sector model). Every float32 operation is cellLanes's, in its
-// order and rounded on its own; comparisons are ordered (false on NaN)
+// floats (lanes 0–7, 8–15), with permutes or gathers for the brackets'
+// sector tables and gathers for their profile values (the second
+// bracket's only where it is another sector: k1 > 0, the sector model).
+// Every float32 operation is cellLanes's, in its order and rounded on
+// its own; comparisons are ordered (false on NaN)
 // as Go's are; min(t0, t1) as VMINPS, which differs from Go's min only
 // between ±0 (never NaN in profiles), where the comparison after it does
 // not. Conversions truncate as Go's int(float32) does in range (sector
@@ -17,7 +18,8 @@
 // Registers: DI the BlockWorker, R8 the cellJob, R9 its Model, R10
 // secInvX, R11 the lanes' n, R12 their start, R13 the profiles, R14 the
 // offset table's row stride in bytes, CX the cell, BX its visible bits;
-// Y13 the half's lane indices, Y14 the window's column permutation.
+// Y13 the half's lane indices, Y14 the window's column permutation; Y11
+// the lanes' sector offsets from kmin (BRACKET).
 
 // The permutations of a window's row pair: as loaded, or each row
 // reversed (flip&1).
@@ -42,6 +44,13 @@ DATA laneIdx<>+48(SB)/8, $0x0000000d0000000c
 DATA laneIdx<>+56(SB)/8, $0x0000000f0000000e
 GLOBL laneIdx<>(SB), RODATA|NOPTR, $64
 
+// 7, eight of them: the sector tables' window (BRACKET).
+DATA seven<>+0(SB)/8, $0x0000000700000007
+DATA seven<>+8(SB)/8, $0x0000000700000007
+DATA seven<>+16(SB)/8, $0x0000000700000007
+DATA seven<>+24(SB)/8, $0x0000000700000007
+GLOBL seven<>(SB), RODATA|NOPTR, $32
+
 // ½ (marginSteps), eight of them.
 DATA half<>+0(SB)/8, $0x3f0000003f000000
 DATA half<>+8(SB)/8, $0x3f0000003f000000
@@ -58,20 +67,42 @@ GLOBL half<>(SB), RODATA|NOPTR, $32
 
 // BRACKET sets T to the lanes' running maxima in sectors K at the slot of
 // their distance d (Y0): max(min(int(d·secInvX[k] − ½), n[k]), 0) steps
-// from start[k] (BlockWorker.slot).
-#define BRACKET(K, T) \
+// from start[k] (BlockWorker.slot). The sector tables are read without
+// gathers where the half's sectors lie within 8 of their least, kmin (9
+// halves in 10 on the Total_Viewshed crop at S = 360): the 8 entries from
+// kmin, permuted (every table holds 2S+32 entries, k ≤ 2S); else gathered.
+// The profile values stay gathered: 8 lanes read 6 to 8 different steps.
+// SLOW and DONE name the macro's labels, distinct at each use.
+#define BRACKET(K, T, SLOW, DONE) \
+	VPSHUFD $0x4e, K, Y6; \
+	VPMINSD K, Y6, Y6; \
+	VPSHUFD $0xb1, Y6, Y7; \
+	VPMINSD Y7, Y6, Y6; \
+	VPERM2I128 $0x01, Y6, Y6, Y7; \
+	VPMINSD Y7, Y6, Y6; \
+	VPSUBD Y6, K, Y11; \
+	VPCMPGTD seven<>(SB), Y11, Y8; \
+	VPTEST Y8, Y8; \
+	JNE SLOW; \
+	VMOVD X6, AX; \
+	VPERMPS (R10)(AX*4), Y11, Y4; \
+	VPERMD (R11)(AX*4), Y11, Y6; \
+	VPERMD (R12)(AX*4), Y11, Y7; \
+	JMP DONE; \
+SLOW: \
 	VPCMPEQD Y8, Y8, Y8; \
 	VGATHERDPS Y8, (R10)(K*4), Y4; \
+	VPCMPEQD Y8, Y8, Y8; \
+	VPGATHERDD Y8, (R11)(K*4), Y6; \
+	VPCMPEQD Y8, Y8, Y8; \
+	VPGATHERDD Y8, (R12)(K*4), Y7; \
+DONE: \
 	VMULPS Y4, Y0, Y4; \
 	VSUBPS half<>(SB), Y4, Y4; \
 	VCVTTPS2DQ Y4, Y5; \
-	VPCMPEQD Y8, Y8, Y8; \
-	VPGATHERDD Y8, (R11)(K*4), Y6; \
 	VPMINSD Y6, Y5, Y5; \
 	VPXOR Y6, Y6, Y6; \
 	VPMAXSD Y6, Y5, Y5; \
-	VPCMPEQD Y8, Y8, Y8; \
-	VPGATHERDD Y8, (R12)(K*4), Y7; \
 	VPADDD Y5, Y7, Y7; \
 	VPSLLD $4, Y7, Y7; \
 	VPADDD Y13, Y7, Y7; \
@@ -148,14 +179,14 @@ nodrop0:
 	VADDPS Y5, Y3, Y3
 	VSUBPS half<>(SB), Y3, Y3
 	VCVTTPS2DQ Y3, Y2
-	BRACKET(Y2, Y9)
+	BRACKET(Y2, Y9, slow0a, done0a)
 	MOVQ Model_k1(R9), SI
 	TESTQ SI, SI
 	JEQ onebracket0 // k1 = 0: both brackets are sector k0
 	VMOVD SI, X6
 	VPBROADCASTD X6, Y6
 	VPADDD Y6, Y2, Y3
-	BRACKET(Y3, Y10)
+	BRACKET(Y3, Y10, slow0b, done0b)
 	VMINPS Y10, Y9, Y9
 
 onebracket0:
@@ -213,14 +244,14 @@ nodrop1:
 	VADDPS Y5, Y3, Y3
 	VSUBPS half<>(SB), Y3, Y3
 	VCVTTPS2DQ Y3, Y2
-	BRACKET(Y2, Y9)
+	BRACKET(Y2, Y9, slow1a, done1a)
 	MOVQ Model_k1(R9), SI
 	TESTQ SI, SI
 	JEQ onebracket1 // k1 = 0: both brackets are sector k0
 	VMOVD SI, X6
 	VPBROADCASTD X6, Y6
 	VPADDD Y6, Y2, Y3
-	BRACKET(Y3, Y10)
+	BRACKET(Y3, Y10, slow1b, done1b)
 	VMINPS Y10, Y9, Y9
 
 onebracket1:
