@@ -111,19 +111,20 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 // entry at SI (consSeg.pt): a segment's ends and its vertex where the
 // quadratic curves up inside it (HALFV, with du = ub − ua and dv = vb − va
 // in Y8, Y9, derived as segLow does), a point, or a rectangle's four
-// corners.
+// corners (RECTH). VMINPS B, A, D sets D to A where A < B, else B: the
+// comparison and select segLow's min makes, NaN and zeros alike.
 #define SEGH(LOW, RECT) \
+	CMPL consSeg_pt(SI), $const_ptRect; \
+	JEQ RECT; \
 	VBROADCASTSS consSeg_ua(SI), Y5; \
 	VBROADCASTSS consSeg_va(SI), Y6; \
 	F(Y5, Y6, Y7, Y8); \
 	CMPL consSeg_pt(SI), $const_ptPoint; \
 	JEQ LOW; \
-	JGT RECT; \
 	VBROADCASTSS consSeg_ub(SI), Y5; \
 	VBROADCASTSS consSeg_vb(SI), Y6; \
 	F(Y5, Y6, Y9, Y8); \
-	VCMPPS $0x11, Y7, Y9, Y8; \
-	VBLENDVPS Y8, Y9, Y7, Y7; \
+	VMINPS Y7, Y9, Y7; \
 	VBROADCASTSS consSeg_ua(SI), Y8; \
 	VSUBPS Y8, Y5, Y8; \
 	VBROADCASTSS consSeg_va(SI), Y9; \
@@ -138,21 +139,43 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	HALFV; \
 	JMP LOW; \
 RECT: \
-	VBROADCASTSS consSeg_ub(SI), Y5; \
-	F(Y5, Y6, Y9, Y8); \
-	VCMPPS $0x11, Y7, Y9, Y8; \
-	VBLENDVPS Y8, Y9, Y7, Y7; \
-	VBROADCASTSS consSeg_vb(SI), Y6; \
-	F(Y5, Y6, Y9, Y8); \
-	VCMPPS $0x11, Y7, Y9, Y8; \
-	VBLENDVPS Y8, Y9, Y7, Y7; \
-	VBROADCASTSS consSeg_ua(SI), Y5; \
-	F(Y5, Y6, Y9, Y8); \
-	VCMPPS $0x11, Y7, Y9, Y8; \
-	VBLENDVPS Y8, Y9, Y7, Y7; \
+	RECTH; \
 LOW: \
-	VCMPPS $0x11, Y3, Y7, Y8; \
-	VBLENDVPS Y8, Y7, Y3, Y3
+	VMINPS Y3, Y7, Y3
+
+// RECTH sets Y7 to the least of F at a rectangle's corners (ua, va), (ub,
+// va), (ub, vb), (ua, vb), taken in that order as segLow does, each F the
+// same operations as F's on the same operands: the products bu·u, bv·v
+// and cuv·u and the sums z00 + bu·u are computed once for the corners
+// that share them.
+#define RECTH \
+	VBROADCASTSS consSeg_ua(SI), Y5; \
+	VBROADCASTSS consSeg_ub(SI), Y6; \
+	VMULPS Y5, Y1, Y9; \
+	VADDPS Y9, Y0, Y9; \
+	VMULPS Y6, Y1, Y10; \
+	VADDPS Y10, Y0, Y10; \
+	VMULPS Y5, Y4, Y5; \
+	VMULPS Y6, Y4, Y6; \
+	VBROADCASTSS consSeg_va(SI), Y7; \
+	VBROADCASTSS consSeg_vb(SI), Y8; \
+	VMULPS Y7, Y2, Y11; \
+	VMULPS Y8, Y2, Y12; \
+	VADDPS Y11, Y9, Y13; \
+	VADDPS Y11, Y10, Y11; \
+	VADDPS Y12, Y10, Y10; \
+	VADDPS Y12, Y9, Y9; \
+	VMULPS Y7, Y5, Y12; \
+	VADDPS Y12, Y13, Y13; \
+	VMULPS Y7, Y6, Y12; \
+	VADDPS Y12, Y11, Y11; \
+	VMULPS Y8, Y6, Y12; \
+	VADDPS Y12, Y10, Y10; \
+	VMULPS Y8, Y5, Y12; \
+	VADDPS Y12, Y9, Y9; \
+	VMINPS Y13, Y11, Y13; \
+	VMINPS Y13, Y10, Y13; \
+	VMINPS Y13, Y9, Y7
 
 // HALFBG subtracts the slack (g2 from BX, row stride R14·4 bytes) and
 // consPad (24(SP)) from Y3, the half's patch's least value, and lowers Z, the
