@@ -16,8 +16,7 @@
 //
 // Registers: DI the BlockWorker, R8 the consJob, SI the segment, CX its
 // index, R9 the lanes in the grid at some segment (in), R12 the open
-// lanes (those the screen left, less those whose bound so far already
-// gives a slope of at most cur), R13 the segment's hull (consHull), R14
+// lanes (those the screen left), R13 the segment's hull (consHull), R14
 // gw; in the evaluation R10/R11 the patch's elevations and their row
 // stride in bytes, BX the g2 table's (row stride R14·4 bytes); Y14/Y15
 // the lanes' lower bounds z.
@@ -464,8 +463,8 @@ half1:
 	SHRQ $8, AX
 	ANDQ AX, DX
 	ANDQ $0xff, DX
-	JEQ halves // no open lane of half 1 here
-	SKIPH(Y15, halves)
+	JEQ evalNext // no open lane of half 1 here
+	SKIPH(Y15, evalNext)
 	LOADH
 
 seg1:
@@ -474,31 +473,6 @@ seg1:
 	CMPQ SI, 0(SP)
 	JLT seg1
 	HALFBG(Y15, 8)
-
-halves:
-	// z only falls with more patches: a lane whose z already gives a
-	// slope of at most cur stays so and leaves the open lanes R12; once
-	// none is left, no lane can rise.
-	LEAQ BlockWorker_eye(DI), DX
-	LEAQ consJob_cur(R8), BX
-	VBROADCASTSS consJob_drop(R8), Y0
-	VBROADCASTSS consJob_inv(R8), Y1
-	VSUBPS Y0, Y14, Y2
-	VSUBPS (DX), Y2, Y2
-	VMULPS Y1, Y2, Y2
-	VCMPPS $0x12, (BX), Y2, Y2
-	VSUBPS Y0, Y15, Y3
-	VSUBPS 32(DX), Y3, Y3
-	VMULPS Y1, Y3, Y3
-	VCMPPS $0x12, 32(BX), Y3, Y3
-	VMOVMSKPS Y2, AX
-	VMOVMSKPS Y3, DX
-	SHLQ $8, DX
-	ORQ DX, AX
-	ANDQ R9, AX
-	NOTQ AX
-	ANDQ AX, R12
-	JEQ ret
 
 evalNext:
 	MOVQ 8(SP), SI
@@ -509,8 +483,10 @@ evalNext:
 
 evaluated:
 	// cur = sl where sl > cur, for the lanes open and in the grid (a
-	// lane the screen or a patch closed has sl ≤ cur, and its halves
-	// may have been skipped).
+	// lane the screen closed has sl ≤ cur, and its halves may have been
+	// skipped). The open lanes are not narrowed patch by patch as their
+	// bounds fall: the test cost more than the patches it skipped
+	// (region bake of the Total_Viewshed crop's 160² corner 5.0 → 4.7 s).
 	MOVQ R12, R13
 	ANDQ R9, R13
 	LEAQ BlockWorker_eye(DI), DX
