@@ -176,44 +176,49 @@ LOW: \
 	VMINPS Y13, Y10, Y13; \
 	VMINPS Y13, Y9, Y7
 
-// HALFBG subtracts the slack (g2 from BX, row stride R14·4 bytes) and
-// consPad (24(SP)) from Y3, the half's patch's least value, and lowers Z, the
-// half's running bound, to it in the lanes of hull bits R13 >> SH.
-#define HALFBG(Z, SH) \
-	VMOVUPS (BX), X8; \
-	VINSERTF128 $1, (BX)(R14*4), Y8, Y8; \
-	VBROADCASTSS consJob_bulge(R8), Y9; \
-	VMULPS Y9, Y8, Y8; \
-	VSUBPS Y8, Y3, Y3; \
-	VBROADCASTSS 24(SP), Y9; \
-	VSUBPS Y9, Y3, Y3; \
+// HALFBG subtracts the slack g2·bulge (32(SP), SKIPH's) and consPad
+// (64(SP)) from Y3, the half's patch's least value, and lowers Z, the
+// half's running bound, to it in the lanes of hull bits R13 >> SH: by
+// VMINPS where all 8 are in the grid (PART and DONE name the macro's
+// labels). AX and DX are scratch.
+#define HALFBG(Z, SH, PART, DONE) \
+	VSUBPS 32(SP), Y3, Y3; \
+	VSUBPS 64(SP), Y3, Y3; \
 	MOVQ R13, DX; \
 	SHRQ $SH, DX; \
+	MOVQ DX, AX; \
+	NOTQ AX; \
+	TESTQ $0xff, AX; \
+	JNE PART; \
+	VMINPS Z, Y3, Z; \
+	JMP DONE; \
+PART: \
 	LANEMASK(DX, X9, Y9, Y10); \
 	VCMPPS $0x11, Z, Y3, Y8; \
 	VANDPS Y9, Y8, Y8; \
-	VBLENDVPS Y8, Y3, Z, Z
+	VBLENDVPS Y8, Y3, Z, Z; \
+DONE:
 
 // SKIPH jumps to SKIP when the patch cannot lower Z, the half's running
 // bound, in any lane of DX (its open lanes in the grid, bits 0–7): where
-// consBot − g2·bulge − consPad (g2 from BX, row stride R14·4 bytes;
-// consBot 16(SP) = 4·len(consG2) bytes after it; consPad at 24(SP)) is
-// at least Z. consBot is the
-// patch's lowest corner less consPad, at most any value segLow computes
-// in the patch (its rounding is within consPad), and every step after is
-// HALFBG's, monotone: the patch's entries give no less. AX is scratch.
+// consBot − g2·bulge − consPad is at least Z (g2 from BX, row stride
+// R14·4 bytes; consBot 16(SP) = 4·len(consG2) bytes after it; the
+// bulge broadcast at 96(SP), consPad at 64(SP)). consBot is the patch's
+// lowest corner less consPad, at most any value segLow computes in the
+// patch (its rounding is within consPad), and every step after is
+// HALFBG's, monotone: the patch's entries give no less. It keeps g2·bulge
+// at 32(SP) for HALFBG. AX is scratch.
 #define SKIPH(Z, SKIP) \
 	VMOVUPS (BX), X8; \
 	VINSERTF128 $1, (BX)(R14*4), Y8, Y8; \
-	VBROADCASTSS consJob_bulge(R8), Y9; \
-	VMULPS Y9, Y8, Y8; \
+	VMULPS 96(SP), Y8, Y8; \
+	VMOVUPS Y8, 32(SP); \
 	MOVQ 16(SP), AX; \
 	VMOVUPS (BX)(AX*1), X9; \
 	ADDQ BX, AX; \
 	VINSERTF128 $1, (AX)(R14*4), Y9, Y9; \
 	VSUBPS Y8, Y9, Y9; \
-	VBROADCASTSS 24(SP), Y10; \
-	VSUBPS Y10, Y9, Y9; \
+	VSUBPS 64(SP), Y9, Y9; \
 	VCMPPS $0x11, Z, Y9, Y9; \
 	VMOVMSKPS Y9, AX; \
 	ANDQ DX, AX; \
@@ -306,7 +311,7 @@ r4:
 	ADDQ consJob_row(R8), R11
 
 // func consAVX2(bw *BlockWorker, j *consJob)
-TEXT ·consAVX2(SB), NOSPLIT, $32-16
+TEXT ·consAVX2(SB), NOSPLIT, $128-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
 	// The next step's segments follow these in the table: fetch them
@@ -393,13 +398,16 @@ screened:
 	NOTQ BX
 	ANDQ BX, R12 // need
 	// Kept for the evaluation's patches: consBot's distance from consG2
-	// in bytes at 16(SP), consPad at 24(SP).
+	// in bytes at 16(SP); consPad and the bulge broadcast at 64(SP) and
+	// 96(SP); SKIPH's g2·bulge goes to 32(SP).
 	MOVQ BlockWorker_m(DI), AX
 	MOVQ (Model_consG2+8)(AX), DX
 	SHLQ $2, DX
 	MOVQ DX, 16(SP)
-	MOVL Model_consPad(AX), DX
-	MOVL DX, 24(SP)
+	VBROADCASTSS Model_consPad(AX), Y0
+	VMOVUPS Y0, 64(SP)
+	VBROADCASTSS consJob_bulge(R8), Y0
+	VMOVUPS Y0, 96(SP)
 	VBROADCASTSS posInf<>(SB), Y14
 	VMOVAPS Y14, Y15
 	XORQ R9, R9
@@ -451,7 +459,7 @@ seg0:
 	ADDQ $consSeg__size, SI
 	CMPQ SI, 0(SP)
 	JLT seg0
-	HALFBG(Y14, 0)
+	HALFBG(Y14, 0, part0, done0)
 
 half1:
 	LEAQ (R10)(R11*2), R10
@@ -472,7 +480,7 @@ seg1:
 	ADDQ $consSeg__size, SI
 	CMPQ SI, 0(SP)
 	JLT seg1
-	HALFBG(Y15, 8)
+	HALFBG(Y15, 8, part1, done1)
 
 evalNext:
 	MOVQ 8(SP), SI
