@@ -310,8 +310,26 @@ r4:
 	MOVLQSX consSeg_py(SI), R11; \
 	ADDQ consJob_row(R8), R11
 
+// HULL sets R13 to the lanes whose patch (R10 + b mod 4, R11 + b div 4)
+// lies in the grid, as consHull does, without the call where all 16 do:
+// 0 ≤ R10 < pw − 3 and 0 ≤ R11 < ph − 3 (unsigned compares with the
+// limits at 128(SP) and 136(SP), 0 where the grid is too small), else
+// through consHull, and R10, R11 set again (QXY). SLOW and DONE name the
+// macro's labels.
+#define HULL(SLOW, DONE) \
+	CMPQ R10, 128(SP); \
+	JCC SLOW; \
+	CMPQ R11, 136(SP); \
+	JCC SLOW; \
+	MOVQ $0xffff, R13; \
+	JMP DONE; \
+SLOW: \
+	CALL consHull<>(SB); \
+	QXY; \
+DONE:
+
 // func consAVX2(bw *BlockWorker, j *consJob)
-TEXT ·consAVX2(SB), NOSPLIT, $128-16
+TEXT ·consAVX2(SB), NOSPLIT, $144-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
 	// The next step's segments follow these in the table: fetch them
@@ -329,6 +347,22 @@ TEXT ·consAVX2(SB), NOSPLIT, $128-16
 	PREFETCHT0 448(AX)
 	MOVQ BlockWorker_m(DI), AX
 	MOVQ Model_consGW(AX), R14
+	// HULL's limits: pw − 3 and ph − 3 patches, at least 0. The frame:
+	// 0(SP) and 8(SP) a patch's segments (eval), 16(SP) consBot's
+	// offset, 32(SP), 64(SP) and 96(SP) vectors (SKIPH, HALFBG),
+	// 128(SP) and 136(SP) these.
+	LEAQ Model_t(AX), DX
+	MOVQ Terrain_Width(DX), CX
+	SUBQ $4, CX
+	XORQ BX, BX
+	CMPQ CX, $0
+	CMOVQLT BX, CX
+	MOVQ CX, 128(SP)
+	MOVQ Terrain_Height(DX), CX
+	SUBQ $4, CX
+	CMPQ CX, $0
+	CMOVQLT BX, CX
+	MOVQ CX, 136(SP)
 	LEAQ BlockWorker_eye(DI), AX
 	VMOVUPS (AX), Y4
 	VMOVUPS 32(AX), Y5
@@ -348,10 +382,9 @@ screen:
 	CMPQ CX, (consJob_segs+8)(R8)
 	JGE screened
 	QXY
-	CALL consHull<>(SB)
+	HULL(hullScreen, hullScreenDone)
 	TESTQ R13, R13
 	JEQ screenNext
-	QXY
 	LEAQ const_consBorder(R11), AX
 	IMULQ R14, AX
 	LEAQ const_consBorder(AX)(R10*1), AX
@@ -425,14 +458,13 @@ eval:
 	MOVQ DX, 0(SP)
 	MOVQ SI, 8(SP)
 	QXY
-	CALL consHull<>(SB)
+	HULL(hullEval, hullEvalDone)
 	TESTQ R13, R13
 	JEQ evalNext
 	ORQ R13, R9
 	// The patch (qx, qy): its g2 (and consBot, 4·len(consG2) bytes on)
 	// at (qy + consBorder)·gw + qx + consBorder, its elevations at (qy +
 	// blockPad)·ew + qx + blockPad.
-	QXY
 	LEAQ const_consBorder(R11), BX
 	IMULQ R14, BX
 	LEAQ const_consBorder(BX)(R10*1), BX
