@@ -66,16 +66,24 @@ func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lan
 //go:noescape
 func consAVX2(bw *BlockWorker, j *consJob)
 
-// consLanesAVX2 is consLanes16 with the step in AVX2 (consAVX2). Every
+// consLanesAVX2 is consLanes16 with the step in AVX2 (consAVX2), or in
+// 512-bit vectors where the CPU has AVX-512F (consAVX512, cons512). Every
 // cell it reads lies in the padded tables: a patch within BlockSide − 1 of
 // the grid, as consLanes16 reads.
 func consLanesAVX2(bw *BlockWorker, j *consJob) {
-	if bw.m.t.Width < 2 || bw.m.t.Height < 2 {
+	switch {
+	case bw.m.t.Width < 2 || bw.m.t.Height < 2:
 		consLanes(bw, j)
-		return
+	case cons512:
+		consAVX512(bw, j)
+	default:
+		consAVX2(bw, j)
 	}
-	consAVX2(bw, j)
 }
+
+// cons512 reports whether the assembly's step runs in 512-bit vectors
+// (consAVX512): on CPUs with AVX-512F, the same bits as consAVX2's.
+var cons512 = cpu.X86.HasAVX512F
 
 // cellAVX2 is cellLanes in AVX2 (cells_amd64.s), with or without Earth
 // curvature's drops (Model.offDrp): S the sectors, and each cell's
@@ -103,3 +111,9 @@ func cellLanesAVX2(bw *BlockWorker, j *cellJob) {
 //
 //go:noescape
 func boundAVX2(bw *BlockWorker, j *boundJob)
+
+// consAVX512 is consAVX2 in 512-bit vectors (cons_amd64.s), for CPUs with
+// AVX-512F.
+//
+//go:noescape
+func consAVX512(bw *BlockWorker, j *consJob)

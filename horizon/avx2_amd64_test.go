@@ -2,7 +2,11 @@
 
 package horizon
 
-import "testing"
+import (
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
 
 // TestWalkAVX2Twin: the AVX2 walk gives walkLanes's bits.
 func TestWalkAVX2Twin(t *testing.T) {
@@ -12,21 +16,48 @@ func TestWalkAVX2Twin(t *testing.T) {
 	walkTwins(t, "avx2", walkLanesAVX2)
 }
 
-// TestConsAVX2Twin: the AVX2 conservative kernel gives consLanes's bits.
+// TestConsAVX2Twin: the AVX2 conservative kernel gives consLanes's bits,
+// and so does its 512-bit form on a CPU with AVX-512F.
 func TestConsAVX2Twin(t *testing.T) {
 	if !asmCPU {
 		t.Skip("no AVX2 on this CPU")
 	}
-	consTwins(t, "avx2", consLanesAVX2)
+	consTwins(t, "avx2", func(bw *BlockWorker, j *consJob) {
+		if bw.m.t.Width < 2 || bw.m.t.Height < 2 {
+			consLanes(bw, j)
+			return
+		}
+		consAVX2(bw, j)
+	})
+	if !cpu.X86.HasAVX512F {
+		t.Log("no AVX-512F on this CPU: consAVX512 not run")
+		return
+	}
+	consTwins(t, "avx512 step", func(bw *BlockWorker, j *consJob) {
+		if bw.m.t.Width < 2 || bw.m.t.Height < 2 {
+			consLanes(bw, j)
+			return
+		}
+		consAVX512(bw, j)
+	})
 }
 
 // TestBlockAVX2Twins: the block engine with the AVX2 kernels gives the
-// portable ones' Blocks and profiles.
+// portable ones' Blocks and profiles, with the step in 256-bit vectors and,
+// on a CPU with AVX-512F, in 512-bit ones.
 func TestBlockAVX2Twins(t *testing.T) {
 	if !asmCPU {
 		t.Skip("no AVX2 on this CPU")
 	}
-	blockTwins(t, avx2Kernels)
+	defer func(v bool) { cons512 = v }(cons512)
+	for _, wide := range []bool{false, true} {
+		if wide && !cpu.X86.HasAVX512F {
+			t.Log("no AVX-512F on this CPU: consAVX512 not run")
+			continue
+		}
+		cons512 = wide
+		blockTwins(t, avx2Kernels)
+	}
 }
 
 // TestBoundAVX2Twin: the AVX2 bound kernel gives boundLanes's bits.

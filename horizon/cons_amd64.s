@@ -556,3 +556,323 @@ evaluated:
 ret:
 	VZEROUPPER
 	RET
+
+// consAVX512 is consAVX2 with the 16 lanes in one 512-bit register (the
+// block's rows 0–3, four lanes each) and the lane masks in mask
+// registers, on CPUs with AVX-512F: the same operations on the same
+// operands in the same order, so the same bits (TestConsAVX2Twin runs
+// both). Registers as consAVX2's, with Z14 the lanes' lower bounds z;
+// Z16 the bulge, Z17 consPad, Z19 the eyes, Z20 cur, Z21 drop, Z22 inv
+// (broadcast where scalar), Z24 +Inf.
+
+// ROWS4 loads 4 rows of 4 floats, the first at A + OFF, the rows R bytes
+// apart, into Z (lanes 4r…4r+3 from row r); T is scratch.
+#define ROWS4(A, R, OFF, X, Z, T) \
+	VMOVUPS OFF(A), X; \
+	VINSERTF32X4 $1, OFF(A)(R*1), Z, Z; \
+	VINSERTF32X4 $2, OFF(A)(R*2), Z, Z; \
+	LEAQ (A)(R*2), T; \
+	VINSERTF32X4 $3, OFF(T)(R*1), Z, Z
+
+// HULLZ is HULL with the limits at 16(SP) and 24(SP).
+#define HULLZ(SLOW, DONE) \
+	CMPQ R10, 16(SP); \
+	JCC SLOW; \
+	CMPQ R11, 24(SP); \
+	JCC SLOW; \
+	MOVQ $0xffff, R13; \
+	JMP DONE; \
+SLOW: \
+	CALL consHull<>(SB); \
+	QXY; \
+DONE:
+
+// FZ is F on Z registers: R = ((z00 + bu·U) + bv·V) + (cuv·U)·V with
+// z00, bu, bv, cuv in Z0, Z1, Z2, Z4; T is scratch.
+#define FZ(U, V, R, T) \
+	VMULPS U, Z1, T; \
+	VADDPS T, Z0, R; \
+	VMULPS V, Z2, T; \
+	VADDPS T, R, R; \
+	VMULPS U, Z4, T; \
+	VMULPS V, T, T; \
+	VADDPS T, R, R
+
+// LOADZ loads the patch's 16 lanes (elevations from R10, row stride R11
+// bytes): z00, bu, bv, cuv in Z0, Z1, Z2, Z4, and sets Z3 to +Inf.
+#define LOADZ \
+	ROWS4(R10, R11, 0, X0, Z0, AX); \
+	ROWS4(R10, R11, 4, X1, Z1, AX); \
+	LEAQ (R10)(R11*1), DX; \
+	ROWS4(DX, R11, 0, X2, Z2, AX); \
+	ROWS4(DX, R11, 4, X3, Z3, AX); \
+	VSUBPS Z1, Z0, Z4; \
+	VSUBPS Z2, Z4, Z4; \
+	VADDPS Z3, Z4, Z4; \
+	VSUBPS Z0, Z1, Z1; \
+	VSUBPS Z0, Z2, Z2; \
+	VMOVAPS Z24, Z3
+
+// VERTZ is HALFV on Z registers: the vertex where it lies inside and the
+// quadratic curves up (lanes in K3, c in Z5) lowers Z7; du, dv in Z8, Z9.
+#define VERTZ \
+	VBROADCASTSS consSeg_ua(SI), Z13; \
+	VBROADCASTSS consSeg_va(SI), Z10; \
+	VMULPS Z9, Z13, Z13; \
+	VMULPS Z8, Z10, Z10; \
+	VADDPS Z10, Z13, Z10; \
+	VMULPS Z8, Z1, Z11; \
+	VMULPS Z9, Z2, Z12; \
+	VADDPS Z12, Z11, Z11; \
+	VMULPS Z10, Z4, Z12; \
+	VADDPS Z12, Z11, Z11; \
+	VADDPS Z5, Z5, Z12; \
+	VDIVPS Z12, Z11, Z11; \
+	VMULPS Z8, Z11, Z12; \
+	VBROADCASTSS consSeg_ua(SI), Z13; \
+	VSUBPS Z12, Z13, Z13; \
+	VMULPS Z9, Z11, Z12; \
+	VBROADCASTSS consSeg_va(SI), Z10; \
+	VSUBPS Z12, Z10, Z10; \
+	FZ(Z13, Z10, Z12, Z9); \
+	VCMPPS $0x1e, Z23, Z11, K3, K3; \
+	VXORPS Z8, Z8, Z8; \
+	VCMPPS $0x11, Z8, Z11, K3, K3; \
+	VCMPPS $0x11, Z7, Z12, K3, K3; \
+	VMOVAPS Z12, K3, Z7
+
+// RECTZ is RECTH on Z registers.
+#define RECTZ \
+	VBROADCASTSS consSeg_ua(SI), Z5; \
+	VBROADCASTSS consSeg_ub(SI), Z6; \
+	VMULPS Z5, Z1, Z9; \
+	VADDPS Z9, Z0, Z9; \
+	VMULPS Z6, Z1, Z10; \
+	VADDPS Z10, Z0, Z10; \
+	VMULPS Z5, Z4, Z5; \
+	VMULPS Z6, Z4, Z6; \
+	VBROADCASTSS consSeg_va(SI), Z7; \
+	VBROADCASTSS consSeg_vb(SI), Z8; \
+	VMULPS Z7, Z2, Z11; \
+	VMULPS Z8, Z2, Z12; \
+	VADDPS Z11, Z9, Z13; \
+	VADDPS Z11, Z10, Z11; \
+	VADDPS Z12, Z10, Z10; \
+	VADDPS Z12, Z9, Z9; \
+	VMULPS Z7, Z5, Z12; \
+	VADDPS Z12, Z13, Z13; \
+	VMULPS Z7, Z6, Z12; \
+	VADDPS Z12, Z11, Z11; \
+	VMULPS Z8, Z6, Z12; \
+	VADDPS Z12, Z10, Z10; \
+	VMULPS Z8, Z5, Z12; \
+	VADDPS Z12, Z9, Z9; \
+	VMINPS Z13, Z11, Z13; \
+	VMINPS Z13, Z10, Z13; \
+	VMINPS Z13, Z9, Z7
+
+// SEGZ is SEGH on Z registers, lowering Z3.
+#define SEGZ(LOW, RECT) \
+	CMPL consSeg_pt(SI), $const_ptRect; \
+	JEQ RECT; \
+	VBROADCASTSS consSeg_ua(SI), Z5; \
+	VBROADCASTSS consSeg_va(SI), Z6; \
+	FZ(Z5, Z6, Z7, Z8); \
+	CMPL consSeg_pt(SI), $const_ptPoint; \
+	JEQ LOW; \
+	VBROADCASTSS consSeg_ub(SI), Z5; \
+	VBROADCASTSS consSeg_vb(SI), Z6; \
+	FZ(Z5, Z6, Z9, Z8); \
+	VMINPS Z7, Z9, Z7; \
+	VBROADCASTSS consSeg_ua(SI), Z8; \
+	VSUBPS Z8, Z5, Z8; \
+	VBROADCASTSS consSeg_va(SI), Z9; \
+	VSUBPS Z9, Z6, Z9; \
+	VMULPS Z9, Z8, Z5; \
+	VMULPS Z5, Z4, Z5; \
+	VXORPS Z6, Z6, Z6; \
+	VCMPPS $0x1e, Z6, Z5, K3; \
+	KORTESTW K3, K3; \
+	JEQ LOW; \
+	VERTZ; \
+	JMP LOW; \
+RECT: \
+	RECTZ; \
+LOW: \
+	VMINPS Z3, Z7, Z3
+
+// func consAVX512(bw *BlockWorker, j *consJob)
+TEXT ·consAVX512(SB), NOSPLIT, $48-16
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ (consJob_segs+8)(R8), AX
+	IMULQ $consSeg__size, AX
+	ADDQ consJob_segs(R8), AX
+	PREFETCHT0 0(AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 256(AX)
+	PREFETCHT0 320(AX)
+	PREFETCHT0 384(AX)
+	PREFETCHT0 448(AX)
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ Model_consGW(AX), R14
+	// The frame: 0(SP) and 8(SP) a patch's segments (eval), HULLZ's
+	// limits at 16(SP) and 24(SP), consBot's offset at 32(SP).
+	LEAQ Model_t(AX), DX
+	MOVQ Terrain_Width(DX), CX
+	SUBQ $4, CX
+	XORQ BX, BX
+	CMPQ CX, $0
+	CMOVQLT BX, CX
+	MOVQ CX, 16(SP)
+	MOVQ Terrain_Height(DX), CX
+	SUBQ $4, CX
+	CMPQ CX, $0
+	CMOVQLT BX, CX
+	MOVQ CX, 24(SP)
+	VMOVUPS BlockWorker_eye(DI), Z19
+	VMOVUPS consJob_cur(R8), Z20
+	VBROADCASTSS consJob_drop(R8), Z21
+	VBROADCASTSS consJob_inv(R8), Z22
+	VBROADCASTSS minusOne<>(SB), Z23
+	VBROADCASTSS posInf<>(SB), Z24
+
+	// The screen, as consAVX2's.
+	XORQ BX, BX // pass
+	MOVQ consJob_segs(R8), SI
+	XORQ CX, CX
+
+zscreen:
+	CMPQ CX, (consJob_segs+8)(R8)
+	JGE zscreened
+	QXY
+	HULLZ(zhullScreen, zhullScreenDone)
+	TESTQ R13, R13
+	JEQ zscreenNext
+	LEAQ const_consBorder(R11), AX
+	IMULQ R14, AX
+	LEAQ const_consBorder(AX)(R10*1), AX
+	MOVQ BlockWorker_m(DI), R10
+	MOVQ Model_consTop(R10), R10
+	LEAQ (R10)(AX*4), R10
+	MOVQ R14, R11
+	SHLQ $2, R11
+	ROWS4(R10, R11, 0, X0, Z0, AX)
+	VSUBPS Z21, Z0, Z0
+	VSUBPS Z19, Z0, Z0
+	VMULPS Z22, Z0, Z0
+	VCMPPS $0x12, Z20, Z0, K1
+	KMOVW K1, AX
+	ANDQ R13, AX
+	ORQ AX, BX
+	MOVWQZX consJob_live(R8), AX
+	MOVQ BX, DX
+	NOTQ DX
+	ANDQ DX, AX
+	JEQ zret
+
+zscreenNext:
+	MOVLQSX consSeg_grp(SI), AX
+	ADDQ AX, CX
+	IMULQ $consSeg__size, AX
+	ADDQ AX, SI
+	JMP zscreen
+
+zscreened:
+	MOVWQZX consJob_live(R8), R12
+	NOTQ BX
+	ANDQ BX, R12 // need
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ (Model_consG2+8)(AX), DX
+	SHLQ $2, DX
+	MOVQ DX, 32(SP)
+	VBROADCASTSS Model_consPad(AX), Z17
+	VBROADCASTSS consJob_bulge(R8), Z16
+	VMOVAPS Z24, Z14
+	XORQ R9, R9
+	MOVQ consJob_segs(R8), SI
+	XORQ CX, CX
+
+zeval:
+	// A patch at a time: its grp segments from SI, their end kept at
+	// 0(SP), their start at 8(SP).
+	CMPQ CX, (consJob_segs+8)(R8)
+	JGE zevaluated
+	MOVLQSX consSeg_grp(SI), DX
+	IMULQ $consSeg__size, DX
+	ADDQ SI, DX
+	MOVQ DX, 0(SP)
+	MOVQ SI, 8(SP)
+	QXY
+	HULLZ(zhullEval, zhullEvalDone)
+	TESTQ R13, R13
+	JEQ zevalNext
+	ORQ R13, R9
+	KMOVW R13, K1 // the lanes in the grid
+	ANDQ R12, R13
+	JEQ zevalNext // no open lane here
+	KMOVW R13, K2
+	LEAQ const_consBorder(R11), BX
+	IMULQ R14, BX
+	LEAQ const_consBorder(BX)(R10*1), BX
+	MOVQ BlockWorker_m(DI), AX
+	MOVQ Model_consG2(AX), AX
+	LEAQ (AX)(BX*4), BX
+
+	// SKIPH: the patch cannot lower z in an open lane where consBot −
+	// g2·bulge − consPad is at least z.
+	MOVQ R14, R13
+	SHLQ $2, R13
+	ROWS4(BX, R13, 0, X18, Z18, AX)
+	VMULPS Z16, Z18, Z18
+	MOVQ 32(SP), DX
+	ADDQ BX, DX
+	ROWS4(DX, R13, 0, X9, Z9, AX)
+	VSUBPS Z18, Z9, Z9
+	VSUBPS Z17, Z9, Z9
+	VCMPPS $0x11, Z14, Z9, K2, K2
+	KORTESTW K2, K2
+	JEQ zevalNext
+
+	ADDQ $const_blockPad, R11
+	IMULQ BlockWorker_padW(DI), R11
+	LEAQ const_blockPad(R11)(R10*1), R10
+	MOVQ BlockWorker_elev(DI), AX
+	LEAQ (AX)(R10*4), R10
+	MOVQ BlockWorker_padW(DI), R11
+	SHLQ $2, R11
+	LOADZ
+
+zseg:
+	SEGZ(zlow, zrect)
+	ADDQ $consSeg__size, SI
+	CMPQ SI, 0(SP)
+	JLT zseg
+	// HALFBG: less the slack and consPad, into z in the lanes in the
+	// grid.
+	VSUBPS Z18, Z3, Z3
+	VSUBPS Z17, Z3, Z3
+	VMINPS Z14, Z3, K1, Z14
+
+zevalNext:
+	MOVQ 8(SP), SI
+	MOVLQSX consSeg_grp(SI), DX
+	ADDQ DX, CX
+	MOVQ 0(SP), SI
+	JMP zeval
+
+zevaluated:
+	// cur = sl where sl > cur, for the lanes open and in the grid.
+	ANDQ R9, R12
+	KMOVW R12, K1
+	VSUBPS Z21, Z14, Z2
+	VSUBPS Z19, Z2, Z2
+	VMULPS Z22, Z2, Z2
+	VCMPPS $0x1e, Z20, Z2, K1, K1
+	VMOVUPS Z2, K1, consJob_cur(R8)
+
+zret:
+	VZEROUPPER
+	RET
