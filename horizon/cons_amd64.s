@@ -718,7 +718,7 @@ TEXT ·consAVX512(SB), NOSPLIT, $48-16
 	PREFETCHT0 448(AX)
 	MOVQ BlockWorker_m(DI), AX
 	MOVQ Model_consGW(AX), R14
-	// The frame: 0(SP) and 8(SP) a patch's segments (eval), HULLZ's
+	// The frame: 0(SP) the segments' end, HULLZ's
 	// limits at 16(SP) and 24(SP), consBot's offset at 32(SP).
 	LEAQ Model_t(AX), DX
 	MOVQ Terrain_Width(DX), CX
@@ -739,13 +739,16 @@ TEXT ·consAVX512(SB), NOSPLIT, $48-16
 	VBROADCASTSS minusOne<>(SB), Z23
 	VBROADCASTSS posInf<>(SB), Z24
 
-	// The screen, as consAVX2's.
+	// The screen, as consAVX2's. The segments end at 0(SP).
 	XORQ BX, BX // pass
 	MOVQ consJob_segs(R8), SI
-	XORQ CX, CX
+	MOVQ (consJob_segs+8)(R8), AX
+	IMULQ $consSeg__size, AX
+	ADDQ SI, AX
+	MOVQ AX, 0(SP)
 
 zscreen:
-	CMPQ CX, (consJob_segs+8)(R8)
+	CMPQ SI, 0(SP)
 	JGE zscreened
 	QXY
 	HULLZ(zhullScreen, zhullScreenDone)
@@ -775,7 +778,6 @@ zscreen:
 
 zscreenNext:
 	MOVLQSX consSeg_grp(SI), AX
-	ADDQ AX, CX
 	IMULQ $consSeg__size, AX
 	ADDQ AX, SI
 	JMP zscreen
@@ -793,18 +795,14 @@ zscreened:
 	VMOVAPS Z24, Z14
 	XORQ R9, R9
 	MOVQ consJob_segs(R8), SI
-	XORQ CX, CX
 
 zeval:
-	// A patch at a time: its grp segments from SI, their end kept at
-	// 0(SP), their start at 8(SP).
-	CMPQ CX, (consJob_segs+8)(R8)
+	// A patch at a time: its grp segments from SI, their end in CX.
+	CMPQ SI, 0(SP)
 	JGE zevaluated
-	MOVLQSX consSeg_grp(SI), DX
-	IMULQ $consSeg__size, DX
-	ADDQ SI, DX
-	MOVQ DX, 0(SP)
-	MOVQ SI, 8(SP)
+	MOVLQSX consSeg_grp(SI), CX
+	IMULQ $consSeg__size, CX
+	ADDQ SI, CX
 	QXY
 	HULLZ(zhullEval, zhullEvalDone)
 	TESTQ R13, R13
@@ -848,7 +846,7 @@ zeval:
 zseg:
 	SEGZ(zlow, zrect)
 	ADDQ $consSeg__size, SI
-	CMPQ SI, 0(SP)
+	CMPQ SI, CX
 	JLT zseg
 	// HALFBG: less the slack and consPad, into z in the lanes in the
 	// grid.
@@ -857,10 +855,7 @@ zseg:
 	VMINPS Z14, Z3, K1, Z14
 
 zevalNext:
-	MOVQ 8(SP), SI
-	MOVLQSX consSeg_grp(SI), DX
-	ADDQ DX, CX
-	MOVQ 0(SP), SI
+	MOVQ CX, SI
 	JMP zeval
 
 zevaluated:
