@@ -866,7 +866,8 @@ zevaluated:
 	VSUBPS Z19, Z2, Z2
 	VMULPS Z22, Z2, Z2
 	VCMPPS $0x1e, Z20, Z2, K1, K1
-	VMOVUPS Z2, K1, consJob_cur(R8)
+	VMOVAPS Z2, K1, Z20
+	VMOVUPS Z20, consJob_cur(R8)
 
 zret:
 	VZEROUPPER
