@@ -17,7 +17,7 @@ import (
 // assembly reads the BlockWorker, Model and jobs through go_asm.h's
 // offsets, so a change of their layout reassembles it.
 var (
-	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2}
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2}
 	asmKernels  = &avx2Kernels
 	asmCPU      = cpu.X86.HasAVX2
 )
@@ -117,3 +117,29 @@ func boundAVX2(bw *BlockWorker, j *boundJob)
 //
 //go:noescape
 func consAVX512(bw *BlockWorker, j *consJob)
+
+// consRun512 runs the table's steps o … o+n−1 (o = k·consL + i) as
+// consAVX512 would one after the other, writing j.cur after each to the
+// next 16 floats from row (cons_amd64.s); j.segs is left as it was.
+//
+//go:noescape
+func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
+
+// consRunAVX2 is kernelSet.consRun in assembly: consRun512 where the step
+// runs in 512-bit vectors (cons512), else the steps one at a time.
+func consRunAVX2(bw *BlockWorker, j *consJob, k, i, n int, row []float32) {
+	m := bw.m
+	o := k*m.consL + i
+	if n <= 0 || i < 1 || i+n-1 > m.consL || len(row) < n*Lanes {
+		panic("horizon: consRun out of the table")
+	}
+	if cons512 && m.t.Width >= 2 && m.t.Height >= 2 {
+		consRun512(bw, j, o, n, &row[0])
+		return
+	}
+	for r := range n {
+		j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i+r, &bw.consSegs)
+		consLanesAVX2(bw, j)
+		*(*[Lanes]float32)(row[r*Lanes:]) = j.cur
+	}
+}

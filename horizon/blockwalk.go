@@ -218,6 +218,18 @@ func (bw *BlockWorker) walkConservative(k, pos, n, chunks int) {
 				continue
 			}
 		}
+		if bw.k.consRun != nil && i <= m.consL {
+			// The steps to the chunk's end, the next lane's leaving or
+			// the table's end at once: none changes the live lanes.
+			hi := min(((i-1)|(1<<stepShift-1))+1, next, n-e, m.consL)
+			j.live = todo &^ skip
+			bw.k.consRun(bw, j, k, i, hi-i+1, bw.prof[(pos+i+e)*Lanes:(pos+hi+e+1)*Lanes])
+			last, i = hi+e, hi
+			if i&(1<<stepShift-1) == 0 && i>>stepShift < chunks+1 {
+				bw.consStop(&todo, top[i>>stepShift]+m.consStopPad[k])
+			}
+			continue
+		}
 		j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i, &bw.consSegs)
 		j.live = todo &^ skip
 		bw.k.cons(bw, j)

@@ -702,12 +702,67 @@ LOW: \
 	VMINPS Z3, Z7, Z3
 
 // func consAVX512(bw *BlockWorker, j *consJob)
-TEXT ·consAVX512(SB), NOSPLIT, $48-16
+TEXT ·consAVX512(SB), NOSPLIT, $0-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
-	MOVQ (consJob_segs+8)(R8), AX
+	MOVQ consJob_segs(R8), SI
+	MOVQ (consJob_segs+8)(R8), CX
+	CALL consStep512<>(SB)
+	RET
+
+// func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
+//
+// consRun512 runs steps o … o+n−1 of the segment table (consTab,
+// consOff, consSc; o = k·consL + i) through consStep512, writing j.cur
+// after each to the next row of 16 floats from row.
+TEXT ·consRun512(SB), NOSPLIT, $0-40
+run:
+	MOVQ n+24(FP), AX
+	TESTQ AX, AX
+	JEQ runDone
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ BlockWorker_m(DI), R9
+	MOVQ o+16(FP), BX
+	MOVQ Model_consOff(R9), AX
+	MOVLQSX -4(AX)(BX*4), SI
+	MOVLQSX (AX)(BX*4), CX
+	SUBQ SI, CX
+	IMULQ $consSeg__size, SI
+	ADDQ Model_consTab(R9), SI
+	MOVQ Model_consSc(R9), AX
+	LEAQ (BX)(BX*2), DX
+	MOVL (AX)(DX*4), R10
+	MOVL R10, consJob_bulge(R8)
+	MOVL 4(AX)(DX*4), R10
+	MOVL R10, consJob_drop(R8)
+	MOVL 8(AX)(DX*4), R10
+	MOVL R10, consJob_inv(R8)
+	CALL consStep512<>(SB)
+	MOVQ j+8(FP), R8
+	MOVQ row+32(FP), AX
+	VMOVUPS consJob_cur(R8), Z0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, row+32(FP)
+	INCQ o+16(FP)
+	DECQ n+24(FP)
+	JMP run
+
+runDone:
+	VZEROUPPER
+	RET
+
+// consStep512 is one step: the BlockWorker in DI, the consJob in R8 (its
+// scalars and cur; not its segments), the step's SI segments, CX of them.
+TEXT consStep512<>(SB), NOSPLIT, $48-0
+	// The next step's segments follow these in the table: fetch them
+	// while this step is evaluated. The segments end at 0(SP), begin at
+	// 40(SP).
+	MOVQ SI, 40(SP)
+	MOVQ CX, AX
 	IMULQ $consSeg__size, AX
-	ADDQ consJob_segs(R8), AX
+	ADDQ SI, AX
+	MOVQ AX, 0(SP)
 	PREFETCHT0 0(AX)
 	PREFETCHT0 64(AX)
 	PREFETCHT0 128(AX)
@@ -718,8 +773,8 @@ TEXT ·consAVX512(SB), NOSPLIT, $48-16
 	PREFETCHT0 448(AX)
 	MOVQ BlockWorker_m(DI), AX
 	MOVQ Model_consGW(AX), R14
-	// The frame: 0(SP) the segments' end, HULLZ's
-	// limits at 16(SP) and 24(SP), consBot's offset at 32(SP).
+	// HULLZ's limits at 16(SP) and 24(SP); consBot's offset goes to
+	// 32(SP).
 	LEAQ Model_t(AX), DX
 	MOVQ Terrain_Width(DX), CX
 	SUBQ $4, CX
@@ -739,13 +794,9 @@ TEXT ·consAVX512(SB), NOSPLIT, $48-16
 	VBROADCASTSS minusOne<>(SB), Z23
 	VBROADCASTSS posInf<>(SB), Z24
 
-	// The screen, as consAVX2's. The segments end at 0(SP).
+	// The screen, as consAVX2's.
 	XORQ BX, BX // pass
-	MOVQ consJob_segs(R8), SI
-	MOVQ (consJob_segs+8)(R8), AX
-	IMULQ $consSeg__size, AX
-	ADDQ SI, AX
-	MOVQ AX, 0(SP)
+	MOVQ 40(SP), SI
 
 zscreen:
 	CMPQ SI, 0(SP)
@@ -794,7 +845,7 @@ zscreened:
 	VBROADCASTSS consJob_bulge(R8), Z16
 	VMOVAPS Z24, Z14
 	XORQ R9, R9
-	MOVQ consJob_segs(R8), SI
+	MOVQ 40(SP), SI
 
 zeval:
 	// A patch at a time: its grp segments from SI, their end in CX.

@@ -228,7 +228,9 @@ const consTableSegs = 3 << 18
 // sector, sector-major (a line's steps are read in order): step i of
 // sector k holds consTab[consOff[k·consL+i−1] : consOff[k·consL+i]], empty
 // past the sector's last step. consL is the last step whose segments, over
-// all sectors, fit in consTableSegs.
+// all sectors, fit in consTableSegs. consSc[k·consL+i] holds the step's
+// scalars (consScalars: bulge, drop, inv), for the kernels that walk
+// several steps of the table at once (kernelSet.consRun).
 func (m *Model) buildSegTable() {
 	S := m.p.Sectors
 	var scratch []consSeg
@@ -247,7 +249,7 @@ func (m *Model) buildSegTable() {
 		}
 		total, L = total+n, i
 	}
-	tab, off := make([]consSeg, 0, total), make([]int32, S*L+1)
+	tab, off, sc := make([]consSeg, 0, total), make([]int32, S*L+1), make([][3]float32, S*L+1)
 	for k := range S {
 		for i := 1; i <= L; i++ {
 			if i <= int(m.secMax[k]) {
@@ -255,9 +257,11 @@ func (m *Model) buildSegTable() {
 				tab = append(tab, scratch...)
 			}
 			off[k*L+i] = int32(len(tab))
+			b, d, v := m.consScalars(k, i)
+			sc[k*L+i] = [3]float32{b, d, v}
 		}
 	}
-	m.consTab, m.consOff, m.consL = tab, off, L
+	m.consTab, m.consOff, m.consSc, m.consL = tab, off, sc, L
 }
 
 // conservativeLines implements LOSConservative (above): profiles from
@@ -293,11 +297,11 @@ func (conservativeLines) setup(m *Model) {
 }
 
 // tableBytes: the padded patch tables, their build's scratch and the
-// chord-segment table with its offsets.
+// chord-segment table with its offsets and scalars.
 func (conservativeLines) tableBytes(width, height, sectors int) int64 {
 	pw, ph := int64(max(width-1, 1)), int64(max(height-1, 1))
 	padded := (pw + 2*consBorder) * (ph + 2*consBorder)
-	return 12*padded + 4*pw*ph + 32*consTableSegs + 4*int64(sectors)*int64(max(width, height)+1)
+	return 12*padded + 4*pw*ph + 32*consTableSegs + 16*int64(sectors)*int64(max(width, height)+1)
 }
 
 // walkBlock fills the block's rows by BlockWorker.walkConservative, every

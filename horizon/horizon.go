@@ -203,6 +203,7 @@ type Model struct {
 	segOnce     sync.Once
 	consTab     []consSeg // chord segments of steps 1 … consL (buildSegTable)
 	consOff     []int32
+	consSc      [][3]float32 // each table step's bulge, drop and inv (consScalars)
 	consL       int
 	consShift   []int
 	consPull    []float32 // metres: the arcs lie this much nearer than their steps (consMargin)

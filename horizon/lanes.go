@@ -57,6 +57,11 @@ type kernelSet struct {
 	bound func(bw *BlockWorker, j *boundJob)
 	cells func(bw *BlockWorker, j *cellJob)
 	cons  func(bw *BlockWorker, j *consJob)
+	// consRun, where not nil, runs steps i … i+n−1 of sector k from the
+	// segment table (all ≤ consL) as cons would one after the other with
+	// j.live fixed, writing j.cur after step i+r to row[r·Lanes:]
+	// (walkConservative).
+	consRun func(bw *BlockWorker, j *consJob, k, i, n int, row []float32)
 }
 
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
