@@ -125,21 +125,29 @@ func consAVX512(bw *BlockWorker, j *consJob)
 //go:noescape
 func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
 
+// consRun2 is consRun512 with consAVX2's step.
+//
+//go:noescape
+func consRun2(bw *BlockWorker, j *consJob, o, n int, row *float32)
+
 // consRunAVX2 is kernelSet.consRun in assembly: consRun512 where the step
-// runs in 512-bit vectors (cons512), else the steps one at a time.
+// runs in 512-bit vectors (cons512), else consRun2.
 func consRunAVX2(bw *BlockWorker, j *consJob, k, i, n int, row []float32) {
 	m := bw.m
 	o := k*m.consL + i
 	if n <= 0 || i < 1 || i+n-1 > m.consL || len(row) < n*Lanes {
 		panic("horizon: consRun out of the table")
 	}
-	if cons512 && m.t.Width >= 2 && m.t.Height >= 2 {
+	switch {
+	case m.t.Width < 2 || m.t.Height < 2:
+		for r := range n {
+			j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i+r, &bw.consSegs)
+			consLanes(bw, j)
+			*(*[Lanes]float32)(row[r*Lanes:]) = j.cur
+		}
+	case cons512:
 		consRun512(bw, j, o, n, &row[0])
-		return
-	}
-	for r := range n {
-		j.segs, j.bulge, j.drop, j.inv = m.consStep(k, i+r, &bw.consSegs)
-		consLanesAVX2(bw, j)
-		*(*[Lanes]float32)(row[r*Lanes:]) = j.cur
+	default:
+		consRun2(bw, j, o, n, &row[0])
 	}
 }

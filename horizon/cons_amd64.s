@@ -329,14 +329,68 @@ SLOW: \
 DONE:
 
 // func consAVX2(bw *BlockWorker, j *consJob)
-TEXT ·consAVX2(SB), NOSPLIT, $144-16
+TEXT ·consAVX2(SB), NOSPLIT, $0-16
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
+	MOVQ consJob_segs(R8), SI
+	MOVQ (consJob_segs+8)(R8), CX
+	CALL consStep2<>(SB)
+	RET
+
+// func consRun2(bw *BlockWorker, j *consJob, o, n int, row *float32)
+//
+// consRun2 is consRun512 with consStep2.
+TEXT ·consRun2(SB), NOSPLIT, $0-40
+run2:
+	MOVQ n+24(FP), AX
+	TESTQ AX, AX
+	JEQ run2Done
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ BlockWorker_m(DI), R9
+	MOVQ o+16(FP), BX
+	MOVQ Model_consOff(R9), AX
+	MOVLQSX -4(AX)(BX*4), SI
+	MOVLQSX (AX)(BX*4), CX
+	SUBQ SI, CX
+	IMULQ $consSeg__size, SI
+	ADDQ Model_consTab(R9), SI
+	MOVQ Model_consSc(R9), AX
+	LEAQ (BX)(BX*2), DX
+	MOVL (AX)(DX*4), R10
+	MOVL R10, consJob_bulge(R8)
+	MOVL 4(AX)(DX*4), R10
+	MOVL R10, consJob_drop(R8)
+	MOVL 8(AX)(DX*4), R10
+	MOVL R10, consJob_inv(R8)
+	CALL consStep2<>(SB)
+	MOVQ j+8(FP), R8
+	MOVQ row+32(FP), AX
+	VMOVUPS consJob_cur(R8), Y0
+	VMOVUPS Y0, (AX)
+	VMOVUPS (consJob_cur+32)(R8), Y0
+	VMOVUPS Y0, 32(AX)
+	ADDQ $64, row+32(FP)
+	INCQ o+16(FP)
+	DECQ n+24(FP)
+	JMP run2
+
+run2Done:
+	VZEROUPPER
+	RET
+
+// consStep2 is one step of consAVX2: the BlockWorker in DI, the consJob in
+// R8 (its scalars and cur; not its segments), the step's SI segments, CX
+// of them.
+TEXT consStep2<>(SB), NOSPLIT, $160-0
 	// The next step's segments follow these in the table: fetch them
-	// while this step is evaluated.
-	MOVQ (consJob_segs+8)(R8), AX
+	// while this step is evaluated. The segments begin at 152(SP), end at
+	// 144(SP).
+	MOVQ SI, 152(SP)
+	MOVQ CX, AX
 	IMULQ $consSeg__size, AX
-	ADDQ consJob_segs(R8), AX
+	ADDQ SI, AX
+	MOVQ AX, 144(SP)
 	PREFETCHT0 0(AX)
 	PREFETCHT0 64(AX)
 	PREFETCHT0 128(AX)
@@ -350,7 +404,7 @@ TEXT ·consAVX2(SB), NOSPLIT, $144-16
 	// HULL's limits: pw − 3 and ph − 3 patches, at least 0. The frame:
 	// 0(SP) and 8(SP) a patch's segments (eval), 16(SP) consBot's
 	// offset, 32(SP), 64(SP) and 96(SP) vectors (SKIPH, HALFBG),
-	// 128(SP) and 136(SP) these.
+	// 128(SP) and 136(SP) these, 144(SP) and 152(SP) the segments.
 	LEAQ Model_t(AX), DX
 	MOVQ Terrain_Width(DX), CX
 	SUBQ $4, CX
@@ -375,11 +429,10 @@ TEXT ·consAVX2(SB), NOSPLIT, $144-16
 	// The screen: lanes for which some patch's highest corner gives a
 	// slope of at most cur cannot rise.
 	XORQ BX, BX // pass
-	MOVQ consJob_segs(R8), SI
-	XORQ CX, CX
+	MOVQ 152(SP), SI
 
 screen:
-	CMPQ CX, (consJob_segs+8)(R8)
+	CMPQ SI, 144(SP)
 	JGE screened
 	QXY
 	HULL(hullScreen, hullScreenDone)
@@ -421,7 +474,6 @@ screen:
 screenNext:
 	// The next patch: grp segments on.
 	MOVLQSX consSeg_grp(SI), AX
-	ADDQ AX, CX
 	IMULQ $consSeg__size, AX
 	ADDQ AX, SI
 	JMP screen
@@ -444,13 +496,12 @@ screened:
 	VBROADCASTSS posInf<>(SB), Y14
 	VMOVAPS Y14, Y15
 	XORQ R9, R9
-	MOVQ consJob_segs(R8), SI
-	XORQ CX, CX
+	MOVQ 152(SP), SI
 
 eval:
 	// A patch at a time: its grp segments from SI, their end kept at
 	// 0(SP), their start at 8(SP).
-	CMPQ CX, (consJob_segs+8)(R8)
+	CMPQ SI, 144(SP)
 	JGE evaluated
 	MOVLQSX consSeg_grp(SI), DX
 	IMULQ $consSeg__size, DX
@@ -515,9 +566,6 @@ seg1:
 	HALFBG(Y15, 8, part1, done1)
 
 evalNext:
-	MOVQ 8(SP), SI
-	MOVLQSX consSeg_grp(SI), DX
-	ADDQ DX, CX
 	MOVQ 0(SP), SI
 	JMP eval
 
