@@ -40,17 +40,20 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	VPAND T, V, V; \
 	VPCMPEQD T, V, V
 
-// F sets R to the bilinear patch at (U, V): ((z00 + bu·U) + bv·V) +
-// (cuv·U)·V, with z00, bu, bv, cuv in Y0, Y1, Y2, Y4 (segLow); T is
-// scratch.
-#define F(U, V, R, T) \
-	VMULPS U, Y1, T; \
-	VADDPS T, Y0, R; \
-	VMULPS V, Y2, T; \
+// FW sets R to the bilinear patch at (U, V): ((z00 + bu·U) + bv·V) +
+// (cuv·U)·V, with z00, bu, bv, cuv in Z00, BU, BV, CUV (segLow); T is
+// scratch. F is FW on consAVX2's registers (z00, bu, bv, cuv in Y0, Y1,
+// Y2, Y4), FZ on consAVX512's (Z0, Z1, Z2, Z4).
+#define FW(Z00, BU, BV, CUV, U, V, R, T) \
+	VMULPS U, BU, T; \
+	VADDPS T, Z00, R; \
+	VMULPS V, BV, T; \
 	VADDPS T, R, R; \
-	VMULPS U, Y4, T; \
+	VMULPS U, CUV, T; \
 	VMULPS V, T, T; \
 	VADDPS T, R, R
+#define F(U, V, R, T) FW(Y0, Y1, Y2, Y4, U, V, R, T)
+#define FZ(U, V, R, T) FW(Z0, Z1, Z2, Z4, U, V, R, T)
 
 // HALFV takes the vertex of the segment at SI where it lies inside and
 // the quadratic curves up (lanes in Y6, c in Y5), lowering Y7, the
@@ -58,25 +61,7 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 // and dv in Y8, Y9 (SEGH). It derives w = ua·dv + va·du as segLow does
 // (Y10).
 #define HALFV \
-	VBROADCASTSS consSeg_ua(SI), Y13; \
-	VBROADCASTSS consSeg_va(SI), Y10; \
-	VMULPS Y9, Y13, Y13; \
-	VMULPS Y8, Y10, Y10; \
-	VADDPS Y10, Y13, Y10; \
-	VMULPS Y8, Y1, Y11; \
-	VMULPS Y9, Y2, Y12; \
-	VADDPS Y12, Y11, Y11; \
-	VMULPS Y10, Y4, Y12; \
-	VADDPS Y12, Y11, Y11; \
-	VADDPS Y5, Y5, Y12; \
-	VDIVPS Y12, Y11, Y11; \
-	VMULPS Y8, Y11, Y12; \
-	VBROADCASTSS consSeg_ua(SI), Y13; \
-	VSUBPS Y12, Y13, Y13; \
-	VMULPS Y9, Y11, Y12; \
-	VBROADCASTSS consSeg_va(SI), Y10; \
-	VSUBPS Y12, Y10, Y10; \
-	F(Y13, Y10, Y12, Y9); \
+	VERTEXW(Y0, Y1, Y2, Y4, Y5, Y8, Y9, Y10, Y11, Y12, Y13); \
 	VCMPPS $0x11, Y7, Y12, Y9; \
 	VANDPS Y6, Y9, Y9; \
 	VBROADCASTSS minusOne<>(SB), Y8; \
@@ -86,6 +71,32 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 	VCMPPS $0x11, Y8, Y11, Y8; \
 	VANDPS Y8, Y9, Y9; \
 	VBLENDVPS Y9, Y12, Y7, Y7
+
+// VERTEXW sets R11 to sm = b / (c + c) and R12 to FW at the vertex (ua −
+// sm·du, va − sm·dv) of the segment at SI, with w = ua·dv + va·du and b =
+// bu·du + bv·dv + cuv·w as segLow derives them: the patch in Z00, BU,
+// BV, CUV, c in R5, du and dv in R8, R9 (R9 is overwritten), R10 and R13
+// scratch.
+#define VERTEXW(Z00, BU, BV, CUV, R5, R8, R9, R10, R11, R12, R13) \
+	VBROADCASTSS consSeg_ua(SI), R13; \
+	VBROADCASTSS consSeg_va(SI), R10; \
+	VMULPS R9, R13, R13; \
+	VMULPS R8, R10, R10; \
+	VADDPS R10, R13, R10; \
+	VMULPS R8, BU, R11; \
+	VMULPS R9, BV, R12; \
+	VADDPS R12, R11, R11; \
+	VMULPS R10, CUV, R12; \
+	VADDPS R12, R11, R11; \
+	VADDPS R5, R5, R12; \
+	VDIVPS R12, R11, R11; \
+	VMULPS R8, R11, R12; \
+	VBROADCASTSS consSeg_ua(SI), R13; \
+	VSUBPS R12, R13, R13; \
+	VMULPS R9, R11, R12; \
+	VBROADCASTSS consSeg_va(SI), R10; \
+	VSUBPS R12, R10, R10; \
+	FW(Z00, BU, BV, CUV, R13, R10, R12, R9)
 
 // LOADH loads a half's patch (elevations from R10, row stride R11 bytes):
 // z00, bu, bv, cuv in Y0, Y1, Y2, Y4 (segLow), and sets Y3, the least
@@ -115,22 +126,7 @@ GLOBL posInf<>(SB), RODATA|NOPTR, $4
 #define SEGH(LOW, RECT) \
 	CMPL consSeg_pt(SI), $const_ptRect; \
 	JEQ RECT; \
-	VBROADCASTSS consSeg_ua(SI), Y5; \
-	VBROADCASTSS consSeg_va(SI), Y6; \
-	F(Y5, Y6, Y7, Y8); \
-	CMPL consSeg_pt(SI), $const_ptPoint; \
-	JEQ LOW; \
-	VBROADCASTSS consSeg_ub(SI), Y5; \
-	VBROADCASTSS consSeg_vb(SI), Y6; \
-	F(Y5, Y6, Y9, Y8); \
-	VMINPS Y7, Y9, Y7; \
-	VBROADCASTSS consSeg_ua(SI), Y8; \
-	VSUBPS Y8, Y5, Y8; \
-	VBROADCASTSS consSeg_va(SI), Y9; \
-	VSUBPS Y9, Y6, Y9; \
-	VMULPS Y9, Y8, Y5; \
-	VMULPS Y5, Y4, Y5; \
-	VXORPS Y6, Y6, Y6; \
+	SEGW(Y0, Y1, Y2, Y4, Y5, Y6, Y7, Y8, Y9, LOW); \
 	VCMPPS $0x1e, Y6, Y5, Y6; \
 	VMOVMSKPS Y6, DX; \
 	TESTL DX, DX; \
@@ -142,39 +138,65 @@ RECT: \
 LOW: \
 	VMINPS Y3, Y7, Y3
 
-// RECTH sets Y7 to the least of F at a rectangle's corners (ua, va), (ub,
-// va), (ub, vb), (ua, vb), taken in that order as segLow does, each F the
-// same operations as F's on the same operands: the products bu·u, bv·v
+// SEGW sets R7 to FW at the entry's first end (ua, va) and jumps to LOW
+// for a point; for a segment it lowers R7 to FW at (ub, vb) and leaves du
+// and dv in R8, R9, c = cuv·(du·dv) in R5 and zero in R6. The patch in
+// Z00, BU, BV, CUV.
+#define SEGW(Z00, BU, BV, CUV, R5, R6, R7, R8, R9, LOW) \
+	VBROADCASTSS consSeg_ua(SI), R5; \
+	VBROADCASTSS consSeg_va(SI), R6; \
+	FW(Z00, BU, BV, CUV, R5, R6, R7, R8); \
+	CMPL consSeg_pt(SI), $const_ptPoint; \
+	JEQ LOW; \
+	VBROADCASTSS consSeg_ub(SI), R5; \
+	VBROADCASTSS consSeg_vb(SI), R6; \
+	FW(Z00, BU, BV, CUV, R5, R6, R9, R8); \
+	VMINPS R7, R9, R7; \
+	VBROADCASTSS consSeg_ua(SI), R8; \
+	VSUBPS R8, R5, R8; \
+	VBROADCASTSS consSeg_va(SI), R9; \
+	VSUBPS R9, R6, R9; \
+	VMULPS R9, R8, R5; \
+	VMULPS R5, CUV, R5; \
+	VXORPS R6, R6, R6
+
+// RECTW sets R7 to the least of FW at a rectangle's corners (ua, va),
+// (ub, va), (ub, vb), (ua, vb), taken in that order as segLow does, each
+// FW the same operations on the same operands: the products bu·u, bv·v
 // and cuv·u and the sums z00 + bu·u are computed once for the corners
-// that share them.
-#define RECTH \
-	VBROADCASTSS consSeg_ua(SI), Y5; \
-	VBROADCASTSS consSeg_ub(SI), Y6; \
-	VMULPS Y5, Y1, Y9; \
-	VADDPS Y9, Y0, Y9; \
-	VMULPS Y6, Y1, Y10; \
-	VADDPS Y10, Y0, Y10; \
-	VMULPS Y5, Y4, Y5; \
-	VMULPS Y6, Y4, Y6; \
-	VBROADCASTSS consSeg_va(SI), Y7; \
-	VBROADCASTSS consSeg_vb(SI), Y8; \
-	VMULPS Y7, Y2, Y11; \
-	VMULPS Y8, Y2, Y12; \
-	VADDPS Y11, Y9, Y13; \
-	VADDPS Y11, Y10, Y11; \
-	VADDPS Y12, Y10, Y10; \
-	VADDPS Y12, Y9, Y9; \
-	VMULPS Y7, Y5, Y12; \
-	VADDPS Y12, Y13, Y13; \
-	VMULPS Y7, Y6, Y12; \
-	VADDPS Y12, Y11, Y11; \
-	VMULPS Y8, Y6, Y12; \
-	VADDPS Y12, Y10, Y10; \
-	VMULPS Y8, Y5, Y12; \
-	VADDPS Y12, Y9, Y9; \
-	VMINPS Y13, Y11, Y13; \
-	VMINPS Y13, Y10, Y13; \
-	VMINPS Y13, Y9, Y7
+// that share them. Z00, BU, BV, CUV hold the patch (FW), R5…R13 are
+// scratch. RECTH is RECTW on consAVX2's registers (Y7 set), RECTZ on
+// consAVX512's (Z7 set).
+#define RECTW(Z00, BU, BV, CUV, R5, R6, R7, R8, R9, R10, R11, R12, R13) \
+	VBROADCASTSS consSeg_ua(SI), R5; \
+	VBROADCASTSS consSeg_ub(SI), R6; \
+	VMULPS R5, BU, R9; \
+	VADDPS R9, Z00, R9; \
+	VMULPS R6, BU, R10; \
+	VADDPS R10, Z00, R10; \
+	VMULPS R5, CUV, R5; \
+	VMULPS R6, CUV, R6; \
+	VBROADCASTSS consSeg_va(SI), R7; \
+	VBROADCASTSS consSeg_vb(SI), R8; \
+	VMULPS R7, BV, R11; \
+	VMULPS R8, BV, R12; \
+	VADDPS R11, R9, R13; \
+	VADDPS R11, R10, R11; \
+	VADDPS R12, R10, R10; \
+	VADDPS R12, R9, R9; \
+	VMULPS R7, R5, R12; \
+	VADDPS R12, R13, R13; \
+	VMULPS R7, R6, R12; \
+	VADDPS R12, R11, R11; \
+	VMULPS R8, R6, R12; \
+	VADDPS R12, R10, R10; \
+	VMULPS R8, R5, R12; \
+	VADDPS R12, R9, R9; \
+	VMINPS R13, R11, R13; \
+	VMINPS R13, R10, R13; \
+	VMINPS R13, R9, R7
+#define RECTH RECTW(Y0, Y1, Y2, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13)
+#define RECTZ RECTW(Z0, Z1, Z2, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13)
 
 // HALFBG subtracts the slack g2·bulge (32(SP), SKIPH's) and consPad
 // (64(SP)) from Y3, the half's patch's least value, and lowers Z, the
@@ -223,6 +245,87 @@ DONE:
 	VMOVMSKPS Y9, AX; \
 	ANDQ DX, AX; \
 	JEQ SKIP
+
+// CONSRUN is the body of consRun2 and consRun512 (their arguments bw, j,
+// o, n, row): steps o … o+n−1 of the segment table (consTab, consOff,
+// consSc; o = k·consL + i) through STEP, which takes the BlockWorker in
+// DI, the consJob in R8 and the step's segments in SI (CX of them), with
+// j.cur written after each to the next row of 16 floats from row. LOOP
+// and DONE name the macro's labels.
+#define CONSRUN(STEP, LOOP, DONE) \
+LOOP: \
+	MOVQ n+24(FP), AX; \
+	TESTQ AX, AX; \
+	JEQ DONE; \
+	MOVQ bw+0(FP), DI; \
+	MOVQ j+8(FP), R8; \
+	MOVQ BlockWorker_m(DI), R9; \
+	MOVQ o+16(FP), BX; \
+	MOVQ Model_consOff(R9), AX; \
+	MOVLQSX -4(AX)(BX*4), SI; \
+	MOVLQSX (AX)(BX*4), CX; \
+	SUBQ SI, CX; \
+	IMULQ $consSeg__size, SI; \
+	ADDQ Model_consTab(R9), SI; \
+	MOVQ Model_consSc(R9), AX; \
+	LEAQ (BX)(BX*2), DX; \
+	MOVL (AX)(DX*4), R10; \
+	MOVL R10, consJob_bulge(R8); \
+	MOVL 4(AX)(DX*4), R10; \
+	MOVL R10, consJob_drop(R8); \
+	MOVL 8(AX)(DX*4), R10; \
+	MOVL R10, consJob_inv(R8); \
+	CALL STEP(SB); \
+	MOVQ j+8(FP), R8; \
+	MOVQ row+32(FP), AX; \
+	VMOVUPS consJob_cur(R8), Y0; \
+	VMOVUPS Y0, (AX); \
+	VMOVUPS (consJob_cur+32)(R8), Y0; \
+	VMOVUPS Y0, 32(AX); \
+	ADDQ $64, row+32(FP); \
+	INCQ o+16(FP); \
+	DECQ n+24(FP); \
+	JMP LOOP; \
+DONE: \
+	VZEROUPPER; \
+	RET
+
+// STEPHEAD begins a step (consStep2, consStep512): it keeps the segments'
+// start SI at START and their end (CX of them on) at END, fetches the
+// next step's segments, which follow these in the table, while this step
+// is evaluated, and sets R14 to gw; AX is the Model after it.
+#define STEPHEAD(START, END) \
+	MOVQ SI, START; \
+	MOVQ CX, AX; \
+	IMULQ $consSeg__size, AX; \
+	ADDQ SI, AX; \
+	MOVQ AX, END; \
+	PREFETCHT0 0(AX); \
+	PREFETCHT0 64(AX); \
+	PREFETCHT0 128(AX); \
+	PREFETCHT0 192(AX); \
+	PREFETCHT0 256(AX); \
+	PREFETCHT0 320(AX); \
+	PREFETCHT0 384(AX); \
+	PREFETCHT0 448(AX); \
+	MOVQ BlockWorker_m(DI), AX; \
+	MOVQ Model_consGW(AX), R14
+
+// HULLLIMITS stores HULLAT's limits, pw − 3 and ph − 3 patches (at least
+// 0), at LX and LY, for the Model in AX; BX, CX and DX are scratch.
+#define HULLLIMITS(LX, LY) \
+	LEAQ Model_t(AX), DX; \
+	MOVQ Terrain_Width(DX), CX; \
+	SUBQ $4, CX; \
+	XORQ BX, BX; \
+	CMPQ CX, $0; \
+	CMOVQLT BX, CX; \
+	MOVQ CX, LX; \
+	MOVQ Terrain_Height(DX), CX; \
+	SUBQ $4, CX; \
+	CMPQ CX, $0; \
+	CMOVQLT BX, CX; \
+	MOVQ CX, LY
 
 // consHull sets R13 to the lanes whose patch (R10 + b mod 4, R11 + b div
 // 4) lies in the grid's (W−1)×(H−1) patches (lanesIn), for the BlockWorker
@@ -315,11 +418,12 @@ r4:
 // 0 ≤ R10 < pw − 3 and 0 ≤ R11 < ph − 3 (unsigned compares with the
 // limits at 128(SP) and 136(SP), 0 where the grid is too small), else
 // through consHull, and R10, R11 set again (QXY). SLOW and DONE name the
-// macro's labels.
-#define HULL(SLOW, DONE) \
-	CMPQ R10, 128(SP); \
+// macro's labels. HULLAT takes the limits' places.
+#define HULL(SLOW, DONE) HULLAT(128(SP), 136(SP), SLOW, DONE)
+#define HULLAT(LX, LY, SLOW, DONE) \
+	CMPQ R10, LX; \
 	JCC SLOW; \
-	CMPQ R11, 136(SP); \
+	CMPQ R11, LY; \
 	JCC SLOW; \
 	MOVQ $0xffff, R13; \
 	JMP DONE; \
@@ -338,46 +442,8 @@ TEXT ·consAVX2(SB), NOSPLIT, $0-16
 	RET
 
 // func consRun2(bw *BlockWorker, j *consJob, o, n int, row *float32)
-//
-// consRun2 is consRun512 with consStep2.
 TEXT ·consRun2(SB), NOSPLIT, $0-40
-run2:
-	MOVQ n+24(FP), AX
-	TESTQ AX, AX
-	JEQ run2Done
-	MOVQ bw+0(FP), DI
-	MOVQ j+8(FP), R8
-	MOVQ BlockWorker_m(DI), R9
-	MOVQ o+16(FP), BX
-	MOVQ Model_consOff(R9), AX
-	MOVLQSX -4(AX)(BX*4), SI
-	MOVLQSX (AX)(BX*4), CX
-	SUBQ SI, CX
-	IMULQ $consSeg__size, SI
-	ADDQ Model_consTab(R9), SI
-	MOVQ Model_consSc(R9), AX
-	LEAQ (BX)(BX*2), DX
-	MOVL (AX)(DX*4), R10
-	MOVL R10, consJob_bulge(R8)
-	MOVL 4(AX)(DX*4), R10
-	MOVL R10, consJob_drop(R8)
-	MOVL 8(AX)(DX*4), R10
-	MOVL R10, consJob_inv(R8)
-	CALL consStep2<>(SB)
-	MOVQ j+8(FP), R8
-	MOVQ row+32(FP), AX
-	VMOVUPS consJob_cur(R8), Y0
-	VMOVUPS Y0, (AX)
-	VMOVUPS (consJob_cur+32)(R8), Y0
-	VMOVUPS Y0, 32(AX)
-	ADDQ $64, row+32(FP)
-	INCQ o+16(FP)
-	DECQ n+24(FP)
-	JMP run2
-
-run2Done:
-	VZEROUPPER
-	RET
+	CONSRUN(consStep2<>, run2, run2Done)
 
 // consStep2 is one step of consAVX2: the BlockWorker in DI, the consJob in
 // R8 (its scalars and cur; not its segments), the step's SI segments, CX
@@ -386,37 +452,12 @@ TEXT consStep2<>(SB), NOSPLIT, $160-0
 	// The next step's segments follow these in the table: fetch them
 	// while this step is evaluated. The segments begin at 152(SP), end at
 	// 144(SP).
-	MOVQ SI, 152(SP)
-	MOVQ CX, AX
-	IMULQ $consSeg__size, AX
-	ADDQ SI, AX
-	MOVQ AX, 144(SP)
-	PREFETCHT0 0(AX)
-	PREFETCHT0 64(AX)
-	PREFETCHT0 128(AX)
-	PREFETCHT0 192(AX)
-	PREFETCHT0 256(AX)
-	PREFETCHT0 320(AX)
-	PREFETCHT0 384(AX)
-	PREFETCHT0 448(AX)
-	MOVQ BlockWorker_m(DI), AX
-	MOVQ Model_consGW(AX), R14
+	STEPHEAD(152(SP), 144(SP))
 	// HULL's limits: pw − 3 and ph − 3 patches, at least 0. The frame:
 	// 0(SP) and 8(SP) a patch's segments (eval), 16(SP) consBot's
 	// offset, 32(SP), 64(SP) and 96(SP) vectors (SKIPH, HALFBG),
 	// 128(SP) and 136(SP) these, 144(SP) and 152(SP) the segments.
-	LEAQ Model_t(AX), DX
-	MOVQ Terrain_Width(DX), CX
-	SUBQ $4, CX
-	XORQ BX, BX
-	CMPQ CX, $0
-	CMOVQLT BX, CX
-	MOVQ CX, 128(SP)
-	MOVQ Terrain_Height(DX), CX
-	SUBQ $4, CX
-	CMPQ CX, $0
-	CMOVQLT BX, CX
-	MOVQ CX, 136(SP)
+	HULLLIMITS(128(SP), 136(SP))
 	LEAQ BlockWorker_eye(DI), AX
 	VMOVUPS (AX), Y4
 	VMOVUPS 32(AX), Y5
@@ -623,28 +664,7 @@ ret:
 	VINSERTF32X4 $3, OFF(T)(R*1), Z, Z
 
 // HULLZ is HULL with the limits at 16(SP) and 24(SP).
-#define HULLZ(SLOW, DONE) \
-	CMPQ R10, 16(SP); \
-	JCC SLOW; \
-	CMPQ R11, 24(SP); \
-	JCC SLOW; \
-	MOVQ $0xffff, R13; \
-	JMP DONE; \
-SLOW: \
-	CALL consHull<>(SB); \
-	QXY; \
-DONE:
-
-// FZ is F on Z registers: R = ((z00 + bu·U) + bv·V) + (cuv·U)·V with
-// z00, bu, bv, cuv in Z0, Z1, Z2, Z4; T is scratch.
-#define FZ(U, V, R, T) \
-	VMULPS U, Z1, T; \
-	VADDPS T, Z0, R; \
-	VMULPS V, Z2, T; \
-	VADDPS T, R, R; \
-	VMULPS U, Z4, T; \
-	VMULPS V, T, T; \
-	VADDPS T, R, R
+#define HULLZ(SLOW, DONE) HULLAT(16(SP), 24(SP), SLOW, DONE)
 
 // LOADZ loads the patch's 16 lanes (elevations from R10, row stride R11
 // bytes): z00, bu, bv, cuv in Z0, Z1, Z2, Z4, and sets Z3 to +Inf.
@@ -664,81 +684,18 @@ DONE:
 // VERTZ is HALFV on Z registers: the vertex where it lies inside and the
 // quadratic curves up (lanes in K3, c in Z5) lowers Z7; du, dv in Z8, Z9.
 #define VERTZ \
-	VBROADCASTSS consSeg_ua(SI), Z13; \
-	VBROADCASTSS consSeg_va(SI), Z10; \
-	VMULPS Z9, Z13, Z13; \
-	VMULPS Z8, Z10, Z10; \
-	VADDPS Z10, Z13, Z10; \
-	VMULPS Z8, Z1, Z11; \
-	VMULPS Z9, Z2, Z12; \
-	VADDPS Z12, Z11, Z11; \
-	VMULPS Z10, Z4, Z12; \
-	VADDPS Z12, Z11, Z11; \
-	VADDPS Z5, Z5, Z12; \
-	VDIVPS Z12, Z11, Z11; \
-	VMULPS Z8, Z11, Z12; \
-	VBROADCASTSS consSeg_ua(SI), Z13; \
-	VSUBPS Z12, Z13, Z13; \
-	VMULPS Z9, Z11, Z12; \
-	VBROADCASTSS consSeg_va(SI), Z10; \
-	VSUBPS Z12, Z10, Z10; \
-	FZ(Z13, Z10, Z12, Z9); \
+	VERTEXW(Z0, Z1, Z2, Z4, Z5, Z8, Z9, Z10, Z11, Z12, Z13); \
 	VCMPPS $0x1e, Z23, Z11, K3, K3; \
 	VXORPS Z8, Z8, Z8; \
 	VCMPPS $0x11, Z8, Z11, K3, K3; \
 	VCMPPS $0x11, Z7, Z12, K3, K3; \
 	VMOVAPS Z12, K3, Z7
 
-// RECTZ is RECTH on Z registers.
-#define RECTZ \
-	VBROADCASTSS consSeg_ua(SI), Z5; \
-	VBROADCASTSS consSeg_ub(SI), Z6; \
-	VMULPS Z5, Z1, Z9; \
-	VADDPS Z9, Z0, Z9; \
-	VMULPS Z6, Z1, Z10; \
-	VADDPS Z10, Z0, Z10; \
-	VMULPS Z5, Z4, Z5; \
-	VMULPS Z6, Z4, Z6; \
-	VBROADCASTSS consSeg_va(SI), Z7; \
-	VBROADCASTSS consSeg_vb(SI), Z8; \
-	VMULPS Z7, Z2, Z11; \
-	VMULPS Z8, Z2, Z12; \
-	VADDPS Z11, Z9, Z13; \
-	VADDPS Z11, Z10, Z11; \
-	VADDPS Z12, Z10, Z10; \
-	VADDPS Z12, Z9, Z9; \
-	VMULPS Z7, Z5, Z12; \
-	VADDPS Z12, Z13, Z13; \
-	VMULPS Z7, Z6, Z12; \
-	VADDPS Z12, Z11, Z11; \
-	VMULPS Z8, Z6, Z12; \
-	VADDPS Z12, Z10, Z10; \
-	VMULPS Z8, Z5, Z12; \
-	VADDPS Z12, Z9, Z9; \
-	VMINPS Z13, Z11, Z13; \
-	VMINPS Z13, Z10, Z13; \
-	VMINPS Z13, Z9, Z7
-
 // SEGZ is SEGH on Z registers, lowering Z3.
 #define SEGZ(LOW, RECT) \
 	CMPL consSeg_pt(SI), $const_ptRect; \
 	JEQ RECT; \
-	VBROADCASTSS consSeg_ua(SI), Z5; \
-	VBROADCASTSS consSeg_va(SI), Z6; \
-	FZ(Z5, Z6, Z7, Z8); \
-	CMPL consSeg_pt(SI), $const_ptPoint; \
-	JEQ LOW; \
-	VBROADCASTSS consSeg_ub(SI), Z5; \
-	VBROADCASTSS consSeg_vb(SI), Z6; \
-	FZ(Z5, Z6, Z9, Z8); \
-	VMINPS Z7, Z9, Z7; \
-	VBROADCASTSS consSeg_ua(SI), Z8; \
-	VSUBPS Z8, Z5, Z8; \
-	VBROADCASTSS consSeg_va(SI), Z9; \
-	VSUBPS Z9, Z6, Z9; \
-	VMULPS Z9, Z8, Z5; \
-	VMULPS Z5, Z4, Z5; \
-	VXORPS Z6, Z6, Z6; \
+	SEGW(Z0, Z1, Z2, Z4, Z5, Z6, Z7, Z8, Z9, LOW); \
 	VCMPPS $0x1e, Z6, Z5, K3; \
 	KORTESTW K3, K3; \
 	JEQ LOW; \
@@ -759,46 +716,8 @@ TEXT ·consAVX512(SB), NOSPLIT, $0-16
 	RET
 
 // func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
-//
-// consRun512 runs steps o … o+n−1 of the segment table (consTab,
-// consOff, consSc; o = k·consL + i) through consStep512, writing j.cur
-// after each to the next row of 16 floats from row.
 TEXT ·consRun512(SB), NOSPLIT, $0-40
-run:
-	MOVQ n+24(FP), AX
-	TESTQ AX, AX
-	JEQ runDone
-	MOVQ bw+0(FP), DI
-	MOVQ j+8(FP), R8
-	MOVQ BlockWorker_m(DI), R9
-	MOVQ o+16(FP), BX
-	MOVQ Model_consOff(R9), AX
-	MOVLQSX -4(AX)(BX*4), SI
-	MOVLQSX (AX)(BX*4), CX
-	SUBQ SI, CX
-	IMULQ $consSeg__size, SI
-	ADDQ Model_consTab(R9), SI
-	MOVQ Model_consSc(R9), AX
-	LEAQ (BX)(BX*2), DX
-	MOVL (AX)(DX*4), R10
-	MOVL R10, consJob_bulge(R8)
-	MOVL 4(AX)(DX*4), R10
-	MOVL R10, consJob_drop(R8)
-	MOVL 8(AX)(DX*4), R10
-	MOVL R10, consJob_inv(R8)
-	CALL consStep512<>(SB)
-	MOVQ j+8(FP), R8
-	MOVQ row+32(FP), AX
-	VMOVUPS consJob_cur(R8), Z0
-	VMOVUPS Z0, (AX)
-	ADDQ $64, row+32(FP)
-	INCQ o+16(FP)
-	DECQ n+24(FP)
-	JMP run
-
-runDone:
-	VZEROUPPER
-	RET
+	CONSRUN(consStep512<>, run512, run512Done)
 
 // consStep512 is one step: the BlockWorker in DI, the consJob in R8 (its
 // scalars and cur; not its segments), the step's SI segments, CX of them.
@@ -806,35 +725,10 @@ TEXT consStep512<>(SB), NOSPLIT, $48-0
 	// The next step's segments follow these in the table: fetch them
 	// while this step is evaluated. The segments end at 0(SP), begin at
 	// 40(SP).
-	MOVQ SI, 40(SP)
-	MOVQ CX, AX
-	IMULQ $consSeg__size, AX
-	ADDQ SI, AX
-	MOVQ AX, 0(SP)
-	PREFETCHT0 0(AX)
-	PREFETCHT0 64(AX)
-	PREFETCHT0 128(AX)
-	PREFETCHT0 192(AX)
-	PREFETCHT0 256(AX)
-	PREFETCHT0 320(AX)
-	PREFETCHT0 384(AX)
-	PREFETCHT0 448(AX)
-	MOVQ BlockWorker_m(DI), AX
-	MOVQ Model_consGW(AX), R14
+	STEPHEAD(40(SP), 0(SP))
 	// HULLZ's limits at 16(SP) and 24(SP); consBot's offset goes to
 	// 32(SP).
-	LEAQ Model_t(AX), DX
-	MOVQ Terrain_Width(DX), CX
-	SUBQ $4, CX
-	XORQ BX, BX
-	CMPQ CX, $0
-	CMOVQLT BX, CX
-	MOVQ CX, 16(SP)
-	MOVQ Terrain_Height(DX), CX
-	SUBQ $4, CX
-	CMPQ CX, $0
-	CMOVQLT BX, CX
-	MOVQ CX, 24(SP)
+	HULLLIMITS(16(SP), 24(SP))
 	VMOVUPS BlockWorker_eye(DI), Z19
 	VMOVUPS consJob_cur(R8), Z20
 	VBROADCASTSS consJob_drop(R8), Z21
