@@ -67,23 +67,24 @@ func walkLanesAVX2(prof, rec, elev []float32, lane, ext *[Lanes]int32, eye *[Lan
 func consAVX2(bw *BlockWorker, j *consJob)
 
 // consLanesAVX2 is consLanes16 with the step in AVX2 (consAVX2), or in
-// 512-bit vectors where the CPU has AVX-512F (consAVX512, cons512). Every
+// 512-bit vectors where the CPU has AVX-512F (consAVX512, asm512). Every
 // cell it reads lies in the padded tables: a patch within BlockSide − 1 of
 // the grid, as consLanes16 reads.
 func consLanesAVX2(bw *BlockWorker, j *consJob) {
 	switch {
 	case bw.m.t.Width < 2 || bw.m.t.Height < 2:
 		consLanes(bw, j)
-	case cons512:
+	case asm512:
 		consAVX512(bw, j)
 	default:
 		consAVX2(bw, j)
 	}
 }
 
-// cons512 reports whether the assembly's step runs in 512-bit vectors
-// (consAVX512): on CPUs with AVX-512F, the same bits as consAVX2's.
-var cons512 = cpu.X86.HasAVX512F
+// asm512 reports whether the assembly's step and cell test run in
+// 512-bit vectors (consAVX512, cellAVX512): on CPUs with AVX-512F, the
+// same bits as consAVX2's and cellAVX2's.
+var asm512 = cpu.X86.HasAVX512F
 
 // cellAVX2 is cellLanes in AVX2 (cells_amd64.s), with or without Earth
 // curvature's drops (Model.offDrp): S the sectors, and each cell's
@@ -93,7 +94,8 @@ var cons512 = cpu.X86.HasAVX512F
 //go:noescape
 func cellAVX2(bw *BlockWorker, j *cellJob, S, base, sign float32)
 
-// cellLanesAVX2 is cellLanes with the test in AVX2 (cellAVX2): base +
+// cellLanesAVX2 is cellLanes with the test in AVX2 (cellAVX2, or
+// cellAVX512 where asm512): base +
 // q·sign is cellLanes's u bit for bit (q·±1 is exact, x + (−q) is x − q,
 // and 0 + q differs from q only in a zero's sign, which u + S drops).
 func cellLanesAVX2(bw *BlockWorker, j *cellJob) {
@@ -104,6 +106,10 @@ func cellLanesAVX2(bw *BlockWorker, j *cellJob) {
 	S := float32(bw.m.p.Sectors)
 	half := float32(S / 2)
 	base, sign := [4]float32{0, half, half, S}[j.quad&3], [4]float32{1, -1, 1, -1}[j.quad&3]
+	if asm512 {
+		cellAVX512(bw, j, S, base, sign)
+		return
+	}
 	cellAVX2(bw, j, S, base, sign)
 }
 
@@ -131,7 +137,7 @@ func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
 func consRun2(bw *BlockWorker, j *consJob, o, n int, row *float32)
 
 // consRunAVX2 is kernelSet.consRun in assembly: consRun512 where the step
-// runs in 512-bit vectors (cons512), else consRun2.
+// runs in 512-bit vectors (asm512), else consRun2.
 func consRunAVX2(bw *BlockWorker, j *consJob, k, i, n int, row []float32) {
 	m := bw.m
 	o := k*m.consL + i
@@ -145,9 +151,15 @@ func consRunAVX2(bw *BlockWorker, j *consJob, k, i, n int, row []float32) {
 			consLanes(bw, j)
 			*(*[Lanes]float32)(row[r*Lanes:]) = j.cur
 		}
-	case cons512:
+	case asm512:
 		consRun512(bw, j, o, n, &row[0])
 	default:
 		consRun2(bw, j, o, n, &row[0])
 	}
 }
+
+// cellAVX512 is cellAVX2 in 512-bit vectors (cells_amd64.s), for CPUs
+// with AVX-512F.
+//
+//go:noescape
+func cellAVX512(bw *BlockWorker, j *cellJob, S, base, sign float32)

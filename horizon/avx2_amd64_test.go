@@ -49,13 +49,13 @@ func TestBlockAVX2Twins(t *testing.T) {
 	if !asmCPU {
 		t.Skip("no AVX2 on this CPU")
 	}
-	defer func(v bool) { cons512 = v }(cons512)
+	defer func(v bool) { asm512 = v }(asm512)
 	for _, wide := range []bool{false, true} {
 		if wide && !cpu.X86.HasAVX512F {
 			t.Log("no AVX-512F on this CPU: consAVX512 not run")
 			continue
 		}
-		cons512 = wide
+		asm512 = wide
 		blockTwins(t, avx2Kernels)
 	}
 }

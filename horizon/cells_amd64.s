@@ -272,3 +272,177 @@ next:
 	JLT cell
 	VZEROUPPER
 	RET
+
+// cellAVX512 is cellAVX2 with the 16 lanes in one 512-bit register, on
+// CPUs with AVX-512F: the same operations in the same order, so the same
+// bits (TestBlockAVX2Twins runs both). The sector tables are read by
+// permutes where the lanes' sectors lie within 16 of their least (the
+// tables hold 2S+32 entries), else gathered, as are the profile values.
+// Registers as cellAVX2's; Z13 the lane indices, Z15 fifteens.
+
+// BRACKETZ is BRACKET on Z registers: T the lanes' running maxima in
+// sectors K at the slot of their distance d (Z0). SLOW and DONE name the
+// macro's labels.
+#define BRACKETZ(K, T, SLOW, DONE) \
+	VSHUFI32X4 $0x4e, K, K, Z6; \
+	VPMINSD K, Z6, Z6; \
+	VSHUFI32X4 $0xb1, Z6, Z6, Z7; \
+	VPMINSD Z7, Z6, Z6; \
+	VPSHUFD $0x4e, Z6, Z7; \
+	VPMINSD Z7, Z6, Z6; \
+	VPSHUFD $0xb1, Z6, Z7; \
+	VPMINSD Z7, Z6, Z6; \
+	VPSUBD Z6, K, Z11; \
+	VPCMPD $6, Z15, Z11, K2; \
+	KORTESTW K2, K2; \
+	JNE SLOW; \
+	VMOVD X6, AX; \
+	VPERMPS (R10)(AX*4), Z11, Z4; \
+	VPERMD (R11)(AX*4), Z11, Z6; \
+	VPERMD (R12)(AX*4), Z11, Z7; \
+	JMP DONE; \
+SLOW: \
+	KXNORW K1, K1, K1; \
+	VGATHERDPS (R10)(K*4), K1, Z4; \
+	KXNORW K1, K1, K1; \
+	VPGATHERDD (R11)(K*4), K1, Z6; \
+	KXNORW K1, K1, K1; \
+	VPGATHERDD (R12)(K*4), K1, Z7; \
+DONE: \
+	VMULPS Z4, Z0, Z4; \
+	VBROADCASTSS half<>(SB), Z5; \
+	VSUBPS Z5, Z4, Z4; \
+	VCVTTPS2DQ Z4, Z5; \
+	VPMINSD Z6, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPMAXSD Z6, Z5, Z5; \
+	VPADDD Z5, Z7, Z7; \
+	VPSLLD $4, Z7, Z7; \
+	VPADDD Z13, Z7, Z7; \
+	KXNORW K1, K1, K1; \
+	VGATHERDPS (R13)(Z7*4), K1, T
+
+// WINZ loads the window of the table at SI into Z in lane order: row r
+// of lanes 4r…4r+3 from byte offset AX + r·DX (DX negative where
+// flip&2), its four permuted by Z14 (reversed where flip&1); BX is
+// scratch.
+#define WINZ(X, Z) \
+	VMOVUPS (SI)(AX*1), X; \
+	LEAQ (SI)(AX*1), BX; \
+	VINSERTF32X4 $1, (BX)(DX*1), Z, Z; \
+	VINSERTF32X4 $2, (BX)(DX*2), Z, Z; \
+	LEAQ (BX)(DX*2), BX; \
+	VINSERTF32X4 $3, (BX)(DX*1), Z, Z; \
+	VPERMPS Z, Z14, Z
+
+// The lanes' column permutations: as loaded, or each row of four
+// reversed (flip&1).
+DATA perm16<>+0(SB)/8, $0x0000000100000000
+DATA perm16<>+8(SB)/8, $0x0000000300000002
+DATA perm16<>+16(SB)/8, $0x0000000500000004
+DATA perm16<>+24(SB)/8, $0x0000000700000006
+DATA perm16<>+32(SB)/8, $0x0000000900000008
+DATA perm16<>+40(SB)/8, $0x0000000b0000000a
+DATA perm16<>+48(SB)/8, $0x0000000d0000000c
+DATA perm16<>+56(SB)/8, $0x0000000f0000000e
+DATA perm16<>+64(SB)/8, $0x0000000200000003
+DATA perm16<>+72(SB)/8, $0x0000000000000001
+DATA perm16<>+80(SB)/8, $0x0000000600000007
+DATA perm16<>+88(SB)/8, $0x0000000400000005
+DATA perm16<>+96(SB)/8, $0x0000000a0000000b
+DATA perm16<>+104(SB)/8, $0x0000000800000009
+DATA perm16<>+112(SB)/8, $0x0000000e0000000f
+DATA perm16<>+120(SB)/8, $0x0000000c0000000d
+GLOBL perm16<>(SB), RODATA|NOPTR, $128
+
+// func cellAVX512(bw *BlockWorker, j *cellJob, S, base, sign float32)
+TEXT ·cellAVX512(SB), NOSPLIT, $0-28
+	MOVQ bw+0(FP), DI
+	MOVQ j+8(FP), R8
+	MOVQ BlockWorker_m(DI), R9
+	MOVQ Model_secInvX(R9), R10
+	MOVQ BlockWorker_n(DI), R11
+	MOVQ BlockWorker_start(DI), R12
+	MOVQ BlockWorker_prof(DI), R13
+	MOVQ Model_rc(R9), R14
+	INCQ R14
+	SHLQ $2, R14
+	MOVBQZX cellJob_flip(R8), AX
+	ANDQ $1, AX
+	SHLQ $6, AX
+	LEAQ perm16<>(SB), DX
+	VMOVDQU32 (DX)(AX*1), Z14
+	VMOVDQU32 laneIdx<>(SB), Z13
+	MOVL $15, AX
+	VPBROADCASTD AX, Z15
+	XORQ CX, CX
+
+zcell:
+	MOVBQZX cellJob_cells(R8), AX
+	BTQ CX, AX
+	JCC znext
+
+	// The window's rows: from row 0 down, or from row 3 up (flip&2).
+	MOVQ cellJob_win(R8)(CX*8), AX
+	SHLQ $2, AX
+	MOVQ R14, DX
+	MOVBQZX cellJob_flip(R8), BX
+	TESTQ $2, BX
+	JEQ zrows
+	LEAQ (AX)(R14*2), AX
+	ADDQ R14, AX
+	NEGQ DX
+
+zrows:
+	MOVQ Model_offU(R9), SI
+	WINZ(X3, Z3)
+	MOVQ Model_offD(R9), SI
+	WINZ(X0, Z0)
+	MOVQ Model_offInv(R9), SI
+	WINZ(X1, Z1)
+
+	// zz = z[k] + tau (− drop); lhs = zz·inv
+	VBROADCASTSS cellJob_z(R8)(CX*4), Z4
+	VADDPS BlockWorker_tau(DI), Z4, Z4
+	MOVQ Model_offDrp(R9), SI
+	TESTQ SI, SI
+	JEQ znodrop
+	WINZ(X5, Z5)
+	VSUBPS Z5, Z4, Z4
+
+znodrop:
+	VMULPS Z1, Z4, Z1
+
+	// u = base + q·sign, k0 = int(u + S − ½)
+	VBROADCASTSS sign+24(FP), Z5
+	VMULPS Z5, Z3, Z3
+	VBROADCASTSS base+20(FP), Z5
+	VADDPS Z3, Z5, Z3
+	VBROADCASTSS S+16(FP), Z5
+	VADDPS Z5, Z3, Z3
+	VBROADCASTSS half<>(SB), Z5
+	VSUBPS Z5, Z3, Z3
+	VCVTTPS2DQ Z3, Z2
+	BRACKETZ(Z2, Z9, zslow0, zdone0)
+	MOVQ Model_k1(R9), SI
+	TESTQ SI, SI
+	JEQ zone // k1 = 0: both brackets are sector k0
+	VPBROADCASTD SI, Z6
+	VPADDD Z6, Z2, Z3
+	BRACKETZ(Z3, Z10, zslow1, zdone1)
+	VMINPS Z10, Z9, Z9
+
+zone:
+	// visible: lhs ≥ min(t0, t1) and d ≤ lim
+	VCMPPS $0x1d, Z9, Z1, K2
+	VBROADCASTSS Model_lim(R9), Z10
+	VCMPPS $0x12, Z10, Z0, K2, K2
+	KMOVW K2, DX
+	MOVW DX, cellJob_vis(R8)(CX*2)
+
+znext:
+	INCQ CX
+	CMPQ CX, $4
+	JLT zcell
+	VZEROUPPER
+	RET
