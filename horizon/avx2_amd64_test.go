@@ -43,8 +43,8 @@ func TestConsAVX2Twin(t *testing.T) {
 }
 
 // TestBlockAVX2Twins: the block engine with the AVX2 kernels gives the
-// portable ones' Blocks and profiles, with the step in 256-bit vectors and,
-// on a CPU with AVX-512F, in 512-bit ones.
+// portable ones' Blocks and profiles, with the step and the cell test in
+// 256-bit vectors and, on a CPU with AVX-512F, in 512-bit ones.
 func TestBlockAVX2Twins(t *testing.T) {
 	if !asmCPU {
 		t.Skip("no AVX2 on this CPU")
@@ -52,7 +52,7 @@ func TestBlockAVX2Twins(t *testing.T) {
 	defer func(v bool) { asm512 = v }(asm512)
 	for _, wide := range []bool{false, true} {
 		if wide && !cpu.X86.HasAVX512F {
-			t.Log("no AVX-512F on this CPU: consAVX512 not run")
+			t.Log("no AVX-512F on this CPU: consAVX512 and cellAVX512 not run")
 			continue
 		}
 		asm512 = wide
