@@ -14,8 +14,12 @@
 // skips a half's patch where no open lane's bound could fall (SKIPH):
 // the same minimum, so the same bits.
 //
-// Registers: DI the BlockWorker, R8 the consJob, SI the segment, CX its
-// index, R9 the lanes in the grid at some segment (in), R12 the open
+// The step itself is consStep2, which consAVX2 calls once and consRun2
+// once per step of a chunk (the segments then from the table).
+//
+// Registers: DI the BlockWorker, R8 the consJob, SI the segment (walked
+// up to the segments' end, kept in the frame), R9 the lanes in the grid
+// at some segment (in), R12 the open
 // lanes (those the screen left), R13 the segment's hull (consHull), R14
 // gw; in the evaluation R10/R11 the patch's elevations and their row
 // stride in bytes, BX the g2 table's (row stride R14·4 bytes); Y14/Y15
@@ -651,8 +655,10 @@ ret:
 // registers, on CPUs with AVX-512F: the same operations on the same
 // operands in the same order, so the same bits (TestConsAVX2Twin runs
 // both). Registers as consAVX2's, with Z14 the lanes' lower bounds z;
-// Z16 the bulge, Z17 consPad, Z19 the eyes, Z20 cur, Z21 drop, Z22 inv
-// (broadcast where scalar), Z24 +Inf.
+// Z16 the bulge, Z17 consPad, Z18 a patch's slack g2·bulge, Z19 the eyes,
+// Z20 cur, Z21 drop, Z22 inv, Z23 −1 (broadcast where scalar), Z24 +Inf;
+// K1 a patch's lanes in the grid, K2 its open ones, K3 a segment's
+// vertex lanes. CX is a patch's segments' end in the evaluation.
 
 // ROWS4 loads 4 rows of 4 floats, the first at A + OFF, the rows R bytes
 // apart, into Z (lanes 4r…4r+3 from row r); T is scratch.
