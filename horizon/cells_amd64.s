@@ -278,7 +278,9 @@ next:
 // bits (TestBlockAVX2Twins runs both). The sector tables are read by
 // permutes where the lanes' sectors lie within 16 of their least (the
 // tables hold 2S+32 entries), else gathered, as are the profile values.
-// Registers as cellAVX2's; Z13 the lane indices, Z15 fifteens.
+// Registers as cellAVX2's, but BX scratch (each cell's visible lanes
+// are stored at once from a mask register); Z13 the lane indices, Z14 the
+// column permutation, Z15 fifteens.
 
 // BRACKETZ is BRACKET on Z registers: T the lanes' running maxima in
 // sectors K at the slot of their distance d (Z0). SLOW and DONE name the
