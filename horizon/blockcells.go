@@ -100,7 +100,11 @@ func (bw *BlockWorker) cell(c, r int, act uint16) uint16 {
 			zz -= m.offDrp[o]
 		}
 		k0 := int(u + float32(m.p.Sectors) - 0.5) // brackets' first sector, not reduced modulo S
-		if zz*m.offInv[o] >= min(bw.slot(k0, d, b), bw.slot(k0+m.k1, d, b)) {
+		t := bw.slot(k0, d, b)
+		if m.k1 != 0 { // else both brackets are sector k0
+			t = min(t, bw.slot(k0+m.k1, d, b))
+		}
+		if zz*m.offInv[o] >= t {
 			vis |= 1 << b
 		}
 	}
