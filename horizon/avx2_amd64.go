@@ -17,7 +17,7 @@ import (
 // assembly reads the BlockWorker, Model and jobs through go_asm.h's
 // offsets, so a change of their layout reassembles it.
 var (
-	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2}
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2, near: nearAVX2}
 	asmKernels  = &avx2Kernels
 	asmCPU      = cpu.X86.HasAVX2
 )
@@ -163,3 +163,20 @@ func consRunAVX2(bw *BlockWorker, j *consJob, k, i, n int, row []float32) {
 //
 //go:noescape
 func cellAVX512(bw *BlockWorker, j *cellJob, S, base, sign float32)
+
+// nearAVX512 is BlockWorker.cell in 512-bit vectors (cells_amd64.s):
+// S the sectors and halfS = S/2, as quadrantU computes it.
+//
+//go:noescape
+func nearAVX512(bw *BlockWorker, c, r int, z float32, act uint16, S, halfS float32) uint16
+
+// nearAVX2 is kernelSet.near in assembly: nearAVX512 where asm512 (the
+// gathers' indices are 32-bit), else BlockWorker.cell.
+func nearAVX2(bw *BlockWorker, c, r int, act uint16) uint16 {
+	m := bw.m
+	if !asm512 || len(bw.prof) > math.MaxInt32 || len(m.offU) > math.MaxInt32 {
+		return bw.cell(c, r, act)
+	}
+	S := float32(m.p.Sectors)
+	return nearAVX512(bw, c, r, m.top[r*m.t.Width+c], act, S, float32(S/2))
+}

@@ -66,7 +66,11 @@ func (bw *BlockWorker) quadCells(x, y int, act uint16) [4]uint16 {
 	for k := range 4 {
 		c, r := 2*x+k&1, 2*y+k>>1
 		if c < W && r < H {
-			vs[k] = bw.cell(c, r, act)
+			if bw.k.near != nil {
+				vs[k] = bw.k.near(bw, c, r, act)
+			} else {
+				vs[k] = bw.cell(c, r, act)
+			}
 		}
 	}
 	return vs

@@ -448,3 +448,130 @@ znext:
 	JLT zcell
 	VZEROUPPER
 	RET
+
+// 3 (a lane's column: its index's low bits), 1 and −1 (nearAVX512).
+DATA three16<>+0(SB)/4, $3
+GLOBL three16<>(SB), RODATA|NOPTR, $4
+DATA one<>+0(SB)/4, $0x3f800000
+GLOBL one<>(SB), RODATA|NOPTR, $4
+DATA minusOne<>+0(SB)/4, $0xbf800000
+GLOBL minusOne<>(SB), RODATA|NOPTR, $4
+
+// func nearAVX512(bw *BlockWorker, c, r int, z float32, act uint16, S, halfS float32) uint16
+//
+// nearAVX512 is BlockWorker.cell in 512-bit vectors: cell (c, r), its
+// elevation z, for the lanes act, against the 16 lanes (lane b at column col + b mod 4, row
+// row + b div 4), the per-lane offsets gathered from the offset tables
+// and each lane's quadrant chosen by masks as quadrantU does (u = base +
+// q·sign, as cellLanesAVX2 argues); lanes out of reach are not visible,
+// the lane on the cell is. The same operations as cell's, so the same
+// bits (TestBlockAVX2Twins).
+TEXT ·nearAVX512(SB), NOSPLIT, $0-42
+	MOVQ bw+0(FP), DI
+	MOVQ BlockWorker_m(DI), R9
+	MOVQ Model_secInvX(R9), R10
+	MOVQ BlockWorker_n(DI), R11
+	MOVQ BlockWorker_start(DI), R12
+	MOVQ BlockWorker_prof(DI), R13
+	VMOVDQU32 laneIdx<>(SB), Z13
+	MOVL $15, AX
+	VPBROADCASTD AX, Z15
+
+	// dc, dr per lane (Z1, Z3), their magnitudes (Z5, Z6).
+	MOVQ c+8(FP), AX
+	SUBQ BlockWorker_col(DI), AX
+	VPBROADCASTD AX, Z1
+	VPANDD.BCST three16<>(SB), Z13, Z2
+	VPSUBD Z2, Z1, Z1
+	MOVQ r+16(FP), AX
+	SUBQ BlockWorker_row(DI), AX
+	VPBROADCASTD AX, Z3
+	VPSRLD $2, Z13, Z2
+	VPSUBD Z2, Z3, Z3
+	VPABSD Z1, Z5
+	VPABSD Z3, Z6
+
+	// K3: within reach; K4: the lane on the cell; o = |dr|·(rc+1) + |dc|.
+	MOVQ Model_rc(R9), AX
+	VPBROADCASTD AX, Z7
+	VPCMPD $2, Z7, Z5, K3
+	MOVQ Model_rr(R9), DX
+	VPBROADCASTD DX, Z8
+	VPCMPD $2, Z8, Z6, K3, K3
+	INCQ AX
+	VPBROADCASTD AX, Z7
+	VPMULLD Z7, Z6, Z9
+	VPADDD Z5, Z9, Z9
+	VPORD Z1, Z3, Z10
+	VPTESTNMD Z10, Z10, K4
+
+	// q, d, inv (and the drop) of the lanes within reach; 0 elsewhere.
+	VPXORD Z16, Z16, Z16
+	VPXORD Z0, Z0, Z0
+	VPXORD Z17, Z17, Z17
+	MOVQ Model_offU(R9), SI
+	KMOVW K3, K1
+	VGATHERDPS (SI)(Z9*4), K1, Z16
+	MOVQ Model_offD(R9), SI
+	KMOVW K3, K1
+	VGATHERDPS (SI)(Z9*4), K1, Z0
+	MOVQ Model_offInv(R9), SI
+	KMOVW K3, K1
+	VGATHERDPS (SI)(Z9*4), K1, Z17
+
+	// zz = z + tau (− drop); lhs = zz·inv
+	VBROADCASTSS z+24(FP), Z4
+	VADDPS BlockWorker_tau(DI), Z4, Z4
+	MOVQ Model_offDrp(R9), SI
+	TESTQ SI, SI
+	JEQ nnodrop
+	VPXORD Z18, Z18, Z18
+	KMOVW K3, K1
+	VGATHERDPS (SI)(Z9*4), K1, Z18
+	VSUBPS Z18, Z4, Z4
+
+nnodrop:
+	VMULPS Z17, Z4, Z17
+
+	// The quadrant: dc < 0 (K5), dr > 0 (K6); sign +1 where they agree,
+	// base S/2 where dr > 0, S where dc < 0 and dr ≤ 0, else 0.
+	VPXORD Z2, Z2, Z2
+	VPCMPD $1, Z2, Z1, K5
+	VPCMPD $6, Z2, Z3, K6
+	KXNORW K5, K6, K2
+	VBROADCASTSS minusOne<>(SB), Z18
+	VBROADCASTSS one<>(SB), Z19
+	VMOVAPS Z19, K2, Z18
+	VMULPS Z18, Z16, Z16
+	VBROADCASTSS S+32(FP), Z20
+	VXORPS Z19, Z19, Z19
+	KANDNW K5, K6, K2
+	VMOVAPS Z20, K2, Z19
+	VBROADCASTSS halfS+36(FP), Z21
+	VMOVAPS Z21, K6, Z19
+	VADDPS Z16, Z19, Z3
+
+	// k0 = int(u + S − ½), the brackets, the test.
+	VADDPS Z20, Z3, Z3
+	VBROADCASTSS half<>(SB), Z5
+	VSUBPS Z5, Z3, Z3
+	VCVTTPS2DQ Z3, Z2
+	BRACKETZ(Z2, Z9, nslow0, ndone0)
+	MOVQ Model_k1(R9), SI
+	TESTQ SI, SI
+	JEQ none // k1 = 0: both brackets are sector k0
+	VPBROADCASTD SI, Z6
+	VPADDD Z6, Z2, Z3
+	BRACKETZ(Z3, Z10, nslow1, ndone1)
+	VMINPS Z10, Z9, Z9
+
+none:
+	VCMPPS $0x1d, Z9, Z17, K3, K2
+	VBROADCASTSS Model_lim(R9), Z10
+	VCMPPS $0x12, Z10, Z0, K2, K2
+	KORW K4, K2, K2
+	KMOVW K2, AX
+	ANDW act+28(FP), AX
+	MOVW AX, ret+40(FP)
+	VZEROUPPER
+	RET

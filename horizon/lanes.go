@@ -62,6 +62,9 @@ type kernelSet struct {
 	// j.live fixed, writing j.cur after step i+r to row[r·Lanes:]
 	// (walkConservative).
 	consRun func(bw *BlockWorker, j *consJob, k, i, n int, row []float32)
+	// near, where not nil, is BlockWorker.cell: the lanes of act that see
+	// cell (c, r), a cell of the block's row or column band (quadCells).
+	near func(bw *BlockWorker, c, r int, act uint16) uint16
 }
 
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
