@@ -170,11 +170,13 @@ func cellAVX512(bw *BlockWorker, j *cellJob, S, base, sign float32)
 //go:noescape
 func nearAVX512(bw *BlockWorker, c, r int, z float32, act uint16, S, halfS float32) uint16
 
-// nearAVX2 is kernelSet.near in assembly: nearAVX512 where asm512 (the
-// gathers' indices are 32-bit), else BlockWorker.cell.
+// nearAVX2 is kernelSet.near in assembly: nearAVX512 where asm512 and
+// the profiles' indices fit the gathers' 32 bits (the offset tables'
+// always do: New refuses grids over 32767 cells a side), else
+// BlockWorker.cell.
 func nearAVX2(bw *BlockWorker, c, r int, act uint16) uint16 {
 	m := bw.m
-	if !asm512 || len(bw.prof) > math.MaxInt32 || len(m.offU) > math.MaxInt32 {
+	if !asm512 || len(bw.prof) > math.MaxInt32 {
 		return bw.cell(c, r, act)
 	}
 	S := float32(m.p.Sectors)

@@ -58,6 +58,30 @@ DATA half<>+16(SB)/8, $0x3f0000003f000000
 DATA half<>+24(SB)/8, $0x3f0000003f000000
 GLOBL half<>(SB), RODATA|NOPTR, $32
 
+// BRACKETREGS loads, for the BlockWorker in DI, the registers the
+// brackets read (BRACKET, BRACKETZ): R9 its Model, R10 secInvX, R11 the
+// lanes' n, R12 their start, R13 the profiles.
+#define BRACKETREGS \
+	MOVQ BlockWorker_m(DI), R9; \
+	MOVQ Model_secInvX(R9), R10; \
+	MOVQ BlockWorker_n(DI), R11; \
+	MOVQ BlockWorker_start(DI), R12; \
+	MOVQ BlockWorker_prof(DI), R13
+
+// ROWSTRIDE sets R14 to the offset table's row stride in bytes, (rc+1)·4,
+// for the Model in R9.
+#define ROWSTRIDE \
+	MOVQ Model_rc(R9), R14; \
+	INCQ R14; \
+	SHLQ $2, R14
+
+// LANES16 sets BRACKETZ's constants: Z13 the lane indices 0…15, Z15
+// fifteens; AX is scratch.
+#define LANES16 \
+	VMOVDQU32 laneIdx<>(SB), Z13; \
+	MOVL $15, AX; \
+	VPBROADCASTD AX, Z15
+
 // WIN loads the half's window of the table at SI (rows at byte offsets
 // AX, DX) into Y, in lane order (Y14).
 #define WIN(Y, X) \
@@ -113,14 +137,8 @@ DONE: \
 TEXT ·cellAVX2(SB), NOSPLIT, $0-28
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
-	MOVQ BlockWorker_m(DI), R9
-	MOVQ Model_secInvX(R9), R10
-	MOVQ BlockWorker_n(DI), R11
-	MOVQ BlockWorker_start(DI), R12
-	MOVQ BlockWorker_prof(DI), R13
-	MOVQ Model_rc(R9), R14
-	INCQ R14
-	SHLQ $2, R14
+	BRACKETREGS
+	ROWSTRIDE
 	MOVBQZX cellJob_flip(R8), AX
 	ANDQ $1, AX
 	SHLQ $5, AX
@@ -324,6 +342,24 @@ DONE: \
 	KXNORW K1, K1, K1; \
 	VGATHERDPS (R13)(Z7*4), K1, T
 
+// BRACKETS2Z sets Z9 to the lanes' least running maximum over both
+// brackets of azimuth Z3 + ½ (u + S in sectors), k0 = int(Z3 − ½) and
+// k0 + k1, at distance Z0: one bracket where k1 = 0 (both are sector
+// k0). The other arguments name the macro's labels.
+#define BRACKETS2Z(S0, D0, S1, D1, ONE) \
+	VBROADCASTSS half<>(SB), Z5; \
+	VSUBPS Z5, Z3, Z3; \
+	VCVTTPS2DQ Z3, Z2; \
+	BRACKETZ(Z2, Z9, S0, D0); \
+	MOVQ Model_k1(R9), SI; \
+	TESTQ SI, SI; \
+	JEQ ONE; \
+	VPBROADCASTD SI, Z6; \
+	VPADDD Z6, Z2, Z3; \
+	BRACKETZ(Z3, Z10, S1, D1); \
+	VMINPS Z10, Z9, Z9; \
+ONE:
+
 // WINZ loads the window of the table at SI into Z in lane order: row r
 // of lanes 4r…4r+3 from byte offset AX + r·DX (DX negative where
 // flip&2), its four permuted by Z14 (reversed where flip&1); BX is
@@ -361,22 +397,14 @@ GLOBL perm16<>(SB), RODATA|NOPTR, $128
 TEXT ·cellAVX512(SB), NOSPLIT, $0-28
 	MOVQ bw+0(FP), DI
 	MOVQ j+8(FP), R8
-	MOVQ BlockWorker_m(DI), R9
-	MOVQ Model_secInvX(R9), R10
-	MOVQ BlockWorker_n(DI), R11
-	MOVQ BlockWorker_start(DI), R12
-	MOVQ BlockWorker_prof(DI), R13
-	MOVQ Model_rc(R9), R14
-	INCQ R14
-	SHLQ $2, R14
+	BRACKETREGS
+	ROWSTRIDE
 	MOVBQZX cellJob_flip(R8), AX
 	ANDQ $1, AX
 	SHLQ $6, AX
 	LEAQ perm16<>(SB), DX
 	VMOVDQU32 (DX)(AX*1), Z14
-	VMOVDQU32 laneIdx<>(SB), Z13
-	MOVL $15, AX
-	VPBROADCASTD AX, Z15
+	LANES16
 	XORQ CX, CX
 
 zcell:
@@ -422,19 +450,8 @@ znodrop:
 	VADDPS Z3, Z5, Z3
 	VBROADCASTSS S+16(FP), Z5
 	VADDPS Z5, Z3, Z3
-	VBROADCASTSS half<>(SB), Z5
-	VSUBPS Z5, Z3, Z3
-	VCVTTPS2DQ Z3, Z2
-	BRACKETZ(Z2, Z9, zslow0, zdone0)
-	MOVQ Model_k1(R9), SI
-	TESTQ SI, SI
-	JEQ zone // k1 = 0: both brackets are sector k0
-	VPBROADCASTD SI, Z6
-	VPADDD Z6, Z2, Z3
-	BRACKETZ(Z3, Z10, zslow1, zdone1)
-	VMINPS Z10, Z9, Z9
+	BRACKETS2Z(zslow0, zdone0, zslow1, zdone1, zone)
 
-zone:
 	// visible: lhs ≥ min(t0, t1) and d ≤ lim
 	VCMPPS $0x1d, Z9, Z1, K2
 	VBROADCASTSS Model_lim(R9), Z10
@@ -468,14 +485,8 @@ GLOBL minusOne<>(SB), RODATA|NOPTR, $4
 // bits (TestBlockAVX2Twins).
 TEXT ·nearAVX512(SB), NOSPLIT, $0-42
 	MOVQ bw+0(FP), DI
-	MOVQ BlockWorker_m(DI), R9
-	MOVQ Model_secInvX(R9), R10
-	MOVQ BlockWorker_n(DI), R11
-	MOVQ BlockWorker_start(DI), R12
-	MOVQ BlockWorker_prof(DI), R13
-	VMOVDQU32 laneIdx<>(SB), Z13
-	MOVL $15, AX
-	VPBROADCASTD AX, Z15
+	BRACKETREGS
+	LANES16
 
 	// dc, dr per lane (Z1, Z3), their magnitudes (Z5, Z6).
 	MOVQ c+8(FP), AX
@@ -553,19 +564,8 @@ nnodrop:
 
 	// k0 = int(u + S − ½), the brackets, the test.
 	VADDPS Z20, Z3, Z3
-	VBROADCASTSS half<>(SB), Z5
-	VSUBPS Z5, Z3, Z3
-	VCVTTPS2DQ Z3, Z2
-	BRACKETZ(Z2, Z9, nslow0, ndone0)
-	MOVQ Model_k1(R9), SI
-	TESTQ SI, SI
-	JEQ none // k1 = 0: both brackets are sector k0
-	VPBROADCASTD SI, Z6
-	VPADDD Z6, Z2, Z3
-	BRACKETZ(Z3, Z10, nslow1, ndone1)
-	VMINPS Z10, Z9, Z9
+	BRACKETS2Z(nslow0, ndone0, nslow1, ndone1, none)
 
-none:
 	VCMPPS $0x1d, Z9, Z17, K3, K2
 	VBROADCASTSS Model_lim(R9), Z10
 	VCMPPS $0x12, Z10, Z0, K2, K2

@@ -250,6 +250,16 @@ DONE:
 	ANDQ DX, AX; \
 	JEQ SKIP
 
+// CONSONE is the body of consAVX2 and consAVX512 (their arguments bw,
+// j): one step, its segments j.segs, through STEP (as CONSRUN's).
+#define CONSONE(STEP) \
+	MOVQ bw+0(FP), DI; \
+	MOVQ j+8(FP), R8; \
+	MOVQ consJob_segs(R8), SI; \
+	MOVQ (consJob_segs+8)(R8), CX; \
+	CALL STEP(SB); \
+	RET
+
 // CONSRUN is the body of consRun2 and consRun512 (their arguments bw, j,
 // o, n, row): steps o … o+n−1 of the segment table (consTab, consOff,
 // consSc; o = k·consL + i) through STEP, which takes the BlockWorker in
@@ -438,12 +448,7 @@ DONE:
 
 // func consAVX2(bw *BlockWorker, j *consJob)
 TEXT ·consAVX2(SB), NOSPLIT, $0-16
-	MOVQ bw+0(FP), DI
-	MOVQ j+8(FP), R8
-	MOVQ consJob_segs(R8), SI
-	MOVQ (consJob_segs+8)(R8), CX
-	CALL consStep2<>(SB)
-	RET
+	CONSONE(consStep2<>)
 
 // func consRun2(bw *BlockWorker, j *consJob, o, n int, row *float32)
 TEXT ·consRun2(SB), NOSPLIT, $0-40
@@ -714,12 +719,7 @@ LOW: \
 
 // func consAVX512(bw *BlockWorker, j *consJob)
 TEXT ·consAVX512(SB), NOSPLIT, $0-16
-	MOVQ bw+0(FP), DI
-	MOVQ j+8(FP), R8
-	MOVQ consJob_segs(R8), SI
-	MOVQ (consJob_segs+8)(R8), CX
-	CALL consStep512<>(SB)
-	RET
+	CONSONE(consStep512<>)
 
 // func consRun512(bw *BlockWorker, j *consJob, o, n int, row *float32)
 TEXT ·consRun512(SB), NOSPLIT, $0-40

@@ -229,8 +229,8 @@ const consTableSegs = 3 << 18
 // sector k holds consTab[consOff[k·consL+i−1] : consOff[k·consL+i]], empty
 // past the sector's last step. consL is the last step whose segments, over
 // all sectors, fit in consTableSegs. consSc[k·consL+i] holds the step's
-// scalars (consScalars: bulge, drop, inv), for the kernels that walk
-// several steps of the table at once (kernelSet.consRun).
+// scalars (consScalars: bulge, drop, inv), which consStep and the
+// kernels that walk several steps at once (kernelSet.consRun) read.
 func (m *Model) buildSegTable() {
 	S := m.p.Sectors
 	var scratch []consSeg
@@ -492,13 +492,12 @@ func (m *Model) consBulge(k, i int) float32 {
 func (m *Model) consStep(k, i int, scratch *[]consSeg) (segs []consSeg, bulge, drop, inv float32) {
 	if i <= m.consL {
 		o := k*m.consL + i
-		segs = m.consTab[m.consOff[o-1]:m.consOff[o]]
-	} else {
-		*scratch = m.consChord(k, i, *scratch)
-		segs = *scratch
+		sc := &m.consSc[o]
+		return m.consTab[m.consOff[o-1]:m.consOff[o]], sc[0], sc[1], sc[2]
 	}
+	*scratch = m.consChord(k, i, *scratch)
 	bulge, drop, inv = m.consScalars(k, i)
-	return segs, bulge, drop, inv
+	return *scratch, bulge, drop, inv
 }
 
 // consDist returns the distance in metres of step i's arc of sector k: the
