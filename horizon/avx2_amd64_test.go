@@ -44,19 +44,24 @@ func TestConsAVX2Twin(t *testing.T) {
 
 // TestBlockAVX2Twins: the block engine with the AVX2 kernels gives the
 // portable ones' Blocks and profiles, with the step and the cell test in
-// 256-bit vectors and, on a CPU with AVX-512F, in 512-bit ones.
+// 256-bit vectors and, on a CPU with AVX-512F, in 512-bit ones; the steps
+// fetching their segments as for a table in the cache and, the second
+// time, as for one streaming from memory (Model.consFar).
 func TestBlockAVX2Twins(t *testing.T) {
 	if !asmCPU {
 		t.Skip("no AVX2 on this CPU")
 	}
-	defer func(v bool) { asm512 = v }(asm512)
+	defer func(v bool, far int64) { asm512, farTableBytes = v, far }(asm512, farTableBytes)
 	for _, wide := range []bool{false, true} {
 		if wide && !cpu.X86.HasAVX512F {
 			t.Log("no AVX-512F on this CPU: consAVX512 and cellAVX512 not run")
 			continue
 		}
 		asm512 = wide
-		blockTwins(t, avx2Kernels)
+		for _, far := range []int64{1 << 62, 0} {
+			farTableBytes = far
+			blockTwins(t, avx2Kernels)
+		}
 	}
 }
 

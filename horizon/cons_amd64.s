@@ -307,8 +307,10 @@ DONE: \
 // STEPHEAD begins a step (consStep2, consStep512): it keeps the segments'
 // start SI at START and their end (CX of them on) at END, fetches the
 // next step's segments, which follow these in the table, while this step
-// is evaluated, and sets R14 to gw; AX is the Model after it.
-#define STEPHEAD(START, END) \
+// is evaluated (0.5 KiB of them, 1.5 KiB where the table streams from
+// memory: Model.consFar), and sets R14 to gw; AX is the Model after it.
+// NEAR names the macro's label.
+#define STEPHEAD(START, END, NEAR) \
 	MOVQ SI, START; \
 	MOVQ CX, AX; \
 	IMULQ $consSeg__size, AX; \
@@ -322,7 +324,27 @@ DONE: \
 	PREFETCHT0 320(AX); \
 	PREFETCHT0 384(AX); \
 	PREFETCHT0 448(AX); \
-	MOVQ BlockWorker_m(DI), AX; \
+	MOVQ BlockWorker_m(DI), R14; \
+	CMPB Model_consFar(R14), $0; \
+	JEQ NEAR; \
+	PREFETCHT0 512(AX); \
+	PREFETCHT0 576(AX); \
+	PREFETCHT0 640(AX); \
+	PREFETCHT0 704(AX); \
+	PREFETCHT0 768(AX); \
+	PREFETCHT0 832(AX); \
+	PREFETCHT0 896(AX); \
+	PREFETCHT0 960(AX); \
+	PREFETCHT0 1024(AX); \
+	PREFETCHT0 1088(AX); \
+	PREFETCHT0 1152(AX); \
+	PREFETCHT0 1216(AX); \
+	PREFETCHT0 1280(AX); \
+	PREFETCHT0 1344(AX); \
+	PREFETCHT0 1408(AX); \
+	PREFETCHT0 1472(AX); \
+NEAR: \
+	MOVQ R14, AX; \
 	MOVQ Model_consGW(AX), R14
 
 // HULLLIMITS stores HULLAT's limits, pw − 3 and ph − 3 patches (at least
@@ -461,7 +483,7 @@ TEXT consStep2<>(SB), NOSPLIT, $160-0
 	// The next step's segments follow these in the table: fetch them
 	// while this step is evaluated. The segments begin at 152(SP), end at
 	// 144(SP).
-	STEPHEAD(152(SP), 144(SP))
+	STEPHEAD(152(SP), 144(SP), near2)
 	// HULL's limits: pw − 3 and ph − 3 patches, at least 0. The frame:
 	// 0(SP) and 8(SP) a patch's segments (eval), 16(SP) consBot's
 	// offset, 32(SP), 64(SP) and 96(SP) vectors (SKIPH, HALFBG),
@@ -731,7 +753,7 @@ TEXT consStep512<>(SB), NOSPLIT, $48-0
 	// The next step's segments follow these in the table: fetch them
 	// while this step is evaluated. The segments end at 0(SP), begin at
 	// 40(SP).
-	STEPHEAD(40(SP), 0(SP))
+	STEPHEAD(40(SP), 0(SP), near512)
 	// HULLZ's limits at 16(SP) and 24(SP); consBot's offset goes to
 	// 32(SP).
 	HULLLIMITS(16(SP), 24(SP))

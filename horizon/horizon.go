@@ -205,6 +205,7 @@ type Model struct {
 	consOff     []int32
 	consSc      [][3]float32 // each table step's bulge, drop and inv (consScalars)
 	consL       int
+	consFar     bool // the table outgrows a CPU's last-level cache: the kernels fetch further ahead (farTableBytes)
 	consShift   []int
 	consPull    []float32 // metres: the arcs lie this much nearer than their steps (consMargin)
 	consStopPad []float32 // metres: the early stops' allowance for that (patchTables)
