@@ -260,15 +260,6 @@ DONE:
 	CALL STEP(SB); \
 	RET
 
-// CONSRUN is the body of consRun2 and consRun512 (their arguments bw, j,
-// o, n, row): steps o … o+n−1 of the segment table (consTab, consOff,
-// consSc; o = k·consL + i) through STEP, which takes the BlockWorker in
-// DI, the consJob in R8 and the step's segments in SI (CX of them), with
-// j.cur written after each to the next row of 16 floats from row by COPY
-// (CUR2 or CUR512: read as STEP wrote it, in halves or whole, since a
-// load that straddles or splits a wider store waits for it on some CPUs —
-// 4.6% of a 2 km region bake on an AMD EPYC). LOOP and DONE name the
-// macro's labels.
 // CUR2 and CUR512 copy j.cur (R8) to the row at AX for CONSRUN.
 #define CUR2 \
 	VMOVUPS consJob_cur(R8), Y0; \
@@ -279,6 +270,15 @@ DONE:
 	VMOVUPS consJob_cur(R8), Z0; \
 	VMOVUPS Z0, (AX)
 
+// CONSRUN is the body of consRun2 and consRun512 (their arguments bw, j,
+// o, n, row): steps o … o+n−1 of the segment table (consTab, consOff,
+// consSc; o = k·consL + i) through STEP, which takes the BlockWorker in
+// DI, the consJob in R8 and the step's segments in SI (CX of them), with
+// j.cur written after each to the next row of 16 floats from row by COPY
+// (CUR2 or CUR512: read as STEP wrote it, in halves or whole, since a
+// load that straddles or splits a wider store waits for it on some CPUs —
+// 4.6% of a 2 km region bake on an AMD EPYC). LOOP and DONE name the
+// macro's labels.
 #define CONSRUN(STEP, LOOP, DONE, COPY) \
 LOOP: \
 	MOVQ n+24(FP), AX; \
