@@ -58,6 +58,17 @@ DATA half<>+16(SB)/8, $0x3f0000003f000000
 DATA half<>+24(SB)/8, $0x3f0000003f000000
 GLOBL half<>(SB), RODATA|NOPTR, $32
 
+// UPLUSS sets U, the lanes' offU entries q, to u + S = base + q·sign + S
+// (the cell kernels' arguments S, base and sign: the quadrant's azimuth in
+// sectors, cellLanesAVX2), in that order of operations; T is scratch.
+#define UPLUSS(U, T) \
+	VBROADCASTSS sign+24(FP), T; \
+	VMULPS T, U, U; \
+	VBROADCASTSS base+20(FP), T; \
+	VADDPS U, T, U; \
+	VBROADCASTSS S+16(FP), T; \
+	VADDPS T, U, U
+
 // BRACKETREGS loads, for the BlockWorker in DI, the registers the
 // brackets read (BRACKET, BRACKETZ): R9 its Model, R10 secInvX, R11 the
 // lanes' n, R12 their start, R13 the profiles.
@@ -189,12 +200,7 @@ nodrop0:
 	VMULPS Y1, Y4, Y1
 
 	// u = base + q·sign, k0 = int(u + S − ½)
-	VBROADCASTSS sign+24(FP), Y5
-	VMULPS Y5, Y3, Y3
-	VBROADCASTSS base+20(FP), Y5
-	VADDPS Y3, Y5, Y3
-	VBROADCASTSS S+16(FP), Y5
-	VADDPS Y5, Y3, Y3
+	UPLUSS(Y3, Y5)
 	VSUBPS half<>(SB), Y3, Y3
 	VCVTTPS2DQ Y3, Y2
 	BRACKET(Y2, Y9, slow0a, done0a)
@@ -254,12 +260,7 @@ nodrop1:
 	VMULPS Y1, Y4, Y1
 
 	// u = base + q·sign, k0 = int(u + S − ½)
-	VBROADCASTSS sign+24(FP), Y5
-	VMULPS Y5, Y3, Y3
-	VBROADCASTSS base+20(FP), Y5
-	VADDPS Y3, Y5, Y3
-	VBROADCASTSS S+16(FP), Y5
-	VADDPS Y5, Y3, Y3
+	UPLUSS(Y3, Y5)
 	VSUBPS half<>(SB), Y3, Y3
 	VCVTTPS2DQ Y3, Y2
 	BRACKET(Y2, Y9, slow1a, done1a)
@@ -444,12 +445,7 @@ znodrop:
 	VMULPS Z1, Z4, Z1
 
 	// u = base + q·sign, k0 = int(u + S − ½)
-	VBROADCASTSS sign+24(FP), Z5
-	VMULPS Z5, Z3, Z3
-	VBROADCASTSS base+20(FP), Z5
-	VADDPS Z3, Z5, Z3
-	VBROADCASTSS S+16(FP), Z5
-	VADDPS Z5, Z3, Z3
+	UPLUSS(Z3, Z5)
 	BRACKETS2Z(zslow0, zdone0, zslow1, zdone1, zone)
 
 	// visible: lhs ≥ min(t0, t1) and d ≤ lim

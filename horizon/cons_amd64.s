@@ -260,6 +260,42 @@ DONE:
 	CALL STEP(SB); \
 	RET
 
+// PATCHAT sets DST to the address of patch (qx, qy) = (R10, R11)'s entry
+// in the padded patch table FIELD (consTop, consG2: float32, gw = R14
+// patches a row, index (qy + consBorder)·gw + qx + consBorder); IDX and T
+// are scratch, and R10 may be T or DST.
+#define PATCHAT(FIELD, IDX, T, DST) \
+	LEAQ const_consBorder(R11), IDX; \
+	IMULQ R14, IDX; \
+	LEAQ const_consBorder(IDX)(R10*1), IDX; \
+	MOVQ BlockWorker_m(DI), T; \
+	MOVQ FIELD(T), T; \
+	LEAQ (T)(IDX*4), DST
+
+// ELEVAT sets R10 to the address of patch (qx, qy) = (R10, R11)'s first
+// corner in the padded elevations (index (qy + blockPad)·padW + qx +
+// blockPad) and R11 to their row stride, padW·4 bytes; AX is scratch.
+#define ELEVAT \
+	ADDQ $const_blockPad, R11; \
+	IMULQ BlockWorker_padW(DI), R11; \
+	LEAQ const_blockPad(R11)(R10*1), R10; \
+	MOVQ BlockWorker_elev(DI), AX; \
+	LEAQ (AX)(R10*4), R10; \
+	MOVQ BlockWorker_padW(DI), R11; \
+	SHLQ $2, R11
+
+// SCREENED adds to the screened lanes BX those of AX within R13 (the
+// lanes this patch covers) and jumps to DONE when no live lane
+// (consJob.live) is left unscreened; DX is scratch.
+#define SCREENED(DONE) \
+	ANDQ R13, AX; \
+	ORQ AX, BX; \
+	MOVWQZX consJob_live(R8), AX; \
+	MOVQ BX, DX; \
+	NOTQ DX; \
+	ANDQ DX, AX; \
+	JEQ DONE
+
 // CUR2 and CUR512 copy j.cur (R8) to the row at AX for CONSRUN.
 #define CUR2 \
 	VMOVUPS consJob_cur(R8), Y0; \
@@ -520,12 +556,7 @@ screen:
 	HULL(hullScreen, hullScreenDone)
 	TESTQ R13, R13
 	JEQ screenNext
-	LEAQ const_consBorder(R11), AX
-	IMULQ R14, AX
-	LEAQ const_consBorder(AX)(R10*1), AX
-	MOVQ BlockWorker_m(DI), R10
-	MOVQ Model_consTop(R10), R10
-	LEAQ (R10)(AX*4), R10
+	PATCHAT(Model_consTop, AX, R10, R10)
 	MOVQ R14, R11
 	SHLQ $2, R11
 	VMOVUPS (R10), X0
@@ -545,13 +576,7 @@ screen:
 	VMOVMSKPS Y1, R10
 	SHLQ $8, R10
 	ORQ R10, AX
-	ANDQ R13, AX
-	ORQ AX, BX
-	MOVWQZX consJob_live(R8), AX
-	MOVQ BX, DX
-	NOTQ DX
-	ANDQ DX, AX
-	JEQ ret
+	SCREENED(ret)
 
 screenNext:
 	// The next patch: grp segments on.
@@ -598,19 +623,8 @@ eval:
 	// The patch (qx, qy): its g2 (and consBot, 4·len(consG2) bytes on)
 	// at (qy + consBorder)·gw + qx + consBorder, its elevations at (qy +
 	// blockPad)·ew + qx + blockPad.
-	LEAQ const_consBorder(R11), BX
-	IMULQ R14, BX
-	LEAQ const_consBorder(BX)(R10*1), BX
-	MOVQ BlockWorker_m(DI), AX
-	MOVQ Model_consG2(AX), AX
-	LEAQ (AX)(BX*4), BX
-	ADDQ $const_blockPad, R11
-	IMULQ BlockWorker_padW(DI), R11
-	LEAQ const_blockPad(R11)(R10*1), R10
-	MOVQ BlockWorker_elev(DI), AX
-	LEAQ (AX)(R10*4), R10
-	MOVQ BlockWorker_padW(DI), R11
-	SHLQ $2, R11
+	PATCHAT(Model_consG2, BX, AX, BX)
+	ELEVAT
 
 	MOVQ R13, DX
 	ANDQ R12, DX
@@ -785,12 +799,7 @@ zscreen:
 	HULLZ(zhullScreen, zhullScreenDone)
 	TESTQ R13, R13
 	JEQ zscreenNext
-	LEAQ const_consBorder(R11), AX
-	IMULQ R14, AX
-	LEAQ const_consBorder(AX)(R10*1), AX
-	MOVQ BlockWorker_m(DI), R10
-	MOVQ Model_consTop(R10), R10
-	LEAQ (R10)(AX*4), R10
+	PATCHAT(Model_consTop, AX, R10, R10)
 	MOVQ R14, R11
 	SHLQ $2, R11
 	ROWS4(R10, R11, 0, X0, Z0, AX)
@@ -799,13 +808,7 @@ zscreen:
 	VMULPS Z22, Z0, Z0
 	VCMPPS $0x12, Z20, Z0, K1
 	KMOVW K1, AX
-	ANDQ R13, AX
-	ORQ AX, BX
-	MOVWQZX consJob_live(R8), AX
-	MOVQ BX, DX
-	NOTQ DX
-	ANDQ DX, AX
-	JEQ zret
+	SCREENED(zret)
 
 zscreenNext:
 	MOVLQSX consSeg_grp(SI), AX
@@ -843,12 +846,7 @@ zeval:
 	ANDQ R12, R13
 	JEQ zevalNext // no open lane here
 	KMOVW R13, K2
-	LEAQ const_consBorder(R11), BX
-	IMULQ R14, BX
-	LEAQ const_consBorder(BX)(R10*1), BX
-	MOVQ BlockWorker_m(DI), AX
-	MOVQ Model_consG2(AX), AX
-	LEAQ (AX)(BX*4), BX
+	PATCHAT(Model_consG2, BX, AX, BX)
 
 	// SKIPH: the patch cannot lower z in an open lane where consBot −
 	// g2·bulge − consPad is at least z.
@@ -865,13 +863,7 @@ zeval:
 	KORTESTW K2, K2
 	JEQ zevalNext
 
-	ADDQ $const_blockPad, R11
-	IMULQ BlockWorker_padW(DI), R11
-	LEAQ const_blockPad(R11)(R10*1), R10
-	MOVQ BlockWorker_elev(DI), AX
-	LEAQ (AX)(R10*4), R10
-	MOVQ BlockWorker_padW(DI), R11
-	SHLQ $2, R11
+	ELEVAT
 	LOADZ
 
 zseg:

@@ -271,12 +271,13 @@ func (m *Model) buildSegTable() {
 // farTableBytes: a segment table larger than this streams from memory,
 // not from the last-level cache (32 MiB on an AMD EPYC of the Zen 5
 // generation), and the step kernels fetch its segments 1.5 KiB ahead
-// instead of 0.5 KiB (STEPHEAD in cons_amd64.s). Measured on that CPU, the
-// region bake of the Total_Viewshed crop (S = 360, a 100 MB table) took
-// 0.95× the time (the step's perf samples 0.83×); where the table fits
-// (2 km windows, the conservative model's 18 MB on that crop) the deeper
-// fetch was 1–3% slower, within that machine's run-to-run spread. A
-// variable so that tests run both fetches.
+// instead of 0.5 KiB (STEPHEAD in cons_amd64.s). Measured on that CPU, in
+// the region bake of the Total_Viewshed crop (S = 360, a 100 MB table)
+// the step's perf samples fell to 0.83× (16,455 → 13,720; whole bakes
+// there vary by up to 10% run to run); where the table fits (2 km
+// windows, the conservative model's 18 MB on that crop) the deeper fetch
+// was 1–3% slower, within that spread. A variable so that tests run both
+// fetches.
 var farTableBytes int64 = 32 << 20
 
 // conservativeLines implements LOSConservative (above): profiles from
