@@ -184,7 +184,7 @@ func TestResumeCoded(t *testing.T) {
 }
 
 // TestResumePlantedLinks: links planted in a resumable bake's folder, under
-// the names its files take, are refused, naming the file, and what they
+// the names its files take (the coded store's index spill too), are refused, naming the file, and what they
 // point to is left as it was (the bake followed them and overwrote their
 // targets with store bytes).
 func TestResumePlantedLinks(t *testing.T) {
@@ -194,7 +194,7 @@ func TestResumePlantedLinks(t *testing.T) {
 	quads := mustGeometry(t, dem).QuadCount()
 	const budget = 2_400_000
 	tiles := TileCount(mustGeometry(t, dem), dem.Width*dem.Height-dem.NodataCount)
-	for _, name := range []string{codedStoreName(0), codedAddsName(0), checkpointName, fmt.Sprintf("tile-0000-of-%04d.part", tiles)} {
+	for _, name := range []string{codedStoreName(0), codedAddsName(0), codedStoreName(0) + ".index", checkpointName, fmt.Sprintf("tile-0000-of-%04d.part", tiles)} {
 		dir := t.TempDir()
 		victim := filepath.Join(dir, "victim.txt")
 		if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {

@@ -170,9 +170,12 @@ func (s store) dropSpill() {
 // 360 MB per output on a 4097² map. file is the store's temporary file,
 // whose sidecar it is (atomicfile.Temp.Sidecar: removed with it when a
 // killed bake's leftovers are swept), or a resumable bake's store in its
-// folder. The commit removes it.
+// folder. The commit removes it. It is opened without following a
+// symbolic link and only as a regular file (atomicfile.OpenRegular): a
+// link, pipe or folder planted at that name in a resumable bake's folder
+// is refused, left as it was, and nothing else is truncated.
 func indexSpill(file string) (*os.File, error) {
-	return os.OpenFile(file+".index", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	return atomicfile.OpenRegular(file+".index", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 }
 
 func createOutput(path string, h compress.Header, quads int, elev []float32, nodata []bool) (*output, error) {
