@@ -279,6 +279,14 @@ func TestRaw16(t *testing.T) {
 	if _, err := heightmap.Load(rect, heightmap.Options{RawWidth: 4, RawHeight: 3, CellSize: 1, ZScale: 1}); err == nil {
 		t.Error("wrong RAW size accepted")
 	}
+	// The check before any cell is read (a memory guard, a PVS cell's
+	// factor) sees the cell size in metres, as for a georeferenced raster:
+	// it read 1 m cells, and took --pvs-cell's metres for cells.
+	var seen float64
+	check := func(g *heightmap.Grid) error { seen = g.Dx; return nil }
+	if _, err := heightmap.Load(sq, heightmap.Options{CellSize: 80, ZScale: 1, Check: check}); err != nil || seen != 80 {
+		t.Errorf("the check saw %g m cells (%v), want 80", seen, err)
+	}
 	// Without its scales a RAW is refused, naming the flags, not guessed.
 	for _, tc := range []struct {
 		opt  heightmap.Options

@@ -56,15 +56,18 @@ func loadRaw(path string, opt Options) (*Grid, error) {
 		Source: path, Window: win, SourceSize: [2]int{w, h}, Driver: "RAW",
 		Dx: 1, Dy: 1, Spacing: SpacingAssumed,
 	}
+	// The scales first, so that opt.Check sees the cells' real spacing in
+	// metres (a --pvs-cell check or a memory guard that takes metres for
+	// cells refuses what fits and passes what does not).
+	if err := needScales(opt, true); err != nil {
+		return nil, err
+	}
+	g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
 	if opt.Check != nil {
 		if err := opt.Check(g); err != nil {
 			return nil, err
 		}
 	}
-	if err := needScales(opt, true); err != nil {
-		return nil, err
-	}
-	g.Dx, g.Dy, g.Spacing = opt.CellSize, opt.CellSize, SpacingCellSize
 	var order binary.ByteOrder = binary.LittleEndian
 	if opt.RawBigEndian {
 		order = binary.BigEndian

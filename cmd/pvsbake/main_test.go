@@ -388,3 +388,39 @@ func TestPVSCellBake(t *testing.T) {
 		t.Error("a refused bake wrote its output")
 	}
 }
+
+// TestPVSCellRAW: --pvs-cell on a RAW heightmap counts in the metres of
+// --cell-size, as on a georeferenced raster: 64×64 cells of 80 m at 160 m
+// PVS cells are 32×32 of them (it was refused as "1×1", the check taking
+// metres for cells), and a RAW too large for memory at its PVS cells is
+// refused before it is read, as the same GeoTIFF is (an 8000² RAW at
+// 80 m passed a guard that took its cells for 1 m ones, then ran out of
+// memory; heightmap's TestRaw16 checks the spacing the guard sees).
+func TestPVSCellRAW(t *testing.T) {
+	dir := t.TempDir()
+	raw := "../../data/demo-unity.raw"
+	out := filepath.Join(dir, "u.pvs")
+	if _, errOut, code := runCmd("bake", raw, "--cell-size", "80", "--height-range", "0,2000", "--window", "0,0,64,64",
+		"--pvs-cell", "160", "--sectors", "64", "--nodes", "40", "-q", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, _, _ := runCmd("stat", out); !strings.Contains(st, `"width": 32`) || !strings.Contains(st, `"pvs_cell": 2`) {
+		t.Errorf("stat: %s", st)
+	}
+	// A sparse 100000² RAW (20 GB of samples, none stored): 50000² PVS
+	// cells, refused by the memory guard as the same GeoTIFF is.
+	huge := filepath.Join(dir, "huge.raw")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(2 * 100000 * 100000); err != nil {
+		f.Close()
+		t.Skipf("no sparse 20 GB file here: %v", err)
+	}
+	f.Close()
+	_, errOut, code := runCmd("bake", huge, "--cell-size", "80", "--height-range", "0,2000", "--pvs-cell", "160", "--budget", "1GB", "-o", filepath.Join(dir, "h.pvs"))
+	if code != 1 || !strings.Contains(errOut, "100000×100000 cells need about") {
+		t.Errorf("a 100000² RAW at 160 m PVS cells: exit %d: %s", code, errOut)
+	}
+}
