@@ -20,12 +20,8 @@ import (
 // frontier set (MutuallyVisible) or side is not 0 or 1.
 func (gr *Grower) Extend(r *Result, side int, c [2]int) (_ bool, err error) {
 	defer fault.Recover(&err, fault.Arm())
-	g := gr.g
-	if c[0] < 0 || c[1] < 0 || c[0] >= g.Width || c[1] >= g.Height {
-		return false, fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, c[0], c[1], g.Width, g.Height)
-	}
-	if gr.nodata != nil && gr.nodata[c[1]*g.Width+c[0]] {
-		return false, fmt.Errorf("%w: (%d,%d)", ErrNodata, c[0], c[1])
+	if err := gr.CheckCell(c); err != nil {
+		return false, err
 	}
 	if r.MutuallyVisible || side < 0 || side > 1 {
 		return false, fmt.Errorf("%w: extending side %d of a result without a frontier set", ErrOptions, side)
@@ -40,6 +36,7 @@ func (gr *Grower) Extend(r *Result, side int, c [2]int) (_ bool, err error) {
 	if other.Contains(c[0], c[1]) {
 		return false, nil
 	}
+	g := gr.g
 	tc := gr.pvs(Quad{0, c[0], c[1]})
 	for _, q := range other.Quads {
 		if tc.QuadStatus(g, q.Level, q.X, q.Y) != quadpvs.Hidden {

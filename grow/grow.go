@@ -279,3 +279,17 @@ func (gr *Grower) guard(err *error) {
 
 // Geometry returns the quad geometry of the grower's terrain.
 func (gr *Grower) Geometry() quadpvs.Geometry { return gr.g }
+
+// CheckCell returns ErrOutside when cell c (column, row) is not on the
+// grid and ErrNodata when the DEM had no data there: the cells no player
+// may stand on. Safe for concurrent use.
+func (gr *Grower) CheckCell(c [2]int) error {
+	g := gr.g
+	if c[0] < 0 || c[1] < 0 || c[0] >= g.Width || c[1] >= g.Height {
+		return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, c[0], c[1], g.Width, g.Height)
+	}
+	if gr.nodata != nil && gr.nodata[c[1]*g.Width+c[0]] {
+		return fmt.Errorf("%w: (%d,%d)", ErrNodata, c[0], c[1])
+	}
+	return nil
+}

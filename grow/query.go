@@ -110,13 +110,9 @@ func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *
 // checkPoints returns ErrOutside, ErrNodata or ErrIdentical for cells that
 // cannot hold the two players.
 func (gr *Grower) checkPoints(a, b [2]int) error {
-	g := gr.g
 	for _, pt := range [2][2]int{a, b} {
-		if pt[0] < 0 || pt[1] < 0 || pt[0] >= g.Width || pt[1] >= g.Height {
-			return fmt.Errorf("%w: (%d,%d) is not in the %d×%d grid", ErrOutside, pt[0], pt[1], g.Width, g.Height)
-		}
-		if gr.nodata != nil && gr.nodata[pt[1]*g.Width+pt[0]] {
-			return fmt.Errorf("%w: (%d,%d)", ErrNodata, pt[0], pt[1])
+		if err := gr.CheckCell(pt); err != nil {
+			return err
 		}
 	}
 	if a == b {

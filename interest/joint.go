@@ -295,18 +295,18 @@ func setPair(b []uint64, n, i, j int, v bool) {
 }
 
 // Tick takes every player's cell (the same players, in the same order, each
-// tick) and updates the sides and pairs. Errors: ErrPlayers and
-// grow.ErrOutside, with nothing changed; grow.ErrNodata for a player on a
-// nodata cell, after which the Joint must not be used again.
+// tick) and updates the sides and pairs. Errors: ErrPlayers, grow.ErrOutside
+// and grow.ErrNodata (a player on a nodata cell, whatever the others do),
+// all checked before anything changes: after an error the Joint is as it
+// was, and the next tick answers as a Joint that never saw the bad one.
 func (jt *Joint) Tick(players []Player) (*JointTickResult, error) {
 	n := jt.n
 	if len(players) != n {
 		return nil, fmt.Errorf("%w: %d, want %d", ErrPlayers, len(players), n)
 	}
-	g := jt.gr.Geometry()
 	for i, p := range players {
-		if p.Col < 0 || p.Row < 0 || p.Col >= g.Width || p.Row >= g.Height {
-			return nil, fmt.Errorf("%w: player %d at (%d,%d)", grow.ErrOutside, i, p.Col, p.Row)
+		if err := jt.gr.CheckCell([2]int{p.Col, p.Row}); err != nil {
+			return nil, fmt.Errorf("player %d: %w", i, err)
 		}
 	}
 	r := &jt.res

@@ -253,7 +253,9 @@ func (m *Manager) Frontier(i, j int) (*grow.Result, bool) {
 // that must exchange updates, sorted by (I, J). players[k] is player k;
 // len(players) must be Players(); players on one cell see each other.
 // Errors: ErrPlayers, and grow.ErrOutside or grow.ErrNodata naming the
-// player; after an error the Manager must not be used again.
+// player (a player on a nodata cell whatever the others do), all checked
+// before anything changes, so that the Manager is as it was; after any
+// other error (a fault reading the store) it must not be used again.
 //
 // A pair's state only changes when one of its players changes cell (or, with
 // Predict, projected cell), so a tick costs O(N²) flag checks plus the work
@@ -264,10 +266,12 @@ func (m *Manager) Tick(players []Player) (*TickResult, error) {
 	}
 	g := m.gr.Geometry()
 	for k, pl := range players {
-		c := [2]int{pl.Col, pl.Row}
-		if pl.Col < 0 || pl.Row < 0 || pl.Col >= g.Width || pl.Row >= g.Height {
-			return nil, fmt.Errorf("player %d: %w: (%d,%d) is not in the %d×%d grid", k, grow.ErrOutside, pl.Col, pl.Row, g.Width, g.Height)
+		if err := m.gr.CheckCell([2]int{pl.Col, pl.Row}); err != nil {
+			return nil, fmt.Errorf("player %d: %w", k, err)
 		}
+	}
+	for k, pl := range players {
+		c := [2]int{pl.Col, pl.Row}
 		pr := c
 		if m.opt.Predict > 0 {
 			f := float64(m.opt.Predict)
