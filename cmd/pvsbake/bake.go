@@ -504,7 +504,9 @@ func singleTile(points int) string {
 // (free: the bytes free for the folder path is in): the stores, or a
 // shard's share of them in its partial file (shard; share of the points),
 // and with a --resume folder the tiles or coded stores kept there until
-// the end as much again. Folders on one file system count together.
+// the end as much again; beside each store (in the --resume folder for a
+// resumable coded one) its index spill until the commit (indexSpillBytes).
+// Folders on one file system count together.
 func checkDisk(outputs []bake.Output, out, resume string, share float64, cells, quads int, shard bool, free func(path string) (int64, uint64, error)) error {
 	type need struct {
 		bytes int64
@@ -537,13 +539,14 @@ func checkDisk(outputs []bake.Output, out, resume string, share float64, cells, 
 		}
 		total += n
 		add(filepath.Dir(o.Path), n)
+		if spill := indexSpillBytes(o, quads); resume != "" && o.Coded {
+			resumeDir(resume, func(dir string) { add(dir, spill) })
+		} else {
+			add(filepath.Dir(o.Path), spill)
+		}
 	}
 	if resume != "" {
-		dir := resume
-		if _, err := os.Stat(dir); err != nil {
-			dir = filepath.Dir(filepath.Clean(resume))
-		}
-		add(dir, total)
+		resumeDir(resume, func(dir string) { add(dir, total) })
 	}
 	for dev, nd := range needs {
 		if nd.bytes > avail[dev] {
@@ -552,6 +555,26 @@ func checkDisk(outputs []bake.Output, out, resume string, share float64, cells, 
 		}
 	}
 	return nil
+}
+
+// resumeDir calls add with the --resume folder, or the folder it will be
+// made in when it does not exist yet.
+func resumeDir(resume string, add func(dir string)) {
+	dir := resume
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Dir(filepath.Clean(resume))
+	}
+	add(dir)
+}
+
+// indexSpillBytes is the size of the file in which a store's writer keeps
+// its per-quad index until the commit (internal/bake's indexSpill): 8
+// bytes a quad for a coded store, 16 for a flat one.
+func indexSpillBytes(o bake.Output, quads int) int64 {
+	if o.Coded {
+		return 8 * int64(quads)
+	}
+	return 16 * int64(quads)
 }
 
 // freeBytes returns the bytes free to this user on the file system of
