@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/frontiersets/frontiersets/internal/inputfile"
 	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -86,6 +87,11 @@ func (s *Store) Check() error {
 	return s.Err()
 }
 
+// notFile is inputfile.Check's error, which also reads as ErrNotFile.
+type notFile struct{ error }
+
+func (e notFile) Unwrap() []error { return []error{e.error, ErrNotFile} }
+
 // Open opens the store file at path. A version 5 store is read in place
 // from a read-only shared mapping of the file (on systems without mmap,
 // from a copy in memory): opening reads only the header, the grid, the
@@ -95,6 +101,9 @@ func (s *Store) Check() error {
 // versions are read into memory (DecodeSize). Errors name path; an
 // invalid store is a *FormatError with the byte offset.
 func Open(path string) (*Store, error) {
+	if err := inputfile.Check(path); err != nil { // a pipe's open blocks
+		return nil, fmt.Errorf("%s: %w", path, notFile{err})
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/frontiersets/frontiersets/internal/inputfile"
 )
 
 // Options controls how Load reads a DEM. The zero Options reads the whole
@@ -108,6 +110,9 @@ func load(path string, opt Options) (*Grid, error) {
 		}
 		return nil, err
 	}
+	if err := inputfile.Check(path); err != nil { // a pipe's open blocks
+		return nil, err
+	}
 	ext := strings.ToLower(filepath.Ext(path))
 	read := registered().Read
 	if ext == ".raw" || ext == ".r16" {
@@ -198,6 +203,9 @@ func lonLatFor(ref Georef, width, height int) *LonLatGrid {
 // or "".
 func enviHeader(path string) string {
 	for _, h := range []string{strings.TrimSuffix(path, filepath.Ext(path)) + ".hdr", path + ".hdr"} {
+		if inputfile.Check(h) != nil {
+			continue
+		}
 		f, err := os.Open(h)
 		if err != nil {
 			continue

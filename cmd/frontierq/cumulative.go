@@ -20,6 +20,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap/gdal"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
+	"github.com/frontiersets/frontiersets/internal/inputfile"
 	"github.com/frontiersets/frontiersets/viewshed"
 )
 
@@ -146,6 +147,9 @@ func (o *offGrid) add(where string, err error) bool {
 // grid.
 func readObservers(path string, s *compress.Store) (cells [][2]int, off offGrid, err error) {
 	ref := storeRef(s)
+	if err := inputfile.Check(path); err != nil {
+		return nil, off, fmt.Errorf("%s: %w", path, err)
+	}
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		f, err := os.Open(path)
 		if err != nil {

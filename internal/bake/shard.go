@@ -14,6 +14,7 @@ import (
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
+	"github.com/frontiersets/frontiersets/internal/inputfile"
 	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
@@ -179,6 +180,9 @@ type Partial struct {
 // OpenPartial opens the partial file at path and reads its header. Errors
 // name the path.
 func OpenPartial(path string) (*Partial, error) {
+	if err := inputfile.Check(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
