@@ -298,6 +298,19 @@ const (
 // maxCacheTrees bounds a version 4 coded store's cache_trees.
 const maxCacheTrees = 1 << 16
 
+// Validate returns the error a reader would give for a store with header h
+// (whatever its trees), nil when readers accept it: a writer calls it
+// before the work of filling a store that nothing could open (an engine
+// origin past ±10¹² world units once moved to the window, cells over
+// 1,000 km). An empty Encoding is taken as the flat one.
+func (h Header) Validate() error {
+	if h.Encoding == "" {
+		h.Encoding = Encoding
+	}
+	_, _, err := h.check(-1)
+	return err
+}
+
 func (h *Header) check(size int64) (cells, quads uint64, err error) {
 	switch {
 	case h.Encoding == Encoding && h.CacheTrees == 0 && h.CacheBytes == 0:

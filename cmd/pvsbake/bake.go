@@ -131,6 +131,9 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 		cfg.Shard = shard
 		total = plan.Cells[shard.Index+1] - plan.Cells[shard.Index]
 	}
+	if err := bake.CheckHeaders(cfg); err != nil {
+		return err
+	}
 	if pr, err := bake.Project(ctx, cfg, calibrationPoints(total)); err == nil && !*f.quiet {
 		fmt.Fprintf(stderr, "pvsbake: %d points, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s with %d workers\n",
 			total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
@@ -235,6 +238,9 @@ func (f *bakeFlags) check(demPath string) (horizon.Params, bake.Shard, error) {
 	if *f.totalVS != "" {
 		outs = append(outs, cli.File{Flag: "--total-viewshed", Path: *f.totalVS})
 	}
+	if *f.resume != "" { // a folder the bake fills: no store may take its name
+		outs = append(outs, cli.File{Flag: "--resume", Path: *f.resume})
+	}
 	if err := cli.CheckOutputs([]cli.File{{Flag: "DEM", Path: demPath}}, outs); err != nil {
 		return horizon.Params{}, bake.Shard{}, err
 	}
@@ -298,6 +304,11 @@ func (f *bakeFlags) load(demPath string, p *horizon.Params, nw int, stderr io.Wr
 			return nil, cli.Usagef("--pvs-cell %g: %v", *f.pvsCell, strings.TrimPrefix(err.Error(), heightmap.ErrPVSCell.Error()+": "))
 		}
 		p.PVSCell = k
+	}
+	if g.Engine != nil && g.Engine.Check() != nil {
+		// The origin moved to the window's first cell (and the PVS
+		// cells' centre) left what a store's readers accept.
+		return nil, cli.Usagef("--engine-origin %s: the grid's first cell lands at %g,%g in the world: want positions within ±1e12 %s units", *f.engineOrigin, g.Engine.Origin[0], g.Engine.Origin[1], *f.engine)
 	}
 	return g, nil
 }

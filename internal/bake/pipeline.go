@@ -100,6 +100,19 @@ type finished struct {
 // newPipeline prepares cfg's bake: geometry, visibility model, coded
 // outputs' prices (a sample baked now), the sink, the hierarchy builder and
 // the jobs.
+// CheckHeaders returns an error naming the output when a reader would
+// refuse the header of one of cfg's stores (compress.Header.Validate):
+// Run calls it before any work; a command may call it before projecting
+// the bake's time.
+func CheckHeaders(cfg Config) error {
+	for _, o := range cfg.Outputs {
+		if err := headerFor(cfg.DEM, cfg.Params, o).Validate(); err != nil {
+			return fmt.Errorf("bake: %s: readers would refuse the store's header: %w", o.Path, err)
+		}
+	}
+	return nil
+}
+
 func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 	dem := cfg.DEM
 	g, err := geometry(cfg)
@@ -111,6 +124,9 @@ func newPipeline(ctx context.Context, cfg Config) (*pipeline, error) {
 		if model, err = newModel(cfg); err != nil {
 			return nil, err
 		}
+	}
+	if err := CheckHeaders(cfg); err != nil {
+		return nil, err
 	}
 	pl := &pipeline{cfg: cfg, dem: dem, g: g, model: model, workers: cfg.Workers, sample: cfg.HiddenSample,
 		span: quadtree.Span{Top: g.K, Last: -1}, prices: make([]*pricing, len(cfg.Outputs)), hier: g.Layout()}
