@@ -117,7 +117,7 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	}
 	if shard.Count == 0 {
 		// What a killed bake of other budgets left beside these.
-		atomicfile.SweepStale(*f.out, ".pvs")
+		atomicfile.SweepStale(*f.out+"-", ".pvs") // outPath's names
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -93,27 +93,42 @@ func TestCreateRemovesStale(t *testing.T) {
 }
 
 // TestCommitSweeps: a killed writer's temporary file too young for Create
-// to remove (the run started within staleAfter of the kill) goes when the
-// new writer commits.
+// to remove (the run started within staleAfter of the kill, where files
+// are not bornLocked) goes when the new writer commits; where they are,
+// Create removes it at once, whatever its age (a bake killed at 2 s and
+// rerun at once left its temporaries in one run of six).
 func TestCommitSweeps(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.pvs")
 	killed := filepath.Join(dir, ".s.pvs.tmp999")
-	os.WriteFile(killed, []byte("x"), 0o644) // just now: Create keeps it
+	killedIndex := killed + ".index"                 // its sidecar
+	os.WriteFile(killed, []byte("x"), 0o644)         // just now
+	os.WriteFile(killedIndex, []byte("x"), 0o644)    // just now
+	os.WriteFile(killed+"-keep", []byte("x"), 0o644) // whatever it is, not a writer's
+	os.WriteFile(killed+"9", []byte("x"), 0o644)     // another killed writer's
 	w, err := Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(killed); err != nil {
-		t.Fatalf("a young temporary file was removed at Create: %v", err)
+	if _, err := os.Stat(killed); bornLocked != errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a young temporary file at Create (born locked %v): %v", bornLocked, err)
 	}
-	age(t, killed) // the bake ran for a while
+	for _, n := range []string{killed, killedIndex, killed + "9"} {
+		if _, err := os.Stat(n); err == nil {
+			age(t, n) // the bake ran for a while
+		}
+	}
 	w.WriteString("store")
 	if err := CommitAll([]*Temp{w}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(killed); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the killed writer's file outlived the commit: %v", err)
+	for _, n := range []string{killed, killedIndex, killed + "9"} {
+		if _, err := os.Stat(n); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the killed writer's %s outlived the commit: %v", n, err)
+		}
+	}
+	if _, err := os.Stat(killed + "-keep"); err != nil {
+		t.Errorf("a file named like a temporary one but not one was removed: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "store" {
 		t.Errorf("committed %q", b)
@@ -282,7 +297,9 @@ func TestSweepStale(t *testing.T) {
 	prefix := filepath.Join(dir, "s[x]")
 	killed := []string{filepath.Join(dir, ".s[x]-3MB.pvs.tmp123"), filepath.Join(dir, ".s[x]-1GiB.pvs.tmp9")}
 	other := filepath.Join(dir, ".t-3MB.pvs.tmp123")
-	for _, n := range append(slices.Clone(killed), other) {
+	// Other outputs beside -o s[x]: "s[x]door.pvs" is no budget of it.
+	others := []string{other, filepath.Join(dir, ".s[x]door.pvs.tmp77"), filepath.Join(dir, ".s[x]-2MB.pvs.tmp-keep")}
+	for _, n := range append(slices.Clone(killed), others...) {
 		os.WriteFile(n, []byte("x"), 0o644)
 		age(t, n)
 	}
@@ -292,13 +309,13 @@ func TestSweepStale(t *testing.T) {
 	}
 	defer live.Abort()
 	age(t, live.Name())
-	SweepStale(prefix, ".pvs")
+	SweepStale(prefix+"-", ".pvs")
 	for _, n := range killed {
 		if _, err := os.Stat(n); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s kept: %v", n, err)
 		}
 	}
-	for _, n := range []string{other, live.Name()} {
+	for _, n := range append(others, live.Name()) {
 		if _, err := os.Stat(n); err != nil {
 			t.Errorf("%s removed: %v", n, err)
 		}

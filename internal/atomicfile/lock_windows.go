@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/windows"
@@ -13,6 +14,16 @@ import (
 func tryLock(f *os.File) error {
 	var ol windows.Overlapped
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+}
+
+// bornLocked is false: Windows does not rename a file this process holds
+// open, so a temporary file is locked after its creation under its name,
+// and sweeps spare unlocked ones younger than staleAfter.
+const bornLocked = false
+
+// renamed is not called where files are not bornLocked.
+func renamed(f *os.File, name string) (*os.File, error) {
+	return nil, errors.New("atomicfile: renaming an open file")
 }
 
 // oNoFollow is 0: CheckTarget's Lstat refuses links before the open.

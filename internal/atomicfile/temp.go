@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,10 +14,12 @@ import (
 )
 
 // Temp is a temporary file written beside its final path, named
-// ".BASE.tmpRANDOM". Its writer holds an exclusive flock on it for as long
+// ".BASE.tmpDIGITS". Its writer holds an exclusive flock on it for as long
 // as the file is open, so that Create can tell the temporary files of a
 // killed writer (unlocked: the kernel drops a dead process's locks) from
-// those of one still running. A Temp is not safe for concurrent use.
+// those of one still running. On Unix the file is locked before it takes
+// that name (createLocked), so an unlocked one is a killed writer's
+// whatever its age. A Temp is not safe for concurrent use.
 type Temp struct {
 	*os.File
 	Path string // the final path
@@ -34,16 +37,59 @@ func Create(path string) (*Temp, error) {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	removeStale(path)
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createLocked(filepath.Dir(path), "."+filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := tryLock(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("cannot lock %s: %w", f.Name(), err)
-	}
 	return &Temp{File: f, Path: path}, nil
+}
+
+// createLocked creates and locks a new file named base+".tmp"+DIGITS in
+// dir. Where bornLocked, it is created under base+".new"+DIGITS, locked,
+// then renamed, so that no sweep ever sees it unlocked under its name.
+func createLocked(dir, base string) (*os.File, error) {
+	if !bornLocked {
+		f, err := os.CreateTemp(dir, base+".tmp*")
+		if err != nil {
+			return nil, err
+		}
+		if err := tryLock(f); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, fmt.Errorf("cannot lock %s: %w", f.Name(), err)
+		}
+		return f, nil
+	}
+	for {
+		f, err := os.CreateTemp(dir, base+".new*")
+		if err != nil {
+			return nil, err
+		}
+		if err = tryLock(f); err != nil {
+			err = fmt.Errorf("cannot lock %s: %w", f.Name(), err)
+		}
+		name := filepath.Join(dir, base+".tmp"+strings.TrimPrefix(filepath.Base(f.Name()), base+".new"))
+		if _, serr := os.Lstat(name); err == nil && serr == nil {
+			f.Close() // the name is taken: another draw
+			os.Remove(f.Name())
+			continue
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), name)
+		}
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		nf, err := renamed(f, name)
+		if err != nil {
+			f.Close()
+			os.Remove(name)
+			return nil, err
+		}
+		return nf, nil
+	}
 }
 
 // Abort closes and removes the temporary file.
@@ -52,16 +98,21 @@ func (t *Temp) Abort() {
 	os.Remove(t.Name())
 }
 
-// staleAfter is how old an unlocked temporary file must be to be removed.
+// staleAfter is how old a file must be to be taken for a killed writer's
+// where no lock can tell: a journal's temporary file, a file killed
+// between its creation and its lock (createLocked's ".new" name), and,
+// where files are not bornLocked, any unlocked temporary file.
 const staleAfter = 5 * time.Second
 
 // removeStale removes the temporary files of path that no living writer
-// holds locked and that are older than staleAfter, and the temporary files
-// of its commit journal (never locked: a journal is written in one go, so
-// one older than staleAfter belongs to a writer killed while writing it,
-// whose commit never started). A file whose name extends a locked one's
-// (Sidecar: a file another library writes by name beside a locked
-// temporary file) belongs to that living writer and is kept.
+// holds locked (where not bornLocked, only those older than staleAfter),
+// and the temporary files of its commit journal (never locked: a journal
+// is written in one go, so one older than staleAfter belongs to a writer
+// killed while writing it, whose commit never started). A file whose name
+// extends a locked one's (Sidecar: a file another library writes by name
+// beside a locked temporary file) belongs to that living writer and is
+// kept. Only names of the form ".BASE.tmpDIGITS…" are temporary files:
+// ".BASE.tmp-keep" is someone else's.
 func removeStale(path string) {
 	sweep(filepath.Dir(path), globEscape(filepath.Base(path)))
 }
@@ -77,15 +128,19 @@ func SweepStale(prefix, suffix string) {
 
 // sweep is removeStale for the final names matching base, a glob, in dir.
 func sweep(dir, base string) {
-	journals, _ := filepath.Glob(filepath.Join(dir, ".."+base+".commit.tmp*"))
-	for _, name := range journals {
+	journals, _ := filepath.Glob(filepath.Join(dir, ".."+base+".commit.tmp[0-9]*"))
+	unlocked, _ := filepath.Glob(filepath.Join(dir, "."+base+".new[0-9]*"))
+	for _, name := range append(journals, unlocked...) {
 		if st, err := os.Stat(name); err == nil && time.Since(st.ModTime()) >= staleAfter {
 			os.Remove(name)
 		}
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp*"))
+	m, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp[0-9]*"))
 	var live, free []string
 	for _, name := range m {
+		if !tempName.MatchString(name) {
+			continue // ".BASE.tmp9-keep": not a writer's
+		}
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		if err != nil {
 			continue
@@ -98,7 +153,7 @@ func sweep(dir, base string) {
 		f.Close()
 	}
 	for _, name := range free {
-		if st, err := os.Stat(name); err != nil || time.Since(st.ModTime()) < staleAfter {
+		if st, err := os.Stat(name); !bornLocked && (err != nil || time.Since(st.ModTime()) < staleAfter) {
 			continue // maybe a writer between creating and locking it
 		}
 		if slices.ContainsFunc(live, func(l string) bool { return strings.HasPrefix(name, l) }) {
@@ -132,6 +187,11 @@ func (t *Temp) CommitSidecar(name string) error {
 	t.Abort()
 	return syncDir(filepath.Dir(t.Path))
 }
+
+// tempName matches the names of temporary files (".tmp" and decimal
+// digits, as os.CreateTemp draws them) and of their sidecars (a suffix
+// after a dot).
+var tempName = regexp.MustCompile(`\.tmp[0-9]+(\..*)?$`)
 
 // globEscape escapes the metacharacters of filepath.Match in s.
 func globEscape(s string) string {
