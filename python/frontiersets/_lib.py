@@ -3,6 +3,7 @@
 import ctypes
 import math
 import os
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +105,17 @@ def _cell(c, what):
     return col, row
 
 
+def _int32(v, what):
+    """v as a C int32, refused (ValueError) unless an int (not a bool)
+    within its range: ctypes would wrap 2**32 to 0."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{what} {v!r}: want an int")
+    v = int(v)
+    if not -(2**31) <= v < 2**31:
+        raise ValueError(f"{what} {v}: out of range")
+    return v
+
+
 @dataclass
 class Frontier:
     """A frontier set: two regions, one around each player, such that no
@@ -162,19 +174,26 @@ class Store(_Closing):
         self.georeferenced = bool(info.georeferenced)
         self.has_crs = bool(info.has_crs)
         self.hidden_kept = info.hidden_kept
+        self._managers = weakref.WeakSet()
 
     def close(self):
-        """Closes the store; later calls raise ValueError. A store with
-        interest managers cannot be closed (ValueError) until they are."""
+        """Closes the store, and first the interest managers made on it
+        (later calls of either raise ValueError), as a with block's end
+        does."""
         if self._h:
+            for m in list(self._managers):
+                m.close()
             err = _Error()
             _check(_lib.fs_close(self._h, ctypes.byref(err)), err)
             self._h = 0
 
     def interest(self, players):
         """An interest manager (the joint frontier, scheme GQ) for a match
-        of players players on this store; see Interest."""
-        return Interest(self, players)
+        of players players on this store; see Interest. Closing the store
+        closes it."""
+        m = Interest(self, players)
+        self._managers.add(m)
+        return m
 
     def frontier(self, a, b, lossy=False, max_steps=0, simple=False):
         """The frontier set of players at cells a and b ((col, row) each;
@@ -297,8 +316,8 @@ class Interest(_Closing):
     def __init__(self, store, players):
         err = _Error()
         h = _i64()
-        if not isinstance(players, int) or isinstance(players, bool):
-            raise ValueError(f"players {players!r}: want an int")
+        self._h = 0
+        players = _int32(players, "players")
         _check(_lib.fs_interest_new(store._h, players, ctypes.byref(h), ctypes.byref(err)), err)
         self._h, self.players = h.value, players
         self._to = (_i32 * players)()
@@ -320,7 +339,7 @@ class Interest(_Closing):
         """The players player i sends its updates to after the last tick,
         in increasing order."""
         n, err = _i32(), _Error()
-        _check(_lib.fs_interest_sends_to(self._h, int(i), self._to, self.players, ctypes.byref(n), ctypes.byref(err)), err)
+        _check(_lib.fs_interest_sends_to(self._h, _int32(i, "player"), self._to, self.players, ctypes.byref(n), ctypes.byref(err)), err)
         return list(self._to[:n.value])
 
     def add(self):
@@ -336,7 +355,7 @@ class Interest(_Closing):
         """Player i leaves; the last player takes index i. The manager
         starts over, as after add."""
         err = _Error()
-        _check(_lib.fs_interest_remove(self._h, int(i), ctypes.byref(err)), err)
+        _check(_lib.fs_interest_remove(self._h, _int32(i, "player"), ctypes.byref(err)), err)
         self.players -= 1
 
     def close(self):

@@ -75,8 +75,6 @@ def test_interest(store):
     with store.interest(6) as im:
         first = im.tick(pos)
         assert first.exits == 6 and first.packets > 0
-        with pytest.raises(ValueError, match="free them first"):
-            store.close()  # a store with a manager stays open
         for _ in range(20):
             pos = np.clip(pos + rng.uniform(-0.8, 0.8, pos.shape), 0, (store.width - 1, store.height - 1))
             t = im.tick(pos)
@@ -101,6 +99,37 @@ def test_interest(store):
             im.tick(np.vstack([[0, 2100], world[1:]]), world=True)
     with pytest.raises(ValueError, match="not open"):
         im.sends_to(0)
+
+
+def test_store_closes_its_managers():
+    # A with block's end closes the store and the managers made on it
+    # (it raised "has 2 interest managers: free them first").
+    with frontiersets.open(STORE) as s:
+        im, im2 = s.interest(4), s.interest(3)
+        im.tick(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="not open"):
+        im.sends_to(0)
+    with pytest.raises(ValueError, match="not open"):
+        im2.tick(np.ones((3, 2)))
+    im.close()  # closed already: nothing to do
+
+
+def test_interest_integers_in_range(store):
+    # ctypes wraps what int32 cannot hold: 2**32 was player 0, 2**32+1
+    # removed player 1, and 2**32+4 made a manager of 4 players that then
+    # kept the store from closing.
+    with store.interest(4) as im:
+        im.tick(np.ones((4, 2)))
+        for bad in (2**32, -(2**31) - 1, 1.0, True, "1"):
+            with pytest.raises(ValueError, match="player"):
+                im.sends_to(bad)
+            with pytest.raises(ValueError, match="player"):
+                im.remove(bad)
+        assert im.players == 4
+        assert im.sends_to(np.int32(1)) == im.sends_to(1)
+    for bad in (2**32 + 4, 2**31, -1, 3.0):
+        with pytest.raises(ValueError, match="players"):
+            store.interest(bad)
 
 
 def test_interest_replays_go():
