@@ -120,7 +120,11 @@ type VisParams struct {
 // Georef returns the grid's georeferencing: its geotransform, CRS and
 // lon/lat grid.
 func (h *Header) Georef() heightmap.Georef {
-	return heightmap.Georef{GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, LonLat: h.LonLat, Engine: h.Engine}
+	g := heightmap.Georef{GeoTransform: h.GeoTransform, HasGeoTransform: h.HasGeoTransform, CRS: h.CRS, LonLat: h.LonLat, Engine: h.Engine}
+	if k := h.Params.PVSCell; k > 1 && h.WindowFits() {
+		g.Samples = heightmap.Samples{K: k, Width: h.Window[2], Height: h.Window[3]}
+	}
+	return g
 }
 
 // WindowFits reports whether the header's window of the source raster

@@ -54,6 +54,7 @@ func Coarsen(g *Grid, k int) (*Grid, error) {
 	if g.Engine != nil {
 		c.Engine = g.Engine.Coarsen(k)
 	}
+	c.Samples = Samples{K: k, Width: g.Width, Height: g.Height}
 	c.LonLat = nil
 	if g.LonLat != nil {
 		c.LonLat = lonLatFor(c.Georef, w, h)

@@ -122,20 +122,28 @@ func (f *EngineFrame) Extent(width, height int) (lo, hi [2]float64) {
 
 // WorldToPosition returns the fractional cell (col, row: cell centres at
 // whole numbers) of world position (a, b) on a width×height grid with this
-// georeferencing's engine frame. Errors: ErrNoEngine; a position outside
-// the grid (wrapping ErrOutside), naming the world bounds.
+// georeferencing's engine frame. Only the terrain is accepted: the hull of
+// the heightmap's samples (Hull), whose world bounds are those the engine
+// shows (a Unity terrain from x −2048 to 2048 m, not half a cell or a PVS
+// cell beyond). Errors: ErrNoEngine; a position off the terrain (wrapping
+// ErrOutside), naming the world bounds.
 func (g Georef) WorldToPosition(a, b float64, width, height int) (x, y float64, err error) {
 	f := g.Engine
 	if f == nil {
 		return 0, 0, ErrNoEngine
 	}
 	x, y = f.Position(a, b)
-	if !(x >= -0.5 && x < float64(width)-0.5 && y >= -0.5 && y < float64(height)-0.5) {
-		lo, hi := f.Extent(width, height)
+	lo, hi := g.Hull(width, height)
+	// Within a millionth of a cell of the edge is on it: the world's
+	// bounds themselves map back with rounding.
+	const eps = 1e-6
+	if !(x >= lo[0]-eps && x <= hi[0]+eps && y >= lo[1]-eps && y <= hi[1]+eps) {
+		a0, b0 := f.World(lo[0], lo[1])
+		a1, b1 := f.World(hi[0], hi[1])
 		return 0, 0, fmt.Errorf("world position %s %g, %s %g is %w: %s %g to %g, %s %g to %g (%s units)",
-			f.Axes[0], a, f.Axes[1], b, ErrOutside, f.Axes[0], lo[0], hi[0], f.Axes[1], lo[1], hi[1], f.Engine)
+			f.Axes[0], a, f.Axes[1], b, ErrOutside, f.Axes[0], min(a0, a1), max(a0, a1), f.Axes[1], min(b0, b1), max(b0, b1), f.Engine)
 	}
-	return x, y, nil
+	return min(max(x, lo[0]), hi[0]), min(max(y, lo[1]), hi[1]), nil
 }
 
 // ErrNoEngine reports world coordinates asked of a grid baked without an

@@ -81,6 +81,34 @@ type Georef struct {
 	// Engine places the grid's cells in a game engine's world (nil: no
 	// engine; pvsbake bake --engine).
 	Engine *EngineFrame
+	// Samples describes the heightmap under a grid of PVS cells (Coarsen);
+	// the zero value: the grid's cells are the heightmap's samples.
+	Samples Samples
+}
+
+// Samples is the heightmap under a grid of PVS cells: K×K samples a cell
+// (PVS cell c covering samples c·K … c·K+K−1), Width×Height samples in
+// all.
+type Samples struct {
+	K, Width, Height int
+}
+
+// Hull returns, in the fractional cells of a width×height grid on g (cell
+// centres at whole numbers), the least and greatest position on each axis
+// of the terrain: the hull of the heightmap's samples, from the first to
+// the last. A position outside it is off the terrain, even where a cell's
+// square (half a cell around its centre) or a PVS cell past the
+// heightmap's edge reaches.
+func (g Georef) Hull(width, height int) (lo, hi [2]float64) {
+	s := g.Samples
+	if s.K <= 1 || s.Width <= 0 || s.Height <= 0 {
+		s = Samples{K: 1, Width: width, Height: height}
+	}
+	k := float64(s.K)
+	off := (k - 1) / 2 // PVS cell c's centre is sample c·k + off
+	lo = [2]float64{-off / k, -off / k}
+	hi = [2]float64{(float64(s.Width-1) - off) / k, (float64(s.Height-1) - off) / k}
+	return lo, hi
 }
 
 // Spacing says where a grid's metric cell spacing came from.

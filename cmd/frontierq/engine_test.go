@@ -77,7 +77,53 @@ func TestWorldQueries(t *testing.T) {
 			}
 		}
 	}
-	if _, errOut, code := runCmd(store, "--a-world", "-2300,5620", "--b", "1,1"); code != 1 || !strings.Contains(errOut, "x -2240 to 960, z 5260 to 7820") {
+	// The terrain is the hull of the window's samples: x −2200 to 920, z
+	// 5300 to 7780 (it took the squares' half a cell beyond).
+	if _, errOut, code := runCmd(store, "--a-world", "-2239,5620", "--b", "1,1"); code != 1 || !strings.Contains(errOut, "x -2200 to 920, z 5300 to 7780") {
 		t.Errorf("a world position off the terrain: exit %d, %s", code, errOut)
+	}
+	for _, edge := range []string{"-2200,5300", "920,7780"} {
+		if _, errOut, code := runCmd(store, "--a-world", edge, "--b", "20,20"); code != 0 {
+			t.Errorf("--a-world %s, the terrain's corner: exit %d, %s", edge, code, errOut)
+		}
+	}
+}
+
+// TestWorldBoundsPVSCells: on a store of PVS cells of 2×2 samples over a
+// window of 41×33 samples, the world positions accepted are the samples'
+// hull, not the squares of the PVS cells, the last of which reaches a
+// sample past the window's edge (80 m off a 201×199 window at k = 2).
+func TestWorldBoundsPVSCells(t *testing.T) {
+	dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000},
+		Window: heightmap.Window{Col: 100, Row: 60, Width: 41, Height: 33}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
+	if dem, err = heightmap.Coarsen(dem, 2); err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 64
+	p.PVSCell = 2
+	store := filepath.Join(t.TempDir(), "k2.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Samples x −2200 to 1000, z 5300 to 7860.
+	for _, tc := range []struct {
+		a    string
+		code int
+	}{
+		{"-2200,5300", 0}, {"1000,7860", 0}, {"-2201,5300", 1}, {"1001,7000", 1}, {"0,7861", 1}, {"1040,7900", 1},
+	} {
+		_, errOut, code := runCmd(store, "--a-world", tc.a, "--b", "1,1")
+		if code != tc.code || code == 1 && !strings.Contains(errOut, "x -2200 to 1000, z 5300 to 7860") {
+			t.Errorf("--a-world %s: exit %d (want %d): %s", tc.a, code, tc.code, errOut)
+		}
 	}
 }

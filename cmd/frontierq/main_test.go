@@ -416,11 +416,22 @@ func TestVerifyBadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dem.Window = heightmap.Window{Col: -3, Row: 150, Width: 16, Height: 12}
 	p := horizon.ThesisParams()
 	p.Sectors = 64
+	good := filepath.Join(t.TempDir(), "good.pvs")
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: good, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Its header's window damaged (a bake refuses to write it).
+	s, err := compress.Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hd := s.Header
+	hd.Window[0] = -3
 	store := filepath.Join(t.TempDir(), "badwindow.pvs")
-	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+	if err := bake.WriteStore(store, hd, s.Hierarchy, s, s.Stats); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

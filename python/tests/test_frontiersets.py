@@ -95,7 +95,7 @@ def test_interest(store):
         # World positions: the test store lies in Unity's world at (1000, 2000).
         world = (1000, 2000) + 10 * pos
         assert im.tick(world, world=True).open >= 0
-        with pytest.raises(ValueError, match="x 995 to 1475"):
+        with pytest.raises(ValueError, match="x 1000 to 1470"):
             im.tick(np.vstack([[0, 2100], world[1:]]), world=True)
     with pytest.raises(ValueError, match="not open"):
         im.sends_to(0)
@@ -216,7 +216,7 @@ def test_errors(store):
         store.pvs((float("nan"), 0))
     with pytest.raises(ValueError, match="outside"):
         store.position_to_cell(-0.6, 3)
-    with pytest.raises(ValueError, match="x 995 to 1475"):
+    with pytest.raises(ValueError, match="x 1000 to 1470"):
         store.world_to_position(990, 2100)
     s = frontiersets.open(STORE)
     s.close()

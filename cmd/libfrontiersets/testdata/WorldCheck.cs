@@ -27,7 +27,7 @@ public static class WorldCheck
         }
         catch (ArgumentOutOfRangeException e)
         {
-            Console.WriteLine("off the terrain: " + (e.Message.Contains("x 995 to 1475") ? "bounds named" : e.Message));
+            Console.WriteLine("off the terrain: " + (e.Message.Contains("x 1000 to 1470") ? "bounds named" : e.Message));
         }
         // Two players ticked once through the interest manager.
         long im;

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
 	printf("tick-world %d\n", fs_interest_tick_world(im, xy, n, &r2, &err));
 	xy[0] = 0;
 	rc = fs_interest_tick_world(im, xy, n, &r2, &err);
-	printf("tick-world-outside %d %s\n", rc, strstr(err.message, "x 995 to") ? "bounds named" : err.message);
+	printf("tick-world-outside %d %s\n", rc, strstr(err.message, "x 1000 to 1470") ? "bounds named" : err.message);
 	xy[0] = -5;
 	printf("tick-outside %d\n", fs_interest_tick(im, xy, n, NULL, &err) == FS_EINVAL ? 0 : 1);
 	fs_tick_result res;
