@@ -58,9 +58,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.shardFlag = fs.String("shard", "", "bake only shard `i/N` (0 ≤ i < N) into the partial file -o; 'pvsbake join' writes the stores from all N")
 	f.totalVS = fs.String("total-viewshed", "", "also write each point's total viewshed, from its uncapped PVS, as a two-band Float64 GeoTIFF at `path`: band 1 the visible area in m², band 2 the visible cells (not with --shard or --resume)")
 	f.kernels = fs.String("kernels", cmp.Or(os.Getenv("FRONTIERSETS_KERNELS"), "auto"), "block engine `kernels`: auto (the fastest this build and CPU run), avx512, avx2 or scalar; all bake the same bytes (default from FRONTIERSETS_KERNELS)")
-	f.engine = fs.String("engine", "", "record the heightmap's place in a game engine's world, so that queries take world positions: `unity` (metres, x and z) or unreal (centimetres, X and Y)")
-	f.engineOrigin = fs.String("engine-origin", "0,0", "with --engine: the world position `A,B` of the heightmap's corner sample (0,0) on the engine's axes (Unity: the Terrain's position x,z; Unreal: the Landscape's location X,Y)")
-	f.engineFlip = fs.Bool("engine-flip", false, "with --engine: the file's rows run toward the origin (a Unity RAW exported with Flip Vertically)")
+	f.engine.Register(fs, "record the heightmap's place in a game engine's world, so that queries take world positions")
 	f.pvsCell = fs.Float64("pvs-cell", 0, "side of a PVS cell in `metres`, a whole multiple of the heightmap's square cells (0: the heightmap's cell); needs --los region: regions, quads, frontier sets and the store live on the grid of PVS cells, visibility is judged on the heightmap's surface")
 	f.resume = fs.String("resume", "", "bake in tiles, keeping in `DIR` each tile finished (flat stores) or a checkpoint at each tile (coded stores); after an interruption (even kill -9) the same command continues from there and writes the same stores; DIR is emptied once they are written")
 	c.RunE = func(_ *cobra.Command, pos []string) error { return f.run(pos[0], stdout, stderr) }
@@ -72,10 +70,11 @@ type bakeFlags struct {
 	fs                                                        *pflag.FlagSet
 	dem                                                       cli.DEMFlags
 	vis                                                       cli.VisFlags
+	engine                                                    cli.EngineFlags
 	out, budgets, nodes, policy, encoding, shardFlag, totalVS *string
-	kernels, engine, engineOrigin, resume                     *string
+	kernels, resume                                           *string
 	workers                                                   *int
-	quiet, asJSON, engineFlip                                 *bool
+	quiet, asJSON                                             *bool
 	every                                                     *time.Duration
 	pvsCell                                                   *float64
 }
@@ -274,26 +273,15 @@ func (f *bakeFlags) load(demPath string, p *horizon.Params, nw int, stderr io.Wr
 			return nil
 		}
 	}
-	var origin [2]float64
-	if *f.engine != "" || f.fs.Changed("engine-origin") || *f.engineFlip {
-		if _, err := fmt.Sscanf(*f.engineOrigin+" ", "%g,%g ", &origin[0], &origin[1]); err != nil || *f.engine == "" {
-			return nil, cli.Usagef("--engine %q --engine-origin %q: want --engine %s and a world position A,B", *f.engine, *f.engineOrigin, heightmap.Engines)
-		}
-		if _, err := heightmap.NewEngineFrame(*f.engine, 1, 1, origin, false, 1); err != nil {
-			return nil, cli.Usagef("--engine %q: want %s", *f.engine, heightmap.Engines)
-		}
+	if err := f.engine.Checked(); err != nil {
+		return nil, err
 	}
 	g, err := f.dem.LoadDEM("pvsbake", demPath, stderr)
 	if err != nil {
 		return nil, err
 	}
-	if *f.engine != "" {
-		// The frame of the file's samples, moved to the window's.
-		fr, err := heightmap.NewEngineFrame(*f.engine, g.Dx, g.Dy, origin, *f.engineFlip, g.SourceSize[1])
-		if err != nil {
-			return nil, cli.Usagef("--engine-origin %s: %v", *f.engineOrigin, strings.TrimPrefix(err.Error(), heightmap.ErrEngine.Error()+": "))
-		}
-		g.Engine = fr.Window(g.Window.Col, g.Window.Row)
+	if err := f.engine.Place(g); err != nil {
+		return nil, err
 	}
 	if *f.pvsCell > 0 {
 		k, err := heightmap.PVSCellFactor(*f.pvsCell, g.Dx, g.Dy)
@@ -308,7 +296,7 @@ func (f *bakeFlags) load(demPath string, p *horizon.Params, nw int, stderr io.Wr
 	if g.Engine != nil && g.Engine.Check() != nil {
 		// The origin moved to the window's first cell (and the PVS
 		// cells' centre) left what a store's readers accept.
-		return nil, cli.Usagef("--engine-origin %s: the grid's first cell lands at %g,%g in the world: want positions within ±1e12 %s units", *f.engineOrigin, g.Engine.Origin[0], g.Engine.Origin[1], *f.engine)
+		return nil, cli.Usagef("--engine-origin %s: the grid's first cell lands at %g,%g in the world: want positions within ±1e12 %s units", f.engine.Origin(), g.Engine.Origin[0], g.Engine.Origin[1], f.engine.Engine())
 	}
 	return g, nil
 }

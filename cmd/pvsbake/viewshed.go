@@ -36,6 +36,8 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 	vis.Register(fs)
 	var at cli.PointFlags
 	at.Register(fs, "at", "the observer's")
+	var engine cli.EngineFlags
+	engine.Register(fs, "place the heightmap in a game engine's world, for --at-world")
 	out := fs.StringP("output", "o", "", "output byte GeoTIFF `path` (255 visible, 0 hidden, 1 no data: the file's nodata value)")
 	pngOut := fs.String("png", "", "also draw a hillshade with hidden cells tinted to this PNG `path`")
 	asJSON := cli.JSONFlag(fs, "the observer and what it sees")
@@ -52,11 +54,20 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if err := engine.Checked(); err != nil {
+			return err
+		}
+		if at.WorldGiven() && engine.Engine() == "" {
+			return cli.Usagef("--at-world takes a world position: place the heightmap in the engine's world with --engine unity or unreal (and --engine-origin, --engine-flip as for bake)")
+		}
 		dem.Need = func(w, h int, dx, dy float64) int64 {
 			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, dx, dy, p) + 2*int64(w)*int64(h)
 		}
 		g, err := dem.LoadDEM("pvsbake", pos[0], stderr)
 		if err != nil {
+			return err
+		}
+		if err := engine.Place(g); err != nil {
 			return err
 		}
 		col, row, err := at.Cell(g.Georef, g.Width, g.Height)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,10 @@ func (p *PointFlags) flag(suffix string) string { return "--" + p.name + suffix 
 func (p *PointFlags) Given() bool {
 	return p.cell != "" || p.xy != "" || p.lonlat != "" || p.world != ""
 }
+
+// WorldGiven reports whether the point was given as a world position
+// (--NAME-world).
+func (p *PointFlags) WorldGiven() bool { return p.world != "" }
 
 // Flags names the point's flags for messages: "--a, --a-xy, --a-lonlat or
 // --a-world".
@@ -113,20 +118,58 @@ func (p *PointFlags) Cell(ref heightmap.Georef, width, height int) (col, row int
 	return col, row, nil
 }
 
-// lonLatRange describes a grid's extent in lon/lat (its corners' range).
+// lonLatRange describes a grid's extent in lon/lat: the range of its
+// edges, sampled (a projected grid's extreme latitudes may lie between its
+// corners), the longitudes as the shortest arc holding them all (across
+// the antimeridian where that is shorter: "lon 179.5 to -179.5"), and a
+// grid holding a pole as reaching it at every longitude.
 func lonLatRange(ref heightmap.Georef, width, height int) string {
-	lo0, la0, lo1, la1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range [4][2]int{{0, 0}, {width, 0}, {0, height}, {width, height}} {
-		gt := ref.GeoTransform
-		x := gt[0] + float64(c[0])*gt[1] + float64(c[1])*gt[2]
-		y := gt[3] + float64(c[0])*gt[4] + float64(c[1])*gt[5]
-		lon, lat, err := ref.MapToLonLat(x, y)
-		if err != nil {
-			return "its corners have no lon/lat"
+	const steps = 64 // points per edge
+	la0, la1 := math.Inf(1), math.Inf(-1)
+	lons := make([]float64, 0, 4*steps)
+	gt := ref.GeoTransform
+	for e := range 4 {
+		for i := range steps {
+			t := float64(i) / steps
+			c := [4][2]float64{{t, 0}, {1, t}, {1 - t, 1}, {0, 1 - t}}[e] // clockwise from the top-left
+			u, v := c[0]*float64(width), c[1]*float64(height)
+			lon, lat, err := ref.MapToLonLat(gt[0]+u*gt[1]+v*gt[2], gt[3]+u*gt[4]+v*gt[5])
+			if err != nil {
+				return "its edges have no lon/lat"
+			}
+			lons = append(lons, lon)
+			la0, la1 = min(la0, lat), max(la1, lat)
 		}
-		lo0, lo1, la0, la1 = min(lo0, lon), max(lo1, lon), min(la0, lat), max(la1, lat)
 	}
-	return fmt.Sprintf("want lon %.5f to %.5f, lat %.5f to %.5f", lo0, lo1, la0, la1)
+	for _, pole := range []float64{90, -90} {
+		x, y, err := ref.LonLatToMap(0, pole)
+		if err != nil {
+			continue
+		}
+		if _, _, err := ref.MapToCell(x, y, width, height); err == nil {
+			name := "north"
+			if pole < 0 {
+				name, la0 = "south", -90
+			} else {
+				la1 = 90
+			}
+			return fmt.Sprintf("want lat %.5f to %.5f, any lon (the grid holds the %s pole)", la0, la1, name)
+		}
+	}
+	// The shortest arc: all longitudes but the widest gap between two.
+	slices.Sort(lons)
+	lo, hi := lons[0], lons[len(lons)-1]
+	gap := lo + 360 - hi // the gap across the antimeridian
+	across := false
+	for i := 1; i < len(lons); i++ {
+		if d := lons[i] - lons[i-1]; d > gap {
+			gap, lo, hi, across = d, lons[i], lons[i-1], true
+		}
+	}
+	if across {
+		return fmt.Sprintf("want lon %.5f to %.5f across the antimeridian, lat %.5f to %.5f", lo, hi, la0, la1)
+	}
+	return fmt.Sprintf("want lon %.5f to %.5f, lat %.5f to %.5f", lo, hi, la0, la1)
 }
 
 // parsePair parses "a,b" as two finite numbers.
