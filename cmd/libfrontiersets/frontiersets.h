@@ -4,8 +4,9 @@
  * between cells, map coordinates and longitude/latitude.
  *
  * Build: `make lib` writes build/libfrontiersets.so and this header as
- * build/frontiersets.h. Link with -Lbuild -lfrontiersets (the library links
- * libgdal for longitude/latitude).
+ * build/frontiersets.h. Link with -Lbuild -lfrontiersets; the library needs
+ * libc alone (longitude/latitude come from the lattice a store records; a
+ * store baked before stores recorded one answers FS_ENOGEO for them).
  *
  * Conventions
  *  - Cells are (col, row) on the store's grid, 0-based from its top-left

@@ -54,6 +54,9 @@ func buildLib(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(string(h), "libgdal") { // it said the library links it
+		t.Error("frontiersets.h names libgdal; the library links libc alone")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "frontiersets.h"), h, 0o644); err != nil {
 		t.Fatal(err)
 	}
