@@ -109,12 +109,13 @@ test-slurm: deps
 	PVS_SLURM=1 $(GO) test -count 1 -run TestRealSlurm -v ./deploy
 
 # Same bytes on every CPU: the golden hashes of horizon's tables, profiles,
-# bitmaps and pyramids and of compress's stores, for the builds whose
+# bitmaps and pyramids, of compress's stores and of the lon/lat lattices
+# stores record (heightmap/gdal, with cgo: not on arm64), for the builds whose
 # floating point could differ: GOAMD64=v3 (where the compiler may fuse
 # multiply-adds) and arm64 without cgo under qemu-user-static (installed
 # when missing; a warning, not a failure, when it cannot be).
 portable:
-	GOAMD64=v3 $(GO) test -count 1 -run 'Golden|BlockMatches|BlockKernelTwins' ./horizon ./compress
+	GOAMD64=v3 $(GO) test -count 1 -run 'Golden|BlockMatches|BlockKernelTwins' ./horizon ./compress ./heightmap/gdal
 	@command -v qemu-aarch64-static >/dev/null 2>&1 || { \
 		echo "installing qemu-user-static"; \
 		{ $(SUDO) apt-get update -qq && \

@@ -132,7 +132,9 @@ func NewLonLatGrid(ref Georef, width, height int) (*LonLatGrid, error) {
 // top-left corner.
 func (g Georef) at(u, v float64) (x, y float64) {
 	gt := g.GeoTransform
-	return gt[0] + u*gt[1] + v*gt[2], gt[3] + u*gt[4] + v*gt[5]
+	// Converted: a product feeding an addition may not be fused (the
+	// lattice's nodes and checks are the same bits on every CPU and build).
+	return gt[0] + float64(u*gt[1]) + float64(v*gt[2]), gt[3] + float64(u*gt[4]) + float64(v*gt[5])
 }
 
 // unwrap makes neighbouring nodes' longitudes differ by less than 180°
@@ -211,12 +213,12 @@ func (g *LonLatGrid) interpolate(u, v float64) (lon, lat float64) {
 	for r := range 4 {
 		row := 2 * ((kj-1+r)*g.Cols + ki - 1)
 		var lo, la float64
-		for c := range 4 {
-			lo += wu[c] * g.Degrees[row+2*c]
-			la += wu[c] * g.Degrees[row+2*c+1]
+		for c := range 4 { // converted: never fused (at's comment)
+			lo += float64(wu[c] * g.Degrees[row+2*c])
+			la += float64(wu[c] * g.Degrees[row+2*c+1])
 		}
-		lon += wv[r] * lo
-		lat += wv[r] * la
+		lon += float64(wv[r] * lo)
+		lat += float64(wv[r] * la)
 	}
 	return lon, lat
 }
@@ -237,7 +239,7 @@ func (g *LonLatGrid) LonLat(u, v float64) (lon, lat float64) {
 func (g *LonLatGrid) Cell(lon, lat float64) (u, v float64, err error) {
 	// The longitude nearest the lattice's centre node (unwrapped).
 	c := 2 * ((g.Rows/2)*g.Cols + g.Cols/2)
-	lon += 360 * math.Round((g.Degrees[c]-lon)/360)
+	lon += float64(360 * math.Round((g.Degrees[c]-lon)/360))
 	u = float64(g.Cols/2-1) * g.StepU
 	v = float64(g.Rows/2-1) * g.StepV
 	const h = 1e-3 // cells, for the Jacobian's central differences
@@ -250,13 +252,13 @@ func (g *LonLatGrid) Cell(lon, lat float64) (u, v float64, err error) {
 		x2, y2 := g.interpolate(u, v-h)
 		a, b := (x1-x0)/(2*h), (x3-x2)/(2*h) // ∂lon/∂u, ∂lon/∂v
 		cc, d := (y1-y0)/(2*h), (y3-y2)/(2*h)
-		det := a*d - b*cc
+		det := float64(a*d) - float64(b*cc)
 		if det == 0 || math.IsNaN(det) {
 			break
 		}
 		ex, ey := lon-x, lat-y
-		du := (d*ex - b*ey) / det
-		dv := (-cc*ex + a*ey) / det
+		du := (float64(d*ex) - float64(b*ey)) / det
+		dv := (float64(-cc*ex) + float64(a*ey)) / det
 		u, v = u+du, v+dv
 		// Degrees hold about 16 digits: 10⁻⁸ cells of a 0.1 m cell is
 		// near their last one.
@@ -273,18 +275,35 @@ func (g *LonLatGrid) Cell(lon, lat float64) (u, v float64, err error) {
 // wrapLon brings a longitude into −180 to 180 degrees.
 func wrapLon(lon float64) float64 {
 	if lon > 180 || lon < -180 {
-		lon -= 360 * math.Round(lon/360)
+		lon -= float64(360 * math.Round(lon/360))
 	}
 	return lon
 }
 
 // groundMetres returns the distance in metres, on a sphere of WGS 84's
 // semi-major axis, between two nearby lon/lat points (degrees): enough to
-// judge an interpolation's error.
+// judge an interpolation's error. The same bits on every CPU and build
+// (a store records the largest: LonLatGrid.MaxErrorM): no fused
+// multiply-add, and cosRad for math.Cos, whose multiply-adds the compiler
+// fuses under GOAMD64=v3.
 func groundMetres(lon1, lat1, lon2, lat2 float64) float64 {
 	const r = 6378137 * math.Pi / 180 // metres per degree
 	dlon := wrapLon(lon1 - lon2)
-	dx := dlon * r * math.Cos((lat1+lat2)/2*math.Pi/180)
+	dx := float64(dlon*r) * cosRad((lat1+lat2)/2*math.Pi/180)
 	dy := (lat1 - lat2) * r
-	return math.Hypot(dx, dy)
+	return math.Sqrt(float64(dx*dx) + float64(dy*dy))
+}
+
+// cosRad returns cos x for |x| ≤ π/2 (latitudes) by its Taylor series to
+// x²², whose remainder there is below 10⁻¹⁷, every product and quotient
+// rounded on its own: the same bits on every CPU and build. Only
+// latitudes' range is asked of it.
+func cosRad(x float64) float64 {
+	x2 := float64(x * x)
+	s, term := 1.0, 1.0
+	for n := 1; n <= 11; n++ {
+		term = float64(-term*x2) / float64((2*n-1)*(2*n))
+		s += term
+	}
+	return s
 }
