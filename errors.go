@@ -19,7 +19,8 @@ var (
 	ErrOutside = grow.ErrOutside
 	// ErrNodata: a player on a cell the DEM had no data for.
 	ErrNodata = grow.ErrNodata
-	// ErrIdentical: both players in one cell.
+	// ErrIdentical is no longer returned: players in one cell see each
+	// other (Result.MutuallyVisible).
 	ErrIdentical = grow.ErrIdentical
 	// ErrOptions: query options out of range.
 	ErrOptions = grow.ErrOptions

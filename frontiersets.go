@@ -129,8 +129,9 @@ func (s *Store) Grower() *grow.Grower { return s.grower }
 // Frontier grows the frontier set of players at cells a and b ([col, row])
 // with options opt (the zero value: the hierarchical method with lossless
 // merges, §3.5). res.MutuallyVisible reports players who see each other,
-// who have none. Errors: ErrOutside, ErrNodata (a player on a nodata
-// cell), ErrIdentical (a == b), ErrOptions, ErrFault.
+// who have none, and players in one cell (a == b), who see each other.
+// Errors: ErrOutside, ErrNodata (a player on a nodata cell), ErrOptions,
+// ErrFault.
 func (s *Store) Frontier(a, b [2]int, opt grow.Options) (grow.Result, error) {
 	sc := s.scratch.Get().(*grow.Scratch)
 	defer s.scratch.Put(sc)

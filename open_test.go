@@ -117,8 +117,8 @@ func TestStoreErrorsAndPVS(t *testing.T) {
 			t.Errorf("%s: %v, want ErrOutside", name, err)
 		}
 	}
-	if _, err := s.Frontier([2]int{3, 3}, [2]int{3, 3}, grow.Options{}); !errors.Is(err, frontiersets.ErrIdentical) {
-		t.Errorf("one cell for both: %v", err)
+	if r, err := s.Frontier([2]int{3, 3}, [2]int{3, 3}, grow.Options{}); err != nil || !r.MutuallyVisible {
+		t.Errorf("one cell for both: %v, mutually visible %v (they see each other)", err, r.MutuallyVisible)
 	}
 	if _, err := s.Frontier([2]int{3, 3}, [2]int{5, 3}, grow.Options{Neighbours: 5}); !errors.Is(err, frontiersets.ErrOptions) {
 		t.Errorf("5 neighbours: %v", err)

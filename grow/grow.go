@@ -79,6 +79,8 @@ type Options struct {
 var (
 	ErrOutside   = errors.New("grow: point outside the grid")
 	ErrNodata    = errors.New("grow: point on a nodata cell")
+	// ErrIdentical is no longer returned: two players in one cell see
+	// each other (Result.MutuallyVisible). Kept for callers that test it.
 	ErrIdentical = errors.New("grow: the two points are the same cell")
 	ErrOptions   = errors.New("grow: invalid options")
 )

@@ -227,12 +227,24 @@ func TestGrowErrors(t *testing.T) {
 		want error
 	}{
 		{[2]int{8, 0}, [2]int{1, 1}, Options{}, ErrOutside},
-		{[2]int{2, 2}, [2]int{2, 2}, Options{}, ErrIdentical},
 		{[2]int{1, 2}, [2]int{2, 2}, Options{Neighbours: 6}, ErrOptions},
 	} {
 		if err := f.gr.Grow(tc.a, tc.b, tc.opt, &s, &res); !errors.Is(err, tc.want) {
 			t.Errorf("%v %v: %v, want %v", tc.a, tc.b, err, tc.want)
 		}
+	}
+	// Two players in one cell (a few metres apart in an 8 m PVS cell) see
+	// each other: an answer, not an error (it was ErrIdentical).
+	for _, m := range []Method{Hierarchical, Simple} {
+		if err := f.gr.Grow([2]int{2, 2}, [2]int{2, 2}, Options{Method: m}, &s, &res); err != nil || !res.MutuallyVisible || res.A.Points != 0 || res.B.Points != 0 {
+			t.Errorf("one cell for both, %v: %v, mutually visible %v, %d and %d points", m, err, res.MutuallyVisible, res.A.Points, res.B.Points)
+		}
+	}
+	if v, err := f.gr.MutuallyVisible([2]int{2, 2}, [2]int{2, 2}); err != nil || !v {
+		t.Errorf("MutuallyVisible of one cell: %v, %v", v, err)
+	}
+	if v, err := f.gr.MaySee([2]int{2, 2}, [2]int{2, 2}); err != nil || !v {
+		t.Errorf("MaySee of one cell: %v, %v", v, err)
 	}
 	nd := make([]bool, 64)
 	nd[9] = true

@@ -53,9 +53,9 @@ func (s *Scratch) reset() {
 
 // Grow computes the frontier set of players at cells a and b (col,row on the
 // store's grid) with s's memory, writing it into dst (whose slices it
-// reuses). Errors: ErrOutside, ErrNodata, ErrIdentical, ErrOptions. Mutually
-// visible points are a normal answer (dst.MutuallyVisible, empty
-// frontiers).
+// reuses). Errors: ErrOutside, ErrNodata, ErrOptions. Mutually visible
+// points are a normal answer (dst.MutuallyVisible, empty frontiers), and
+// so are two players in one cell, who see each other.
 func (gr *Grower) Grow(a, b [2]int, opt Options, s *Scratch, dst *Result) error {
 	return gr.GrowContext(context.Background(), a, b, opt, s, dst)
 }
@@ -79,7 +79,7 @@ func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *
 	*dst = Result{A: Frontier{Col: a[0], Row: a[1], Quads: dst.A.Quads[:0], morton: dst.A.morton[:0], g: g},
 		B: Frontier{Col: b[0], Row: b[1], Quads: dst.B.Quads[:0], morton: dst.B.morton[:0], g: g}}
 	qa, qb := Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}
-	if !gr.mutuallyHidden(qa, qb, &s.lookups) {
+	if a == b || !gr.mutuallyHidden(qa, qb, &s.lookups) {
 		dst.MutuallyVisible = true
 		dst.Lookups = s.lookups
 		dst.Elapsed = time.Since(start)
@@ -107,16 +107,13 @@ func (gr *Grower) GrowContext(ctx context.Context, a, b [2]int, opt Options, s *
 	return nil
 }
 
-// checkPoints returns ErrOutside, ErrNodata or ErrIdentical for cells that
-// cannot hold the two players.
+// checkPoints returns ErrOutside or ErrNodata for cells that cannot hold
+// the two players.
 func (gr *Grower) checkPoints(a, b [2]int) error {
 	for _, pt := range [2][2]int{a, b} {
 		if err := gr.CheckCell(pt); err != nil {
 			return err
 		}
-	}
-	if a == b {
-		return fmt.Errorf("%w: (%d,%d)", ErrIdentical, a[0], a[1])
 	}
 	return nil
 }
@@ -132,7 +129,7 @@ func (gr *Grower) MutuallyVisible(a, b [2]int) (_ bool, err error) {
 		return false, err
 	}
 	var n int
-	return !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}, &n), nil
+	return a == b || !gr.mutuallyHidden(Quad{0, a[0], a[1]}, Quad{0, b[0], b[1]}, &n), nil
 }
 
 // MaySee reports whether a player at cell observer may see one at cell
@@ -144,6 +141,9 @@ func (gr *Grower) MaySee(observer, target [2]int) (_ bool, err error) {
 	defer fault.Recover(&err, fault.Arm())
 	if err := gr.checkPoints(observer, target); err != nil {
 		return false, err
+	}
+	if observer == target {
+		return true, nil
 	}
 	t := gr.pvs(Quad{0, observer[0], observer[1]})
 	return t.QuadStatus(gr.g, 0, target[0], target[1]) != quadpvs.Hidden, nil

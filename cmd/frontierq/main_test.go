@@ -156,7 +156,6 @@ func TestQueryErrors(t *testing.T) {
 		{"position outside", []string{store, "--a", "47.6,1.2", "--b", "2,2"}, 1, "--a 47.6,1.2 is outside the 48×40 grid: want col 0 to 47, row 0 to 39"},
 		{"map point outside", []string{store, "--a-xy", "0,0", "--b", "2,2"}, 1, "is outside the grid: x 300400.000 to 300880.000, y 4928100.000 to 4928500.000"},
 		{"lonlat outside", []string{store, "--a-lonlat", "-75,44", "--b", "2,2"}, 1, "--a-lonlat -75,44 is outside the grid: want lon -71."},
-		{"identical", []string{store, "--a", "3,3", "--b", "3,3"}, 1, "same cell"},
 		{"not a store", []string{notStore, "--a", "1,1", "--b", "2,2"}, 1, "not a PVS store"},
 		{"mistyped command", []string{"verfy", store, "--dem", "d.tif"}, 2, "did you mean 'frontierq verify'?"},
 		{"mistyped flag", []string{store, "--a", "1,1", "--b", "2,2", "--jsn"}, 2, "did you mean --json?"},
@@ -181,6 +180,11 @@ func TestQueryErrors(t *testing.T) {
 				t.Errorf("usage error in %d lines:\n%s", n, errOut)
 			}
 		})
+	}
+	// Two players in one cell see each other: an answer (it was exit 1,
+	// "the two points are the same cell").
+	if out, errOut, code := runCmd(store, "--a", "3,3", "--b", "3.2,2.9", "--json"); code != 0 || !strings.Contains(out, `"mutually_visible":true`) {
+		t.Errorf("one cell for both: exit %d: %s%s", code, out, errOut)
 	}
 }
 

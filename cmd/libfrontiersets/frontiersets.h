@@ -121,7 +121,9 @@ int fs_close(fs_store store, fs_error *err);
 int fs_info_get(fs_store store, fs_info *info, fs_error *err);
 
 /* Grows the frontier set of players at cells A and B into *res and the
- * buffers of out (may be NULL). When a quad buffer is too small it returns
+ * buffers of out (may be NULL). Players who see each other, and players in
+ * one cell, get res->mutually_visible = 1 and no regions (FS_OK). When a
+ * quad buffer is too small it returns
  * FS_ESPACE with *res filled (a_quads, b_quads give the sizes needed) and
  * no quads written. */
 int fs_frontier(fs_store store, int32_t col_a, int32_t row_a, int32_t col_b, int32_t row_b,

@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
 	SHOW("frontier-outside", fs_frontier(s, -1, 0, 5, 5, NULL, &res, NULL, &err));
 	SHOW("frontier-far", fs_frontier(s, 0, 0, 100000, 5, NULL, &res, NULL, &err));
 	SHOW("frontier-same", fs_frontier(s, 3, 3, 3, 3, NULL, &res, NULL, &err));
+	printf("same-cell mutually visible %d\n", res.mutually_visible);
 	SHOW("frontier-options", fs_frontier(s, 2, 2, 45, 37, &opt, &res, NULL, &err));
 	SHOW("frontier-null-res", fs_frontier(s, 2, 2, 45, 37, NULL, NULL, NULL, &err));
 	SHOW("frontier-small-buffer", fs_frontier(s, 2, 2, 45, 37, NULL, &res, &out, &err));
