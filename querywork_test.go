@@ -77,7 +77,7 @@ func TestQueryWork(t *testing.T) {
 	}{
 		{"lossless 125", grow.Options{Merge: quadpvs.Lossless, MaxSteps: 125}},
 		{"lossy 125", grow.Options{Merge: quadpvs.Lossy, MaxSteps: 125}},
-		{"lossless", grow.Options{Merge: quadpvs.Lossless}},
+		{"lossless", grow.Options{Merge: quadpvs.Lossless, MaxSteps: grow.Unbounded}},
 	}
 	for i, enc := range []string{"flat", "coded"} {
 		st, err := compress.Open(outs[i].Path)

@@ -185,7 +185,7 @@ func losMeasure(g *heightmap.Grid, crop string, win heightmap.Window, cons bool,
 	if err != nil {
 		return row, err
 	}
-	opt := grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy}
+	opt := grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy, MaxSteps: grow.Unbounded}
 	adv, err := audit.Adversarial(s, gr, g, model, opt, observers, seed)
 	if err != nil {
 		return row, err

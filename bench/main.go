@@ -128,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.out, "out", "bench/results", "results `folder`; a new dated subfolder is made (<date>, <date>-2, …)")
 	fs.StringVar(&c.stores, "stores", filepath.Join(os.TempDir(), "pvs-bench"), "`folder` for the baked stores (large; not committed)")
 	accFlag := fs.String("accountings", "ours,thesis", "budget `accountings` to bake and run: ours, thesis, ours-minloss, thesis-minloss (the same caps, collapsing the groups that lose the fewest hidden cells first), ours-global and thesis-global (one price in hidden cells per byte for all trees, pvsbake allocate), ours-coded (a coded store filling the limit at one price: pvsbake bake --encoding coded)")
-	fs.IntVar(&c.maxSteps, "max-steps", 0, "bound every query at this many `quads` considered (grow.Options.MaxSteps; 0: none)")
+	fs.IntVar(&c.maxSteps, "max-steps", grow.DefaultMaxSteps, "bound every query at this many `quads` considered (grow.Options.MaxSteps, the library's default; 0: none, as the thesis grows)")
 	replot := fs.String("replot", "", "only draw the plots of the results `folder` again: the trends from its summary.csv, the distributions from its runs.csv.zst where present")
 	if _, err := cli.Parse(fs, args); err != nil {
 		return err
@@ -581,6 +581,9 @@ func benchStore(c *config, name string, lim float64, acc string, gr *grow.Grower
 	}
 	for _, mm := range c.cases {
 		opt := grow.Options{Method: mm.method, Merge: mm.merge, MaxSteps: c.maxSteps}
+		if c.maxSteps == 0 {
+			opt.MaxSteps = grow.Unbounded
+		}
 		key := caseKey{name, lim, acc, mm.method.String(), mm.merge.String()}
 		for _, p := range pairs[:c.warmup] {
 			gr.Grow(p[0], p[1], opt, &s, &res)

@@ -256,7 +256,7 @@ func regionQueries(row *regionRow, path, dem string, demOpt heightmap.Options, p
 	var ms []float64
 	var sc grow.Scratch
 	var res grow.Result
-	opt := grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy}
+	opt := grow.Options{Method: grow.Hierarchical, Merge: quadpvs.Lossy, MaxSteps: grow.Unbounded}
 	for tries := 0; len(ms) < pairs; tries++ {
 		if tries > 1000*pairs {
 			runtime.GOMAXPROCS(prev)

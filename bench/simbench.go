@@ -244,7 +244,7 @@ func simulate(s *compress.Store, gr *grow.Grower, terrain, path string, n int, m
 		bo.HotSpot = bots.HotSpot{Col: s.Width / 2, Row: s.Height / 2, Share: 1,
 			RadiusM: v.hot * max(float64(s.Width)*s.DxM, float64(s.Height)*s.DyM)}
 	}
-	cfg := sim.Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy}, Extend: v.extend, Predict: predict,
+	cfg := sim.Config{Bots: bo, Grow: grow.Options{Merge: quadpvs.Lossy, MaxSteps: grow.Unbounded}, Extend: v.extend, Predict: predict,
 		Budget: time.Duration(v.budgetMS * 1e6), ExactEvery: 1000, Workers: 1, SnapshotTick: bo.Ticks / 2, Schemes: schemes,
 		DelayMS: v.delayMS, JointRing: -1}
 	start := time.Now()

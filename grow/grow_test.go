@@ -174,24 +174,34 @@ func TestFrontierGuarantee(t *testing.T) {
 
 // TestMaxSteps: a query bounded to k steps stops after k and returns a
 // prefix of the unbounded growth: its frontiers lie inside the unbounded
-// ones (and TestFrontierGuarantee checks that they are frontiers).
+// ones (and TestFrontierGuarantee checks that they are frontiers). The
+// zero value bounds at DefaultMaxSteps; Unbounded does not bound.
 func TestMaxSteps(t *testing.T) {
 	f := newFixture(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 37, Height: 40}, 0)
 	rng := rand.New(rand.NewPCG(9, 9))
 	var s Scratch
 	var full, capped Result
-	truncated, pairs := 0, 0
+	truncated, pairs, defaulted := 0, 0, 0
 	for tries := 0; tries < 2000 && pairs < 15; tries++ {
 		a := [2]int{rng.IntN(37), rng.IntN(40)}
 		b := [2]int{rng.IntN(37), rng.IntN(40)}
-		if f.gr.Grow(a, b, Options{}, &s, &full) != nil || full.MutuallyVisible {
+		if f.gr.Grow(a, b, Options{MaxSteps: Unbounded}, &s, &full) != nil || full.MutuallyVisible {
 			continue
+		}
+		if full.Truncated {
+			t.Fatalf("%v→%v: an unbounded query was truncated after %d steps", a, b, full.Steps)
 		}
 		full = full.Clone()
 		pairs++
-		for _, k := range []int{1, 4, 16} {
+		for _, k := range []int{1, 4, 16, 0} {
 			if err := f.gr.Grow(a, b, Options{MaxSteps: k}, &s, &capped); err != nil {
 				t.Fatal(err)
+			}
+			if k == 0 {
+				k = DefaultMaxSteps
+				if full.Steps > k {
+					defaulted++
+				}
 			}
 			if capped.Steps > k || capped.Truncated != (full.Steps > k) || (!capped.Truncated && capped.Steps != full.Steps) {
 				t.Fatalf("%v→%v, %d steps: took %d (truncated %v); unbounded %d", a, b, k, capped.Steps, capped.Truncated, full.Steps)
@@ -214,6 +224,23 @@ func TestMaxSteps(t *testing.T) {
 	}
 	if truncated == 0 {
 		t.Error("no query reached its bound")
+	}
+	// The default bound, where growth goes on longer: a capped store of a
+	// larger window.
+	f = newFixture(t, "annarbor-dsm-2ft.tif", heightmap.Window{Col: 300, Row: 200, Width: 64, Height: 64}, 24)
+	for tries := 0; tries < 400 && defaulted == 0; tries++ {
+		a := [2]int{rng.IntN(64), rng.IntN(64)}
+		b := [2]int{rng.IntN(64), rng.IntN(64)}
+		if f.gr.Grow(a, b, Options{MaxSteps: Unbounded}, &s, &full) != nil || full.MutuallyVisible || full.Steps <= DefaultMaxSteps {
+			continue
+		}
+		defaulted++
+		if err := f.gr.Grow(a, b, Options{}, &s, &capped); err != nil || !capped.Truncated || capped.Steps != DefaultMaxSteps {
+			t.Errorf("%v→%v by default: %d steps (truncated %v, %v); unbounded %d", a, b, capped.Steps, capped.Truncated, err, full.Steps)
+		}
+	}
+	if defaulted == 0 {
+		t.Error("no query went past the default bound")
 	}
 }
 

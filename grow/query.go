@@ -438,7 +438,10 @@ func heapDown(h []qitem, i int) {
 // when ctx stopped it.
 func (gr *Grower) step2(ctx context.Context, s *Scratch, opt Options) (steps int, truncated bool, err error) {
 	limit := opt.MaxSteps
-	if limit <= 0 {
+	switch {
+	case limit == 0:
+		limit = DefaultMaxSteps
+	case limit < 0:
 		limit = math.MaxInt
 	}
 	done := ctx.Done()

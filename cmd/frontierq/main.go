@@ -72,7 +72,7 @@ func (f *growFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.queue, "queue", "fifo", "queue `order`: fifo or ground (lowest ground first)")
 	fs.BoolVar(&f.larger, "grow-larger", false, "step 3: keep growing the frontier that can, without merging")
 	fs.IntVar(&f.neighbours, "neighbours", 4, "quad adjacency: 4 or 8 `neighbours`")
-	fs.IntVar(&f.maxSteps, "max-steps", 0, "stop growing after this many quads considered and keep the (smaller, valid) frontier set grown so far; bounds the worst case (0: no bound)")
+	fs.IntVar(&f.maxSteps, "max-steps", grow.DefaultMaxSteps, "stop growing after this many quads considered and keep the (smaller, valid) frontier set grown so far, saying so (--json: \"truncated\": true); bounds the worst case to milliseconds (0: no bound, as the thesis grows)")
 }
 
 func (f *growFlags) options() (grow.Options, error) {
@@ -105,6 +105,9 @@ func (f *growFlags) options() (grow.Options, error) {
 		return o, cli.Usagef("--max-steps %d: want 0 (no bound) to 1000000000", f.maxSteps)
 	}
 	o.Neighbours, o.GrowLarger, o.MaxSteps = f.neighbours, f.larger, f.maxSteps
+	if f.maxSteps == 0 {
+		o.MaxSteps = grow.Unbounded
+	}
 	return o, nil
 }
 
@@ -214,7 +217,7 @@ func queryCmd(stdout, stderr io.Writer) *cobra.Command {
 		} else {
 			stopped := ""
 			if res.Truncated {
-				stopped = fmt.Sprintf(" (stopped after %d steps)", res.Steps)
+				stopped = fmt.Sprintf(" (stopped after %d steps: --max-steps 0 grows on)", res.Steps)
 			}
 			fmt.Fprintf(stdout, "frontier set of A (%d,%d) and B (%d,%d), %s/%s: A %d points in %d quads, B %d points in %d quads, %d points in all, %.3f ms%s\n",
 				ac, ar, bc, br, opt.Method, opt.Merge, res.A.Points, len(res.A.Quads), res.B.Points, len(res.B.Quads), res.A.Points+res.B.Points,

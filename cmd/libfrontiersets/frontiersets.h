@@ -65,7 +65,9 @@ typedef struct {
 typedef struct {
 	int32_t lossy;     /* 0: lossless merges (thesis §3.3), 1: lossy (faster, smaller regions) */
 	int32_t simple;    /* 0: hierarchical growing (§3.5), 1: point by point */
-	int32_t max_steps; /* quads considered at most (0: no bound); 125 bounds the worst cases */
+	int32_t max_steps; /* quads considered at most: 0 the default, 125, which keeps every
+	                      query within milliseconds; -1 no bound (res->truncated says
+	                      when the bound stopped the growth) */
 } fs_options;
 
 /* One quad of a frontier: cells [col, col+size) x [row, row+size), clipped

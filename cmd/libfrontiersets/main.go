@@ -277,8 +277,8 @@ func fs_frontier(store C.fs_store, colA, rowA, colB, rowB C.int32_t, copt *C.fs_
 		}
 		var opt grow.Options
 		if copt != nil {
-			if copt.max_steps < 0 || copt.lossy < 0 || copt.lossy > 1 || copt.simple < 0 || copt.simple > 1 {
-				return fail(C.FS_EINVAL, "options lossy=%d simple=%d max_steps=%d: want 0 or 1, 0 or 1, ≥ 0", copt.lossy, copt.simple, copt.max_steps)
+			if copt.max_steps < -1 || copt.lossy < 0 || copt.lossy > 1 || copt.simple < 0 || copt.simple > 1 {
+				return fail(C.FS_EINVAL, "options lossy=%d simple=%d max_steps=%d: want 0 or 1, 0 or 1, -1 to 2147483647", copt.lossy, copt.simple, copt.max_steps)
 			}
 			if copt.lossy == 1 {
 				opt.Merge = quadpvs.Lossy

@@ -93,14 +93,15 @@ func TestEngineFrames(t *testing.T) {
 			t.Logf("%s fails it: %v", cv.name, err)
 		}
 	}
-	// Off the terrain: one line with the world bounds; a store without a
-	// frame refuses world positions.
+	// Off the terrain: one line with the world bounds (the samples' hull,
+	// x 100 to 226: 64 samples 2 m apart); a store without a frame refuses
+	// world positions.
 	s, err := frontiersets.Open(filepath.Join(dir, "unity.pvs"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, _, err := s.WorldToPosition(98.9, 200); !errors.Is(err, frontiersets.ErrOutside) || !strings.Contains(err.Error(), "x 99 to 227, z 199 to 279") {
+	if _, _, err := s.WorldToPosition(98.9, 200); !errors.Is(err, frontiersets.ErrOutside) || !strings.Contains(err.Error(), "x 100 to 226, z 200 to 278") {
 		t.Errorf("a position west of the terrain: %v", err)
 	}
 	if a, bb, err := s.CellToWorld(63, 39); err != nil || a != 226 || bb != 278 {

@@ -198,16 +198,18 @@ class Store(_Closing):
     def frontier(self, a, b, lossy=False, max_steps=0, simple=False):
         """The frontier set of players at cells a and b ((col, row) each;
         fractional for positions inside cells).
-        lossy: lossy merges (faster, smaller regions); max_steps: bound the
-        quads considered (0: none); simple: grow point by point instead of
-        over the quad hierarchy."""
+        lossy: lossy merges (faster, smaller regions); max_steps: the quads
+        considered at most (0: the default, 125, which keeps every query
+        within milliseconds; -1: no bound; the result's truncated says when
+        the bound stopped the growth); simple: grow point by point instead
+        of over the quad hierarchy."""
         (ca, ra), (cb, rb) = _cell(a, "cell a"), _cell(b, "cell b")
         try:
             steps = int(max_steps)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"max_steps {max_steps!r}: want an integer") from None
-        if not 0 <= steps <= MAX_STEPS:  # the C field is 32 bits: never wrap
-            raise ValueError(f"max_steps {max_steps}: want 0 (no bound) to {MAX_STEPS}")
+        if not -1 <= steps <= MAX_STEPS:  # the C field is 32 bits: never wrap
+            raise ValueError(f"max_steps {max_steps}: want 0 (the default bound), -1 (no bound) or up to {MAX_STEPS}")
         opt = _Options(1 if lossy else 0, 1 if simple else 0, steps)
         res, err = _Result(), _Error()
         _check(_lib.fs_frontier(self._h, ca, ra, cb, rb, ctypes.byref(opt), ctypes.byref(res), None, ctypes.byref(err)), err)

@@ -29,6 +29,8 @@ def test_frontier_matches_go(store):
     assert (store.width, store.height) == (WANT["width"], WANT["height"])
     res = store.frontier(WANT["a"], WANT["b"], max_steps=125)
     assert not res.mutually_visible
+    dflt = store.frontier(WANT["a"], WANT["b"])  # the default bound is 125
+    assert (dflt.a_points, dflt.steps, dflt.truncated) == (res.a_points, res.steps, res.truncated)
     assert (res.a_points, res.b_points) == (WANT["a_points"], WANT["b_points"])
     assert res.a_quads.tolist() == WANT["a_quads"]
     assert int(res.a_mask.sum()) == res.a_points and int(res.b_mask.sum()) == res.b_points
@@ -207,7 +209,7 @@ def test_errors(store):
     with pytest.raises(ValueError, match="max_steps"):
         store.frontier((0, 0), (47, 39), max_steps=2**32 + 5)  # would wrap to 5
     with pytest.raises(ValueError, match="max_steps"):
-        store.frontier((0, 0), (47, 39), max_steps=-1)
+        store.frontier((0, 0), (47, 39), max_steps=-2)
     with pytest.raises(ValueError, match="NUL"):
         frontiersets.open(STORE + "\0x")
     with pytest.raises(ValueError, match="col, row"):
