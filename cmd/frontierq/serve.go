@@ -31,6 +31,7 @@ import (
 
 	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/grow"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
@@ -111,6 +112,10 @@ type viewer struct {
 	simSlots chan struct{}
 	shade    []byte // the hillshade PNG, one pixel per cell
 	relief   []byte // the tinted shaded relief PNG, one pixel per cell
+	// rowsUp: the page draws row 0 at the bottom, as the engine's top
+	// view shows the terrain (Unity: +x right, +z up, rows along +z), and
+	// the PNGs it overlays run bottom-up (rowsUpFor).
+	rowsUp bool
 
 	elevMin, elevMax float64 // metres, over the cells that are not nodata
 }
@@ -125,7 +130,7 @@ func newViewer(path string) (*viewer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	n := runtime.GOMAXPROCS(0)
-	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, n), simSlots: make(chan struct{}, max(1, n/2))}
+	v := &viewer{path: path, s: s, gr: gr, model: m, slots: make(chan struct{}, n), simSlots: make(chan struct{}, max(1, n/2)), rowsUp: rowsUpFor(s.Engine)}
 	if m != nil { // else recomputed PVSs are refused (viewer.pvs)
 		v.workers.New = func() any { return m.NewWorker() }
 	}
@@ -145,12 +150,37 @@ func newViewer(path string) (*viewer, error) {
 		img image.Image
 	}{{&v.shade, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)}, {&v.relief, render.Relief(s.Elev, s.Nodata, s.Width, s.Height, s.DxM, s.DyM)}} {
 		var buf bytes.Buffer
-		if err := png.Encode(&buf, p.img); err != nil {
+		if err := png.Encode(&buf, v.oriented(p.img)); err != nil {
 			return nil, err
 		}
 		*p.dst = buf.Bytes()
 	}
 	return v, nil
+}
+
+// rowsUpFor reports whether an engine's top view shows a grid on frame f
+// with its rows running up the screen: Unity's shows +x right and +z up,
+// so a frame whose rows step along +z (a RAW exported without Flip
+// Vertically) is drawn bottom-up. A store without a frame, or Unreal's
+// (its top view's +Y runs down the screen, as the rows), is drawn top-down.
+func rowsUpFor(f *heightmap.EngineFrame) bool {
+	return f != nil && f.Engine == "unity" && f.Step[1] > 0
+}
+
+// oriented returns img (one pixel per cell, row 0 at the top) as the page
+// overlays it: flipped top to bottom where v.rowsUp.
+func (v *viewer) oriented(img image.Image) image.Image {
+	if !v.rowsUp {
+		return img
+	}
+	b := img.Bounds()
+	out := image.NewNRGBA(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			out.Set(x, b.Max.Y-1-(y-b.Min.Y), img.At(x, y))
+		}
+	}
+	return out
 }
 
 // handler routes the page and the API.
@@ -454,12 +484,27 @@ type infoJSON struct {
 	NodesMax    int     `json:"nodes_max"`
 	ElevMinM    float64 `json:"elevation_min_m"` // the lowest and highest cells that are not nodata (the relief's tint)
 	ElevMaxM    float64 `json:"elevation_max_m"`
+	// Engine is the store's engine frame (pvsbake bake --engine), absent
+	// without one: the page reads positions in its axes and draws it as
+	// the engine's top view shows it.
+	Engine *engineJSON `json:"engine,omitempty"`
+}
+
+// engineJSON is /api/info's engine frame.
+type engineJSON struct {
+	Name   string    `json:"name"`    // unity or unreal
+	Axes   [2]string `json:"axes"`    // the world axes along columns and rows
+	RowsUp bool      `json:"rows_up"` // row 0 drawn at the bottom (viewer.rowsUp)
 }
 
 func (v *viewer) info(w http.ResponseWriter, r *http.Request) {
 	s := v.s
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax, v.elevMin, v.elevMax})
+	var eng *engineJSON
+	if f := s.Engine; f != nil {
+		eng = &engineJSON{f.Engine, f.Axes, v.rowsUp}
+	}
+	json.NewEncoder(w).Encode(infoJSON{v.path, s.Width, s.Height, s.DxM, s.DyM, s.CRSName, s.HasGeoTransform, s.BudgetBytes, s.HiddenKept, s.NodesMax, v.elevMin, v.elevMax, eng})
 }
 
 // cell answers GET /api/cell?at=COL,ROW: the cell's map coordinates,
@@ -597,7 +642,7 @@ func (v *viewer) exportPNG(r *http.Request) (string, []byte, error) {
 		return "", nil, &badRequest{err.Error()}
 	}
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	if err := png.Encode(&buf, v.oriented(img)); err != nil {
 		return "", nil, err
 	}
 	return "image/png", buf.Bytes(), nil

@@ -1,7 +1,8 @@
 // The frontierq viewer, on Leaflet (vendored in leaflet/): the store's
 // terrain (a tinted shaded relief, or a grey hillshade) on a plain metric
 // plane (L.CRS.Simple, one unit a metre: x east of the window's left edge,
-// y north of its top edge, so the scale bar is true and north is up), two
+// y north of its top edge, so the scale bar is true and north is up; a
+// Unity store's rows run up, as Unity's top view shows +z), two
 // players placed by clicks, their frontier set from /api/frontier (exported
 // from /api/frontier.geojson and .png), the hovered cell's PVS from
 // /api/pvs.png, its map coordinates, lon/lat and elevation from /api/cell,
@@ -24,11 +25,17 @@ const map = L.map("map", { crs: L.CRS.Simple, minZoom: -10, maxZoom: 6, zoomSnap
 const renderer = L.canvas({ padding: 0.2 });
 L.control.scale({ imperial: false, maxWidth: 160, position: "bottomleft" }).addTo(map);
 
-// The north arrow: the plane's y axis is the grid's north (rows run south).
-const North = L.Control.extend({
+// The arrow up the plane: north on a store with a coordinate system (the
+// plane's y axis is the grid's north: rows run south); on a store in a
+// game engine's world, the engine's second axis as its top view shows it
+// (Unity: +z up); none on a store with neither (added by start, which
+// knows the store).
+const Arrow = L.Control.extend({
   onAdd() {
     const d = L.DomUtil.create("div", "panel north");
-    d.title = "north: up (the grid's rows run north to south)";
+    const eng = this.options.engine;
+    d.title = eng ? `${eng.name}: +${eng.axes[1]} ${eng.rows_up ? "up" : "down"}, +${eng.axes[0]} right (the engine's top view)`
+      : "north: up (the grid's rows run north to south)";
     const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
     svg.setAttribute("width", "18");
     svg.setAttribute("height", "22");
@@ -36,18 +43,23 @@ const North = L.Control.extend({
     const arrow = document.createElementNS(ns, "path");
     arrow.setAttribute("d", "M9 1 L16 21 L9 16 L2 21 Z");
     arrow.setAttribute("fill", "#222");
+    if (eng && !eng.rows_up) arrow.setAttribute("transform", "rotate(180 9 11)");
     svg.append(arrow);
-    d.append(svg, "N");
+    d.append(svg, eng ? "+" + eng.axes[1] : "N");
     return d;
   },
 });
-new North({ position: "topleft" }).addTo(map);
 
 // Cells and the plane: cell (c, r) spans x from c·dx to (c+1)·dx metres and
-// y from −r·dy down to −(r+1)·dy.
-function cellLatLng(c, r) { const i = viewer.info; return L.latLng(-r * i.dy_m, c * i.dx_m); }
-function cellCentre(c, r) { return cellLatLng(c + 0.5, r + 0.5); }
-function latLngCell(ll) { const i = viewer.info; return [Math.floor(ll.lng / i.dx_m), Math.floor(-ll.lat / i.dy_m)]; }
+// y from −r·dy down to −(r+1)·dy; on a store drawn rows up (an engine's top
+// view), y from −(H−r)·dy up to −(H−r−1)·dy, the same extent flipped.
+function rowLat(r) { const i = viewer.info; return (i.engine && i.engine.rows_up ? r - i.height : -r) * i.dy_m; }
+function cellLatLng(c, r) { const i = viewer.info; return L.latLng(rowLat(r), c * i.dx_m); }
+function cellCentre(c, r) { return L.latLng((rowLat(r) + rowLat(r + 1)) / 2, (c + 0.5) * viewer.info.dx_m); }
+function latLngCell(ll) {
+  const i = viewer.info, y = ll.lat / i.dy_m;
+  return [Math.floor(ll.lng / i.dx_m), Math.floor(i.engine && i.engine.rows_up ? i.height + y : -y)];
+}
 function inGrid(c, r) { const i = viewer.info; return c >= 0 && r >= 0 && c < i.width && r < i.height; }
 function terrainBounds() { const i = viewer.info; return L.latLngBounds(cellLatLng(0, i.height), cellLatLng(i.width, 0)); }
 // cellToClient returns the page coordinates of cell (c,r)'s centre.
@@ -131,7 +143,8 @@ function legend() {
 function quads(group, list, color, opacity) {
   const i = viewer.info;
   for (const [c, r, s] of list) {
-    L.rectangle(L.latLngBounds(cellLatLng(c, r + s), cellLatLng(c + s, r)),
+    // A quad may reach past the grid's edge: draw the cells it holds.
+    L.rectangle(L.latLngBounds(cellLatLng(c, Math.min(r + s, i.height)), cellLatLng(Math.min(c + s, i.width), r)),
       { renderer, stroke: false, fillColor: color, fillOpacity: opacity, interactive: false }).addTo(group);
   }
 }
@@ -246,7 +259,10 @@ async function query() {
     viewer.frontier = f;
     viewer.error = "";
     statusEl.classList.remove("error");
-    const at = (p) => `(${p.col},${p.row}${p.elevation_m !== undefined ? `, ${p.elevation_m.toFixed(0)} m` : ""})`;
+    // A store in an engine's world names positions in it, else cells.
+    const ax = viewer.info.engine ? viewer.info.engine.axes : null;
+    const where = (p) => ax && p.world ? `${ax[0]} ${p.world[0].toFixed(1)}, ${ax[1]} ${p.world[1].toFixed(1)}` : `${p.col},${p.row}`;
+    const at = (p) => `(${where(p)}${p.elevation_m !== undefined ? `, ${p.elevation_m.toFixed(0)} m` : ""})`;
     statusEl.textContent = f.mutually_visible
       ? `A ${at(f.a)} and B ${at(f.b)} see each other: no frontier set (${f.elapsed_ms.toFixed(3)} ms)`
       : `A ${at(f.a)}: ${f.a.points} cells · B ${at(f.b)}: ${f.b.points} cells · no cell of one sees the other · ${f.elapsed_ms.toFixed(1)} ms`;
@@ -490,6 +506,7 @@ document.getElementById("simplay").addEventListener("click", (e) => {
   store.textContent = `${i.path.split("/").pop()} · ${km(i.width * i.dx_m)} × ${km(i.height * i.dy_m)}`;
   store.title = `${i.width}×${i.height} cells of ${i.dx_m.toPrecision(3)} × ${i.dy_m.toPrecision(3)} m, ${i.crs || "no coordinate system"}, ` +
     `heights ${i.elevation_min_m.toFixed(0)}–${i.elevation_max_m.toFixed(0)} m, hidden cells kept ${(100 * i.hidden_kept).toFixed(1)}%`;
+  if (i.crs || i.engine) new Arrow({ position: "topleft", engine: i.engine }).addTo(map);
   map.setMaxBounds(terrainBounds().pad(0.5));
   const placed = loadState();
   if (!placed) fit();

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
+)
+
+// TestServeEngineStore: the viewer of a Unity store draws the terrain as
+// Unity's top view shows it (+x right, +z up: row 0, at the lowest z, at
+// the bottom; it was drawn top-down, mirrored), with a "+z" arrow in place
+// of a north arrow (the store has no coordinate system), names the players
+// by their world positions, and draws no frontier past the terrain's edge
+// (a 200×168 window: its quads reach past the last row and column). A
+// store with neither a CRS nor an engine frame shows no arrow.
+func TestServeEngineStore(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no Chromium installed (make test installs Debian's chromium)")
+	}
+	dir := t.TempDir()
+	unity, plain := filepath.Join(dir, "u.pvs"), filepath.Join(dir, "p.pvs")
+	for _, store := range []string{unity, plain} {
+		dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000},
+			Window: heightmap.Window{Col: 20, Row: 40, Width: 200, Height: 168}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if store == unity {
+			f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
+		}
+		p := horizon.DefaultParams()
+		p.Sectors = 64
+		if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(900, 900))
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	for _, store := range []string{unity, plain} {
+		v, err := newViewer(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(v.handler())
+		defer srv.Close()
+		ctx, cancel := chromedp.NewContext(actx)
+		defer cancel()
+		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		eval := func(expr string) string {
+			t.Helper()
+			s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(`+expr+`)`))
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			return s
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.viewer && window.viewer.ready === true`)); err != nil {
+			t.Fatalf("page did not load: %v", err)
+		}
+		if store == plain {
+			if got := eval(`document.querySelector(".north") === null`); got != "true" {
+				t.Errorf("a store without a CRS or engine frame shows an arrow: %s", eval(`document.querySelector(".north").textContent`))
+			}
+			continue
+		}
+		if got := eval(`[document.querySelector(".north").textContent, viewer.cellToClient(5, 0).y > viewer.cellToClient(5, viewer.info.height - 1).y]`); got != `["+z",true]` {
+			t.Errorf("the arrow and row 0 below the last row (Unity's top view): %s", got)
+		}
+		a, b := hiddenPair(t, v)
+		for _, c := range [][2]int{a, b} {
+			var p struct {
+				X float64 `json:"x"`
+				Y float64 `json:"y"`
+			}
+			json.Unmarshal([]byte(eval(`viewer.cellToClient(`+cell(c)+`)`)), &p)
+			if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`viewer.b !== null && viewer.frontier !== null && viewer.pending === 0`)); err != nil {
+			t.Fatalf("no frontier shown: %v (%s)", err, eval(`viewer.error`))
+		}
+		if got := eval(`[viewer.a, viewer.b]`); got != "[["+cell(a)+"],["+cell(b)+"]]" {
+			t.Errorf("clicks placed %s, want %v and %v", got, a, b)
+		}
+		if status := eval(`document.getElementById("status").textContent`); !strings.Contains(status, "(x ") || !strings.Contains(status, ", z ") {
+			t.Errorf("the status names cells, not world positions: %s", status)
+		}
+		if got := eval(`[frontierLayer.getLayers().length > 0, frontierLayer.getLayers().every((l) => terrainBounds().contains(l.getBounds()))]`); got != "[true,true]" {
+			t.Errorf("frontier drawn, and within the terrain: %s (quads %s)", got, eval(`[viewer.frontier.a.quads, viewer.frontier.b.quads]`))
+		}
+	}
+}
