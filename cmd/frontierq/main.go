@@ -19,8 +19,6 @@ import (
 	"image/color"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -37,9 +35,7 @@ import (
 )
 
 func main() {
-	// A file size limit (ulimit -f) makes writes fail, as a full disk
-	// does, rather than kill the process.
-	signal.Ignore(syscall.SIGXFSZ)
+	cli.IgnoreFileSizeLimit()
 	os.Exit(cli.Report("frontierq", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 

@@ -266,11 +266,11 @@ func (v *viewer) serve(ctx context.Context, ln net.Listener) error {
 // for want of one (under ulimit -n 1024, 1,100 connections trickling their
 // headers made every other request wait 5 s).
 func connsAllowed() int {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil || lim.Cur > 1<<20 {
+	n := openFilesAllowed()
+	if n <= 0 || n > 1<<20 {
 		return serveMaxConns
 	}
-	return max(8, min(serveMaxConns, int(lim.Cur)-64))
+	return max(8, min(serveMaxConns, n-64))
 }
 
 // connLimit keeps at most max connections open: when a new one would pass

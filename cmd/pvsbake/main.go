@@ -17,8 +17,6 @@ package main
 import (
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -27,9 +25,7 @@ import (
 )
 
 func main() {
-	// A file size limit (ulimit -f) makes writes fail, as a full disk
-	// does, rather than kill the process.
-	signal.Ignore(syscall.SIGXFSZ)
+	cli.IgnoreFileSizeLimit()
 	os.Exit(cli.Report("pvsbake", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -337,13 +336,10 @@ func FitWindow(need func(width, height int, dx, dy float64) int64, w, h int, dx,
 // process's cgroup (v2) leaves (memory.max less memory.current). The
 // memory guard must honour all three: under ulimit -v 4GB a 32768² raster
 // passed the guard on MemAvailable and died out of memory.
+// On Windows the system's available physical memory stands for the first
+// (GlobalMemoryStatusEx), and the other two are unknown.
 func AvailableMemory() int64 {
-	avail := procField("/proc/meminfo", "MemAvailable:")
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) == nil && lim.Cur < 1<<62 /* not RLIM_INFINITY */ {
-		left := max(int64(lim.Cur)-procField("/proc/self/status", "VmSize:"), 1)
-		avail = leastKnown(avail, left)
-	}
+	avail := leastKnown(systemAvailable(), addressSpaceLeft())
 	return leastKnown(avail, cgroupLeft())
 }
 
