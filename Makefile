@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: lib lib-windows unity-package windows-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs
+.PHONY: lib lib-windows unity-package windows-deps cross-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs release release-check
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -77,7 +77,7 @@ docs:
 # portable and AVX-512 kernels (auto runs the AVX2 assembly), the golden
 # hashes of other CPUs (GOAMD64=v3, arm64 under qemu) and the real Slurm
 # cluster. CI runs make test, then make check.
-check: deps browser bindings windows-deps
+check: deps browser bindings windows-deps cross-deps
 	$(GO) test ./...
 	GOEXPERIMENT= $(GO) test -count 1 ./horizon ./internal/quadtree ./internal/bake
 	GOEXPERIMENT= FRONTIERSETS_KERNELS=scalar $(GO) test -count 1 -run 'Golden|Block|Kernel|Twin' ./horizon
@@ -86,7 +86,53 @@ check: deps browser bindings windows-deps
 		FRONTIERSETS_KERNELS=avx512 $(GO) test -count 1 -run 'Golden|Block' ./horizon; \
 	else echo "no AVX-512 on this CPU: the forced avx512 kernels are not run"; fi
 	$(MAKE) --no-print-directory portable
+	$(MAKE) --no-print-directory release-check
 	$(MAKE) --no-print-directory test-slurm
+
+# qemu-user-static, to run linux/arm64 builds here (the golden hashes, the
+# stores of every target), and the arm64 C cross-compiler for the release's
+# C library; a warning, not a failure, when they cannot be installed.
+cross-deps:
+	@{ command -v qemu-aarch64-static && command -v aarch64-linux-gnu-gcc; } >/dev/null 2>&1 || { \
+		echo "installing qemu-user-static and gcc-aarch64-linux-gnu"; \
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-user-static gcc-aarch64-linux-gnu >/dev/null; } || \
+		echo "warning: qemu-user-static or gcc-aarch64-linux-gnu could not be installed"; }
+
+# make release: build/release/frontiersets-VERSION-OS-ARCH.{tar.gz,zip} for
+# the six desktop targets — pvsbake and frontierq built without cgo (RAW,
+# PNG and ENVI heightmaps, every query; GeoTIFF and HGT need a GDAL
+# build), README, LICENSE and docs/commands; the C library and its header
+# for linux/amd64, linux/arm64 and windows/amd64 — the Unity package with
+# those libraries, and SHA256SUMS. VERSION defaults to git describe; the
+# archives are the same bytes for the same sources and toolchain.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+RELEASE_LDFLAGS := -s -w -buildid= -X github.com/frontiersets/frontiersets/internal/cli.release=$(VERSION)
+release: windows-deps cross-deps
+	rm -rf build/release
+	@set -e; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; \
+		echo "building pvsbake and frontierq for $$os/$$arch"; \
+		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 GOEXPERIMENT= $(GO) build -trimpath -ldflags "$(RELEASE_LDFLAGS)" \
+			-o build/release/stage/$$os-$$arch/ ./cmd/pvsbake ./cmd/frontierq; done
+	@echo "building the C library for linux/amd64, linux/arm64 and windows/amd64"
+	GOEXPERIMENT= CGO_ENABLED=1 PKG_CONFIG=/bin/false $(GO) build -trimpath -buildmode=c-shared -ldflags "-s -w -buildid=" \
+		-o build/release/stage/linux-amd64/libfrontiersets.so ./cmd/libfrontiersets
+	GOEXPERIMENT= GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc PKG_CONFIG=/bin/false $(GO) build -trimpath -buildmode=c-shared -ldflags "-s -w -buildid=" \
+		-o build/release/stage/linux-arm64/libfrontiersets.so ./cmd/libfrontiersets
+	GOEXPERIMENT= GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -trimpath -buildmode=c-shared -ldflags "-s -w -buildid=" \
+		-o build/release/stage/windows-amd64/frontiersets.dll ./cmd/libfrontiersets
+	rm -f build/release/stage/*/*.h
+	for d in linux-amd64 linux-arm64 windows-amd64; do cp cmd/libfrontiersets/frontiersets.h build/release/stage/$$d/; done
+	$(GO) run ./deploy/release -version $(VERSION) -stage build/release/stage -out build/release
+	rm -rf build/release/stage
+	@ls -l build/release
+
+# make release-check: make release, then every archive against SHA256SUMS
+# and each pvsbake's --version: natively, under qemu (linux/arm64) and
+# under Wine (windows/amd64).
+release-check: release
+	RELEASE_DIR=$(CURDIR)/build/release $(GO) test -count 1 -run TestReleaseArchives -v ./deploy/release
 
 # The C library's other callers: Python (python/, a venv over Debian's numpy,
 # setuptools and pytest; GDAL's bindings for the example) and C# (mono).

@@ -92,8 +92,8 @@ const Unbounded = -1
 
 // Errors for points that cannot hold a player.
 var (
-	ErrOutside   = errors.New("grow: point outside the grid")
-	ErrNodata    = errors.New("grow: point on a nodata cell")
+	ErrOutside = errors.New("grow: point outside the grid")
+	ErrNodata  = errors.New("grow: point on a nodata cell")
 	// ErrIdentical is no longer returned: two players in one cell see
 	// each other (Result.MutuallyVisible). Kept for callers that test it.
 	ErrIdentical = errors.New("grow: the two points are the same cell")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -449,6 +450,32 @@ func TestPNG16(t *testing.T) {
 				t.Errorf("cell %d,%d: %g m, want %g", x, y, got, want)
 			}
 		}
+	}
+	// The reader of builds without GDAL gives GDAL's grid, window and
+	// all, and the same refusals.
+	opt := heightmap.Options{CellSize: 2, HeightRange: [2]float64{100, 100 + 65535*0.01}, Window: heightmap.Window{Col: 1, Row: 1, Width: 4, Height: 3}}
+	for _, o := range []heightmap.Options{{CellSize: 2, ZScale: 0.01, ZOffset: 100}, {CellSize: 2, ZScale: 0.01, ZOffset: 100, Window: opt.Window}} {
+		viaGDAL, err := heightmap.Load(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pure, err := heightmap.LoadPNG(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pure.Width != viaGDAL.Width || pure.Height != viaGDAL.Height || pure.Dx != viaGDAL.Dx || pure.Driver != viaGDAL.Driver || !slices.Equal(pure.Elev, viaGDAL.Elev) {
+			t.Errorf("window %v: without GDAL %d×%d %s %v, GDAL %d×%d %s %v", o.Window, pure.Width, pure.Height, pure.Driver, pure.Elev, viaGDAL.Width, viaGDAL.Height, viaGDAL.Driver, viaGDAL.Elev)
+		}
+	}
+	if _, err := heightmap.LoadPNG(p, heightmap.Options{CellSize: 2}); !errors.Is(err, heightmap.ErrNoScale) {
+		t.Errorf("without GDAL, no vertical scale: %v", err)
+	}
+	rgb := filepath.Join(t.TempDir(), "rgb.png")
+	rf, _ := os.Create(rgb)
+	png.Encode(rf, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	rf.Close()
+	if _, err := heightmap.LoadPNG(rgb, heightmap.Options{CellSize: 2}); err == nil || !strings.Contains(err.Error(), "colour PNG") {
+		t.Errorf("without GDAL, a colour PNG: %v", err)
 	}
 }
 

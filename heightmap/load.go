@@ -127,6 +127,9 @@ func load(path string, opt Options) (*Grid, error) {
 		}
 	}
 	if read == nil {
+		if ext == ".png" {
+			return loadPNG(path, opt)
+		}
 		return nil, ErrNoGDAL
 	}
 	var g *Grid

@@ -10,7 +10,7 @@ import (
 // when no raster driver is registered: a program that reads GeoTIFFs and
 // the other GDAL formats imports heightmap/gdal (a cgo build with
 // libgdal-dev).
-var ErrNoGDAL = errors.New("GDAL is not in this program; only .raw and .r16 heightmaps load: import github.com/frontiersets/frontiersets/heightmap/gdal in a cgo build with libgdal-dev")
+var ErrNoGDAL = errors.New("this build has no GDAL (built without cgo, as the release archives are): it reads .raw, .r16 and 16-bit .png heightmaps; GeoTIFF, HGT and GDAL's other formats need a build with GDAL (make or go install with cgo and libgdal-dev, which imports github.com/frontiersets/frontiersets/heightmap/gdal)")
 
 // CRSInfo is what the project needs to know of a raster's CRS.
 type CRSInfo struct {

@@ -11,30 +11,27 @@ import (
 	"testing"
 
 	"github.com/frontiersets/frontiersets"
+	"github.com/frontiersets/frontiersets/internal/testwine"
 )
 
 // mingw is Debian's cross-compiler for 64-bit Windows
 // (gcc-mingw-w64-x86-64).
-const mingw = "x86_64-w64-mingw32-gcc"
+const mingw = testwine.Mingw
 
 // TestWindowsDLL cross-compiles the library into frontiersets.dll (and its
 // import library) as make lib-windows does, checks that it needs only
 // Windows' own system libraries, and runs the C example and the hostile
 // input test, cross-compiled the same way, under Wine: the example prints
 // what it prints on Linux, byte for byte, and every hostile call gives
-// Linux's code. Wine 8.0 lacks bcryptprimitives.dll, which Go's runtime
-// loads at start: testdata/wine holds a stand-in for the test's Wine
-// prefix. It needs mingw-w64 and Wine (make windows-deps installs them).
+// Linux's code, in a Wine prefix of its own (internal/testwine: Wine 8.0
+// lacks bcryptprimitives.dll, which Go's runtime loads at start). It
+// needs mingw-w64 and Wine (make windows-deps installs them).
 func TestWindowsDLL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles the library and runs it under Wine (make check)")
 	}
-	for _, tool := range []string{mingw, "wine"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s (make windows-deps installs gcc-mingw-w64-x86-64 and wine)", tool)
-		}
-	}
 	dir := t.TempDir()
+	env := testwine.Env(t, dir)
 	store := buildLib(t, dir) // the Linux library, for comparison, and the demo store
 	win := filepath.Join(dir, "win")
 	if err := os.MkdirAll(win, 0o755); err != nil {
@@ -79,35 +76,9 @@ func TestWindowsDLL(t *testing.T) {
 	lib := filepath.Join(win, "frontiersets.lib")
 	example := cc("frontier.exe", "../../examples/c/frontier.c", lib)
 	hostileExe := cc("hostile.exe", "testdata/hostile.c", lib)
-	// A Wine prefix of the test's own, with the stand-in in system32.
-	prefix := filepath.Join(dir, "wine")
-	env := append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all")
-	boot := exec.Command("wine", "wineboot", "-i")
-	boot.Env = env
-	if out, err := boot.CombinedOutput(); err != nil {
-		t.Fatalf("wineboot: %v\n%s", err, out)
-	}
-	cc("bcryptprimitives.dll", "-shared", "-O2", "testdata/wine/bcryptprimitives.c", "-ladvapi32")
-	sys32 := filepath.Join(prefix, "drive_c", "windows", "system32")
-	b, err := os.ReadFile(filepath.Join(win, "bcryptprimitives.dll"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(sys32, "bcryptprimitives.dll"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) (string, int) {
+	run := func(args ...string) (string, int) { // the DLL beside the programs
 		t.Helper()
-		cmd := exec.Command("wine", args...)
-		cmd.Env, cmd.Dir = env, win // the DLL beside the programs
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("wine %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.ReplaceAll(string(out), "\r\n", "\n"), code
+		return testwine.Run(t, env, win, args...)
 	}
 	s, err := frontiersets.Open(store)
 	if err != nil {

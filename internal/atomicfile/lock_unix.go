@@ -13,6 +13,9 @@ func tryLock(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
 
+// syncFolders: a folder opened for reading can be fsynced.
+const syncFolders = true
+
 // bornLocked: temporary files are locked before they take their names
 // (createLocked), which a rename of an open file allows here.
 const bornLocked = true

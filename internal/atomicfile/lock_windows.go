@@ -16,6 +16,10 @@ func tryLock(f *os.File) error {
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 }
 
+// syncFolders is false: Windows refuses to flush a folder's handle
+// (access denied), and NTFS journals the renames itself.
+const syncFolders = false
+
 // bornLocked is false: Windows does not rename a file this process holds
 // open, so a temporary file is locked after its creation under its name,
 // and sweeps spare unlocked ones younger than staleAfter.

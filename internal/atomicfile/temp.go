@@ -235,6 +235,13 @@ func CommitAll(temps []*Temp) error {
 			removeStale(t.Path)
 		}
 	}()
+	if !bornLocked {
+		// Windows renames no file a process holds open: close them first
+		// (their locks go; sweeps spare them as younger than staleAfter).
+		for _, t := range temps {
+			t.Close()
+		}
+	}
 	if len(temps) == 1 {
 		t := temps[0]
 		err := os.Rename(t.Name(), t.Path)
@@ -331,8 +338,12 @@ func writeSynced(path string, data []byte) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// syncDir syncs a folder, so that renames in it survive a crash.
+// syncDir syncs a folder, so that renames in it survive a crash (where
+// folders can be synced: not on Windows, whose file systems journal them).
 func syncDir(dir string) error {
+	if !syncFolders {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

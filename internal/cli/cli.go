@@ -35,13 +35,15 @@ func (e *UsageError) Error() string { return e.Msg }
 func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
 // ExitCode maps run's error to a process exit code: 0 for nil, 2 for usage
-// errors (including -h), 1 for anything else.
+// errors (including -h) and for what this build cannot do
+// (heightmap.ErrNoGDAL: a GDAL format in a build without cgo), 1 for
+// anything else.
 func ExitCode(err error) int {
 	var u *UsageError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &u), errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &u), errors.Is(err, flag.ErrHelp), errors.Is(err, heightmap.ErrNoGDAL):
 		return 2
 	}
 	return 1

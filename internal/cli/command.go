@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -275,19 +276,28 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// release is the version a release build stamps into the programs (make
+// release: -ldflags "-X …/internal/cli.release=v…"); "" otherwise.
+var release string
+
 // Version returns the program's version from its build information: the
-// module version for `go install …@version`, otherwise "devel" with the VCS
-// revision when the build recorded one.
+// release's version (make release), else the module version for `go
+// install …@version`, else "devel"; the VCS revision when the build
+// recorded one; the Go version, the target and the build's flags (cgo,
+// which links GDAL; the CPU level; experiments; tags), e.g. "v0.9.0 (commit
+// 4f2a9c1e0b3d), go1.26.8 windows/amd64 CGO_ENABLED=0 GOAMD64=v1".
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		return cmp.Or(release, "devel")
 	}
 	v := bi.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var rev, dirty string
+	v = cmp.Or(release, v)
+	var rev, dirty, goos, goarch string
+	var flags []string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -296,10 +306,25 @@ func Version() string {
 			if s.Value == "true" {
 				dirty = "+modified"
 			}
+		case "GOOS":
+			goos = s.Value
+		case "GOARCH":
+			goarch = s.Value
+		case "CGO_ENABLED", "GOAMD64", "GOARM64", "GOEXPERIMENT":
+			flags = append(flags, s.Key+"="+s.Value)
+		case "-tags":
+			flags = append(flags, "tags="+s.Value)
 		}
 	}
 	if rev != "" {
 		v += fmt.Sprintf(" (commit %.12s%s)", rev, dirty)
 	}
-	return v + ", " + bi.GoVersion
+	v += ", " + bi.GoVersion
+	if goos != "" {
+		v += " " + goos + "/" + goarch
+	}
+	if len(flags) > 0 {
+		v += " " + strings.Join(flags, " ")
+	}
+	return v
 }

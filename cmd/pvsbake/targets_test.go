@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frontiersets/frontiersets/internal/testwine"
+)
+
+// TestStoresSameOnEveryTarget: pvsbake built without cgo for windows/amd64
+// and run under Wine, and for linux/arm64 and run under qemu-aarch64-static,
+// bakes a Unity RAW heightmap into the same bytes as this build (cgo,
+// GDAL, the amd64 assembly), and each prints its version with its target
+// and CGO_ENABLED=0 (make check; Wine and qemu-user-static are installed
+// by make windows-deps and make portable).
+func TestStoresSameOnEveryTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles pvsbake and runs it under Wine and qemu (make check)")
+	}
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../data/demo-unity.raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "u.raw"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bake := func(out string) []string {
+		return []string{"bake", "u.raw", "--cell-size", "80", "--height-range", "0,2000", "--engine", "unity", "--engine-origin", "-10200,500",
+			"--window", "10,20,96,80", "--sectors", "64", "--budget", "2MB", "--workers", "2", "-q", "-o", out}
+	}
+	// This build, in the same folder with the same relative paths (the
+	// store records the DEM's path as given).
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCmd(bake("native.pvs")...)
+	os.Chdir(wd)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "native.pvs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(goos, goarch, out string) string {
+		t.Helper()
+		bin := filepath.Join(dir, out)
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOEXPERIMENT=")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s/%s: %v\n%s", goos, goarch, err, b)
+		}
+		return bin
+	}
+	check := func(target string, run func(args ...string) (string, int)) {
+		t.Helper()
+		if v, code := run("--version"); code != 0 || !strings.Contains(v, target) || !strings.Contains(v, "CGO_ENABLED=0") {
+			t.Errorf("%s --version: exit %d: %q", target, code, v)
+		}
+		out := strings.ReplaceAll(target, "/", "-") + ".pvs"
+		if msg, code := run(bake(out)...); code != 0 {
+			t.Fatalf("%s bake: exit %d: %s", target, code, msg)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s baked other bytes than this build (%d and %d bytes)", target, len(got), len(want))
+		}
+	}
+	if _, err := exec.LookPath("qemu-aarch64-static"); err != nil {
+		t.Log("no qemu-aarch64-static: linux/arm64 not run (make portable installs qemu-user-static)")
+	} else {
+		arm := build("linux", "arm64", "pvsbake-arm64")
+		check("linux/arm64", func(args ...string) (string, int) {
+			cmd := exec.Command("qemu-aarch64-static", append([]string{arm}, args...)...)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); ok {
+				return string(out), ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			return string(out), 0
+		})
+	}
+	env := testwine.Env(t, dir)
+	build("windows", "amd64", "pvsbake.exe")
+	check("windows/amd64", func(args ...string) (string, int) {
+		return testwine.Run(t, env, dir, append([]string{"pvsbake.exe"}, args...)...)
+	})
+}
