@@ -25,6 +25,9 @@ import (
 // (a 200×168 window: its quads reach past the last row and column). A
 // store with neither a CRS nor an engine frame shows no arrow.
 func TestServeEngineStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes two stores and drives Chromium (make check)")
+	}
 	bin := chromium()
 	if bin == "" {
 		t.Skip("no Chromium installed (make test installs Debian's chromium)")
