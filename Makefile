@@ -108,7 +108,8 @@ cross-deps:
 # archives are the same bytes for the same sources and toolchain.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-RELEASE_LDFLAGS := -s -w -buildid= -X github.com/frontiersets/frontiersets/internal/cli.release=$(VERSION)
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+RELEASE_LDFLAGS := -s -w -buildid= -X github.com/frontiersets/frontiersets/internal/cli.release=$(VERSION) -X github.com/frontiersets/frontiersets/internal/cli.commit=$(COMMIT)
 release: windows-deps cross-deps
 	rm -rf build/release
 	@set -e; for t in $(RELEASE_TARGETS); do os=$${t%/*}; arch=$${t#*/}; \

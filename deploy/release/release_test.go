@@ -149,9 +149,16 @@ func TestReleaseArchives(t *testing.T) {
 		}
 		return m[0]
 	}
+	// frontiersets-VERSION-unity.zip names the release's version.
+	var release string
+	for _, a := range archives {
+		if v, ok := strings.CutSuffix(strings.TrimPrefix(a, "frontiersets-"), "-unity.zip"); ok {
+			release = v
+		}
+	}
 	version := func(target string, out []byte, err error) {
 		t.Helper()
-		if err != nil || !strings.HasPrefix(string(out), "pvsbake v") && !strings.HasPrefix(string(out), "pvsbake devel") ||
+		if err != nil || release == "" || !strings.HasPrefix(string(out), "pvsbake "+release+" (commit ") ||
 			!strings.Contains(string(out), strings.Replace(target, "-", "/", 1)) || !strings.Contains(string(out), "CGO_ENABLED=0") {
 			t.Errorf("%s pvsbake --version: %v %q", target, err, out)
 		}

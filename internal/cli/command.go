@@ -276,9 +276,11 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// release is the version a release build stamps into the programs (make
-// release: -ldflags "-X …/internal/cli.release=v…"); "" otherwise.
-var release string
+// release and commit are the version and commit a release build stamps
+// into the programs (make release: -ldflags "-X …/internal/cli.release=v…
+// -X …/internal/cli.commit=…", since builds with -buildvcs=false record no
+// revision); "" otherwise.
+var release, commit string
 
 // Version returns the program's version from its build information: the
 // release's version (make release), else the module version for `go
@@ -316,7 +318,7 @@ func Version() string {
 			flags = append(flags, "tags="+s.Value)
 		}
 	}
-	if rev != "" {
+	if rev = cmp.Or(rev, commit); rev != "" {
 		v += fmt.Sprintf(" (commit %.12s%s)", rev, dirty)
 	}
 	v += ", " + bi.GoVersion
