@@ -18,23 +18,9 @@ import (
 // --json gives their world positions, and --geojson draws the frontiers
 // in world coordinates, inside the terrain's world bounds.
 func TestWorldQueries(t *testing.T) {
-	dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000},
-		Window: heightmap.Window{Col: 100, Row: 60, Width: 40, Height: 32}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
-	p := horizon.DefaultParams()
-	p.Sectors = 64
 	dir := t.TempDir()
 	store := filepath.Join(dir, "u.pvs")
-	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
-		t.Fatal(err)
-	}
+	unityStore(t, store, heightmap.Window{Col: 100, Row: 60, Width: 40, Height: 32}, true, 1)
 	// Cell (3, 4) of the window is file sample (103, 64): x = −10200 +
 	// 80·103, z = 500 + 80·64; cell (36, 29) is sample (136, 89).
 	a, b := "-1960,5620", "680,7620"
@@ -94,26 +80,8 @@ func TestWorldQueries(t *testing.T) {
 // hull, not the squares of the PVS cells, the last of which reaches a
 // sample past the window's edge (80 m off a 201×199 window at k = 2).
 func TestWorldBoundsPVSCells(t *testing.T) {
-	dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000},
-		Window: heightmap.Window{Col: 100, Row: 60, Width: 41, Height: 33}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
-	if dem, err = heightmap.Coarsen(dem, 2); err != nil {
-		t.Fatal(err)
-	}
-	p := horizon.DefaultParams()
-	p.Sectors = 64
-	p.PVSCell = 2
 	store := filepath.Join(t.TempDir(), "k2.pvs")
-	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
-		t.Fatal(err)
-	}
+	unityStore(t, store, heightmap.Window{Col: 100, Row: 60, Width: 41, Height: 33}, true, 2)
 	// Samples x −2200 to 1000, z 5300 to 7860.
 	for _, tc := range []struct {
 		a    string
@@ -125,5 +93,35 @@ func TestWorldBoundsPVSCells(t *testing.T) {
 		if code != tc.code || code == 1 && !strings.Contains(errOut, "x -2200 to 1000, z 5300 to 7860") {
 			t.Errorf("--a-world %s: exit %d (want %d): %s", tc.a, code, tc.code, errOut)
 		}
+	}
+}
+
+// unityStore bakes window win of data/demo-unity.raw (80 m cells, 0 to
+// 2,000 m) into path with the default model at 64 sectors, 40 nodes a PVS,
+// on PVS cells of k×k samples; with unity, in Unity's world with the
+// file's corner sample at x −10,200, z 500 (rows along +z).
+func unityStore(t *testing.T, path string, win heightmap.Window, unity bool, k int) {
+	t.Helper()
+	dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000}, Window: win})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unity {
+		f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
+	}
+	if dem, err = heightmap.Coarsen(dem, k); err != nil {
+		t.Fatal(err)
+	}
+	p := horizon.DefaultParams()
+	p.Sectors = 64
+	if k > 1 {
+		p.PVSCell = k
+	}
+	if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: path, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,10 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/frontiersets/frontiersets/compress"
 	"github.com/frontiersets/frontiersets/heightmap"
-	"github.com/frontiersets/frontiersets/horizon"
-	"github.com/frontiersets/frontiersets/internal/bake"
 )
 
 // TestServeEngineStore: the viewer of a Unity store draws the terrain as
@@ -35,23 +32,7 @@ func TestServeEngineStore(t *testing.T) {
 	dir := t.TempDir()
 	unity, plain := filepath.Join(dir, "u.pvs"), filepath.Join(dir, "p.pvs")
 	for _, store := range []string{unity, plain} {
-		dem, err := heightmap.Load("../../data/demo-unity.raw", heightmap.Options{CellSize: 80, HeightRange: [2]float64{0, 2000},
-			Window: heightmap.Window{Col: 20, Row: 40, Width: 200, Height: 168}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if store == unity {
-			f, err := heightmap.NewEngineFrame("unity", dem.Dx, dem.Dy, [2]float64{-10200, 500}, false, dem.SourceSize[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			dem.Engine = f.Window(dem.Window.Col, dem.Window.Row)
-		}
-		p := horizon.DefaultParams()
-		p.Sectors = 64
-		if _, err := bake.Run(t.Context(), bake.Config{DEM: dem, Params: p, Outputs: []bake.Output{{Path: store, Cap: compress.Cap{Nodes: 40}}}}); err != nil {
-			t.Fatal(err)
-		}
+		unityStore(t, store, heightmap.Window{Col: 20, Row: 40, Width: 200, Height: 168}, store == unity, 1)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(900, 900))
 	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)

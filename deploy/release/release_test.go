@@ -77,6 +77,16 @@ func TestPackSameBytes(t *testing.T) {
 func entries(t *testing.T, path string) []string {
 	t.Helper()
 	var names []string
+	walk(t, path, func(name string, mode os.FileMode, _ io.Reader) {
+		names = append(names, fmt.Sprintf("%s %o", name, mode))
+	})
+	return names
+}
+
+// walk calls fn with each entry of a .zip or .tar.gz archive: its name,
+// permission bits and contents.
+func walk(t *testing.T, path string, fn func(name string, mode os.FileMode, r io.Reader)) {
+	t.Helper()
 	if strings.HasSuffix(path, ".zip") {
 		z, err := zip.OpenReader(path)
 		if err != nil {
@@ -84,9 +94,14 @@ func entries(t *testing.T, path string) []string {
 		}
 		defer z.Close()
 		for _, f := range z.File {
-			names = append(names, fmt.Sprintf("%s %o", f.Name, f.Mode().Perm()))
+			r, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(f.Name, f.Mode().Perm(), r)
+			r.Close()
 		}
-		return names
+		return
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -101,11 +116,11 @@ func entries(t *testing.T, path string) []string {
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return names
+			return
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, fmt.Sprintf("%s %o", h.Name, h.Mode))
+		fn(h.Name, os.FileMode(h.Mode).Perm(), tr)
 	}
 }
 
@@ -187,7 +202,7 @@ func TestReleaseArchives(t *testing.T) {
 // unpack extracts a .zip or .tar.gz archive into dir.
 func unpack(t *testing.T, path, dir string) {
 	t.Helper()
-	write := func(name string, mode os.FileMode, r io.Reader) {
+	walk(t, path, func(name string, mode os.FileMode, r io.Reader) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		b, err := io.ReadAll(r)
@@ -197,40 +212,5 @@ func unpack(t *testing.T, path, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if strings.HasSuffix(path, ".zip") {
-		z, err := zip.OpenReader(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer z.Close()
-		for _, f := range z.File {
-			r, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			write(f.Name, f.Mode().Perm(), r)
-			r.Close()
-		}
-		return
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		write(h.Name, os.FileMode(h.Mode).Perm(), tr)
-	}
+	})
 }

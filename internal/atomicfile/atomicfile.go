@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/frontiersets/frontiersets/internal/inputfile"
 )
 
 // Write calls fill with a buffered writer on a locked temporary file
@@ -51,18 +53,5 @@ func CheckTarget(path string) error {
 	if st.Mode().IsRegular() {
 		return nil
 	}
-	what := "a special file"
-	switch m := st.Mode(); {
-	case m&os.ModeDevice != 0:
-		what = "a device"
-	case m&os.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m.IsDir():
-		what = "a folder"
-	case m&os.ModeSymlink != 0:
-		what = "a symbolic link"
-	case m&os.ModeSocket != 0:
-		what = "a socket"
-	}
-	return fmt.Errorf("%s is %s, %w: write to a new or regular file", path, what, ErrNotRegular)
+	return fmt.Errorf("%s is %s, %w: write to a new or regular file", path, inputfile.Kind(st.Mode()), ErrNotRegular)
 }

@@ -23,18 +23,29 @@ func Check(path string) error {
 	if err != nil {
 		return nil
 	}
-	what := ""
-	switch m := st.Mode(); {
-	case m&os.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&os.ModeSocket != 0:
-		what = "a socket"
-	case m&os.ModeDevice != 0:
-		what = "a device"
-	case m&os.ModeIrregular != 0:
-		what = "a special file"
-	default:
+	if m := st.Mode(); m.IsRegular() || m.IsDir() {
 		return nil
 	}
-	return fmt.Errorf("%s, %w: give a file (save what a pipe carries to one first)", what, ErrSpecial)
+	return fmt.Errorf("%s, %w: give a file (save what a pipe carries to one first)", Kind(st.Mode()), ErrSpecial)
+}
+
+// Kind names what a file of mode m is for messages: "a named pipe", "a
+// device", "a folder", "a symbolic link", "a socket", "a regular file" or
+// "a special file".
+func Kind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
