@@ -14,8 +14,9 @@ import (
 // TestStoresSameOnEveryTarget: pvsbake built without cgo for windows/amd64
 // and run under Wine, and for linux/arm64 and run under qemu-aarch64-static,
 // bakes a Unity RAW heightmap into the same bytes as this build (cgo,
-// GDAL, the amd64 assembly), and each prints its version with its target
-// and CGO_ENABLED=0 (make check; Wine and qemu-user-static are installed
+// GDAL, the amd64 assembly), each prints its version with its target and
+// CGO_ENABLED=0, and each refuses a GeoTIFF in one line, exit 2, naming
+// the GDAL build (make check; Wine and qemu-user-static are installed
 // by make windows-deps and make portable).
 func TestStoresSameOnEveryTarget(t *testing.T) {
 	if testing.Short() {
@@ -27,6 +28,13 @@ func TestStoresSameOnEveryTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "u.raw"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tif, err := os.ReadFile("../../data/mount-washington.tif")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "mw.tif"), tif, 0o644)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	bake := func(out string) []string {
@@ -73,6 +81,11 @@ func TestStoresSameOnEveryTarget(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s baked other bytes than this build (%d and %d bytes)", target, len(got), len(want))
+		}
+		// What a build without GDAL cannot read: one line, exit 2,
+		// naming the build that can.
+		if msg, code := run("bake", "mw.tif", "-o", "mw.pvs", "--budget", "2MB"); code != 2 || !strings.Contains(msg, "need a build with GDAL") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+			t.Errorf("%s bake of a GeoTIFF: exit %d: %q", target, code, msg)
 		}
 	}
 	if _, err := exec.LookPath("qemu-aarch64-static"); err != nil {
