@@ -64,18 +64,22 @@ func loadPNG(path string, opt Options) (*Grid, error) {
 	}
 	elev := make([]float32, win.Width*win.Height)
 	b := img.Bounds()
-	for r := range win.Height {
-		for c := range win.Width {
-			x, y := b.Min.X+win.Col+c, b.Min.Y+win.Row+r
-			var v float32
-			switch m := img.(type) {
-			case *image.Gray16:
-				v = float32(m.Gray16At(x, y).Y)
-			case *image.Gray:
-				v = float32(m.GrayAt(x, y).Y)
+	x0, y0 := b.Min.X+win.Col, b.Min.Y+win.Row
+	switch m := img.(type) {
+	case *image.Gray16:
+		for r := range win.Height {
+			for c := range win.Width {
+				elev[r*win.Width+c] = float32(m.Gray16At(x0+c, y0+r).Y)
 			}
-			elev[r*win.Width+c] = v
 		}
+	case *image.Gray:
+		for r := range win.Height {
+			for c := range win.Width {
+				elev[r*win.Width+c] = float32(m.GrayAt(x0+c, y0+r).Y)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("read the PNG: %T pixels, want grayscale", img)
 	}
 	g.Elev = elev
 	zscale := opt.ZScale

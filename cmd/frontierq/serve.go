@@ -114,7 +114,7 @@ type viewer struct {
 	relief   []byte // the tinted shaded relief PNG, one pixel per cell
 	// rowsUp: the page draws row 0 at the bottom, as the engine's top
 	// view shows the terrain (Unity: +x right, +z up, rows along +z), and
-	// the PNGs it overlays run bottom-up (rowsUpFor).
+	// the PNGs it overlays run bottom-up (rowsUpFor, flipRows).
 	rowsUp bool
 
 	elevMin, elevMax float64 // metres, over the cells that are not nodata
@@ -147,10 +147,13 @@ func newViewer(path string) (*viewer, error) {
 	// bounds, so its size is bounded by the grid's.
 	for _, p := range []struct {
 		dst *[]byte
-		img image.Image
+		img *image.RGBA
 	}{{&v.shade, render.Hillshade(s.Elev, s.Width, s.Height, s.DxM, s.DyM)}, {&v.relief, render.Relief(s.Elev, s.Nodata, s.Width, s.Height, s.DxM, s.DyM)}} {
+		if v.rowsUp {
+			flipRows(p.img.Pix, p.img.Stride)
+		}
 		var buf bytes.Buffer
-		if err := png.Encode(&buf, v.oriented(p.img)); err != nil {
+		if err := png.Encode(&buf, p.img); err != nil {
 			return nil, err
 		}
 		*p.dst = buf.Bytes()
@@ -167,20 +170,16 @@ func rowsUpFor(f *heightmap.EngineFrame) bool {
 	return f != nil && f.Engine == "unity" && f.Step[1] > 0
 }
 
-// oriented returns img (one pixel per cell, row 0 at the top) as the page
-// overlays it: flipped top to bottom where v.rowsUp.
-func (v *viewer) oriented(img image.Image) image.Image {
-	if !v.rowsUp {
-		return img
+// flipRows turns a picture's pixel buffer (rows of stride bytes, one pixel
+// per cell, row 0 at the top) upside down in place, as the page overlays
+// it where viewer.rowsUp.
+func flipRows(pix []byte, stride int) {
+	tmp := make([]byte, stride)
+	for top, bot := 0, len(pix)-stride; top < bot; top, bot = top+stride, bot-stride {
+		copy(tmp, pix[top:top+stride])
+		copy(pix[top:top+stride], pix[bot:bot+stride])
+		copy(pix[bot:bot+stride], tmp)
 	}
-	b := img.Bounds()
-	out := image.NewNRGBA(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			out.Set(x, b.Max.Y-1-(y-b.Min.Y), img.At(x, y))
-		}
-	}
-	return out
 }
 
 // handler routes the page and the API.
@@ -641,8 +640,11 @@ func (v *viewer) exportPNG(r *http.Request) (string, []byte, error) {
 	if err != nil {
 		return "", nil, &badRequest{err.Error()}
 	}
+	if v.rowsUp {
+		flipRows(img.Pix, img.Stride)
+	}
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, v.oriented(img)); err != nil {
+	if err := png.Encode(&buf, img); err != nil {
 		return "", nil, err
 	}
 	return "image/png", buf.Bytes(), nil

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/frontiersets/frontiersets/internal/render"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 )
@@ -44,6 +48,28 @@ func TestServeEngineStore(t *testing.T) {
 		}
 		srv := httptest.NewServer(v.handler())
 		defer srv.Close()
+		// The relief under the page runs as the page draws it: row 0 of
+		// the picture is the grid's last row on the Unity store.
+		resp, err := http.Get(srv.URL + "/api/relief.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pic, err := png.Decode(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := v.s
+		relief := render.Relief(s.Elev, s.Nodata, s.Width, s.Height, s.DxM, s.DyM)
+		last := s.Height - 1
+		if store == plain {
+			last = 0
+		}
+		for x := range s.Width {
+			if r1, g1, b1, _ := pic.At(x, 0).RGBA(); [3]uint32{r1, g1, b1} != func() [3]uint32 { r, g, b, _ := relief.At(x, last).RGBA(); return [3]uint32{r, g, b} }() {
+				t.Fatalf("%s: the relief picture's row 0, column %d, is not the grid's row %d", filepath.Base(store), x, last)
+			}
+		}
 		ctx, cancel := chromedp.NewContext(actx)
 		defer cancel()
 		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)

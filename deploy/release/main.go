@@ -25,6 +25,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -164,6 +165,9 @@ func unityPlugin(goos, goarch, file string) string {
 	return ""
 }
 
+// packageVersion is package.json's version field.
+var packageVersion = regexp.MustCompile(`"version":\s*"[^"]*"`)
+
 // unityPackage is the Unity package (bindings/unity) with the native
 // libraries built for it, its package.json's version the release's
 // (without a leading v).
@@ -187,7 +191,7 @@ func unityPackage(root, version string, libs map[string][]byte) ([]entry, error)
 			return err
 		}
 		if rel == "package.json" {
-			b = bytes.Replace(b, []byte(`"version": "0.1.0"`), []byte(`"version": "`+strings.TrimPrefix(version, "v")+`"`), 1)
+			b = packageVersion.ReplaceAll(b, []byte(`"version": "`+strings.TrimPrefix(version, "v")+`"`))
 		}
 		es = append(es, entry{name: path.Join("com.frontiersets.frontiersets", rel), data: b})
 		return nil
