@@ -95,12 +95,10 @@ func (g Georef) MapToLonLat(x, y float64) (lon, lat float64, err error) {
 	return lon, lat, nil
 }
 
-// transform converts one point through the registered Driver.
+// transform converts one point through the registered Driver, or
+// without one through package crs.
 func transform(crs string, toLonLat bool, x, y float64) (float64, float64, error) {
-	tr := registered().Transform
-	if tr == nil {
-		return 0, 0, ErrNoGDAL
-	}
+	tr := registered().transformer()
 	xs, ys := []float64{x}, []float64{y}
 	if err := tr(crs, toLonLat, xs, ys); err != nil {
 		return 0, 0, err

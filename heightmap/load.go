@@ -79,7 +79,7 @@ var ErrNoScale = errors.New("heightmap without a scale")
 // Errors wrap ErrNotRaster, ErrEmpty, ErrWindow or ErrAllNodata, or the
 // operating system's or GDAL's message; they read "heightmap: <path>: ...".
 func Load(path string, opt Options) (*Grid, error) {
-	g, err := load(path, opt)
+	g, err := load(path, opt, registered())
 	if err != nil {
 		return nil, fmt.Errorf("heightmap: %s: %w", path, err)
 	}
@@ -88,7 +88,8 @@ func Load(path string, opt Options) (*Grid, error) {
 	return g, nil
 }
 
-func load(path string, opt Options) (*Grid, error) {
+// load is Load through driver d (no Read: the readers without GDAL).
+func load(path string, opt Options, d Driver) (*Grid, error) {
 	if opt.CellSize < 0 || math.IsNaN(opt.CellSize) || math.IsInf(opt.CellSize, 0) {
 		return nil, fmt.Errorf("cell size %v m is not a positive length", opt.CellSize)
 	}
@@ -114,7 +115,7 @@ func load(path string, opt Options) (*Grid, error) {
 		return nil, err
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	read := registered().Read
+	read := d.Read
 	if ext == ".raw" || ext == ".r16" {
 		hdr := enviHeader(path)
 		if hdr == "" || read == nil {
@@ -127,10 +128,16 @@ func load(path string, opt Options) (*Grid, error) {
 		}
 	}
 	if read == nil {
-		if ext == ".png" {
+		switch ext {
+		case ".png":
 			return loadPNG(path, opt)
+		case ".tif", ".tiff", ".gtif":
+			read = readGeoTIFF
+		case ".hgt":
+			read = readHGT
+		default:
+			return nil, ErrNoGDAL
 		}
-		return nil, ErrNoGDAL
 	}
 	var g *Grid
 	info, data, err := read(path, opt.Band, func(info RasterInfo) (Window, error) {
@@ -183,18 +190,18 @@ func load(path string, opt Options) (*Grid, error) {
 	if err := finish(g, ndv, info.Scale*zscale, info.Offset*zscale+opt.ZOffset); err != nil {
 		return nil, err
 	}
-	g.LonLat = lonLatFor(g.Georef, g.Width, g.Height)
+	g.LonLat = lonLatFor(g.Georef, g.Width, g.Height, d.transformer())
 	return g, nil
 }
 
 // lonLatFor returns the LonLatGrid of a width×height grid on ref, or nil
 // when it has none: no CRS or geotransform, no driver, or no lattice close
 // enough (lon/lat then goes through the driver, or fails without one).
-func lonLatFor(ref Georef, width, height int) *LonLatGrid {
+func lonLatFor(ref Georef, width, height int, tr transformFunc) *LonLatGrid {
 	if ref.CRS == "" || !ref.HasGeoTransform {
 		return nil
 	}
-	ll, err := NewLonLatGrid(ref, width, height)
+	ll, err := newLonLatGrid(ref, width, height, tr)
 	if err != nil {
 		return nil
 	}

@@ -56,6 +56,10 @@ var ErrLonLatGrid = errors.New("heightmap: lon/lat grid")
 // ErrNoGDAL, the driver's, and ErrLonLatGrid when no lattice is close
 // enough (a grid across a pole).
 func NewLonLatGrid(ref Georef, width, height int) (*LonLatGrid, error) {
+	return newLonLatGrid(ref, width, height, registered().transformer())
+}
+
+func newLonLatGrid(ref Georef, width, height int, tr transformFunc) (*LonLatGrid, error) {
 	switch {
 	case !ref.HasGeoTransform:
 		return nil, ErrNoGeoref
@@ -63,10 +67,6 @@ func NewLonLatGrid(ref Georef, width, height int) (*LonLatGrid, error) {
 		return nil, ErrNoCRS
 	case width < 1 || height < 1:
 		return nil, fmt.Errorf("%w: a %d×%d grid", ErrLonLatGrid, width, height)
-	}
-	tr := registered().Transform
-	if tr == nil {
-		return nil, ErrNoGDAL
 	}
 	var worst float64
 	for steps := 8; steps <= maxLonLatSteps; steps *= 2 {
@@ -91,6 +91,9 @@ func NewLonLatGrid(ref Georef, width, height int) (*LonLatGrid, error) {
 		}
 		if err := g.unwrap(); err != nil {
 			return nil, err
+		}
+		for k, d := range g.Degrees {
+			g.Degrees[k] = roundDegrees(d)
 		}
 		// The checks: each node cell's centre and the midpoints of its
 		// top and left edges, and of the last row's and column's others.
@@ -120,13 +123,26 @@ func NewLonLatGrid(ref Georef, width, height int) (*LonLatGrid, error) {
 			}
 		}
 		if worst <= LonLatTolerance {
-			g.MaxErrorM = worst
+			g.MaxErrorM = math.Ceil(worst*1e6) / 1e6 // to the micrometre: see roundDegrees
 			return g, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: interpolation %.3g m off the CRS's own transform with %d nodes a side (more than %g m)",
 		ErrLonLatGrid, worst, maxLonLatSteps+3, LonLatTolerance)
 }
+
+// lonLatQuantum is the step, in degrees, to which a lattice's nodes are
+// rounded (11 µm of latitude).
+const lonLatQuantum = 1e-9
+
+// roundDegrees rounds a node's longitude or latitude to lonLatQuantum.
+// PROJ (a build with GDAL) and package crs (one without) agree to about
+// 10⁻¹⁴ degrees, not to the bit; rounded, they record the same lattice —
+// the same store bytes — unless a value lies within that of a rounding
+// boundary (about one node in 10⁵). The rounding moves a node by at most
+// 56 µm, which the interpolation's error check then includes; MaxErrorM
+// is rounded up to the micrometre for the same reason.
+func roundDegrees(d float64) float64 { return math.Round(d/lonLatQuantum) * lonLatQuantum }
 
 // at returns the map point of fractional cell (u, v) from the grid's
 // top-left corner.

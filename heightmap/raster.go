@@ -2,7 +2,10 @@ package heightmap
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+
+	"github.com/frontiersets/frontiersets/internal/crs"
 )
 
 // ErrNoGDAL is returned by Load for a raster other than a headerless RAW
@@ -10,7 +13,7 @@ import (
 // when no raster driver is registered: a program that reads GeoTIFFs and
 // the other GDAL formats imports heightmap/gdal (a cgo build with
 // libgdal-dev).
-var ErrNoGDAL = errors.New("this build has no GDAL (built without cgo, as the release archives are): it reads .raw, .r16 and 16-bit .png heightmaps; GeoTIFF, HGT and GDAL's other formats need a build with GDAL (make or go install with cgo and libgdal-dev, which imports github.com/frontiersets/frontiersets/heightmap/gdal)")
+var ErrNoGDAL = errors.New("this build has no GDAL (built without cgo, as the release archives are): it reads GeoTIFF (.tif), SRTM .hgt, .raw, .r16 and grayscale .png heightmaps; GDAL's other formats need a build with GDAL (make or go install with cgo and libgdal-dev, which imports github.com/frontiersets/frontiersets/heightmap/gdal)")
 
 // CRSInfo is what the project needs to know of a raster's CRS.
 type CRSInfo struct {
@@ -72,4 +75,37 @@ func registered() Driver {
 	driver.RLock()
 	defer driver.RUnlock()
 	return driver.d
+}
+
+// transformer returns d's Transform or, without one, one through package crs: the CRSs it knows (geographic, UTM,
+// Transverse Mercator, Lambert Conformal Conic and Web Mercator on
+// WGS 84, NAD83, ETRS89, RGF93 and GDA datums); others get an error
+// wrapping ErrNoGDAL.
+func (d Driver) transformer() transformFunc {
+	if d.Transform != nil {
+		return d.Transform
+	}
+	return pureTransform
+}
+
+// transformFunc is Driver.Transform's signature.
+type transformFunc = func(crsWKT string, toLonLat bool, x, y []float64) error
+
+func pureTransform(wkt string, toLonLat bool, x, y []float64) error {
+	if len(x) != len(y) {
+		return fmt.Errorf("heightmap: transform %d x and %d y coordinates", len(x), len(y))
+	}
+	c, err := crs.Parse(wkt)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", ErrNoGDAL, err)
+	}
+	if toLonLat {
+		err = c.ToLonLat(x, y)
+	} else {
+		err = c.FromLonLat(x, y)
+	}
+	if err != nil {
+		return fmt.Errorf("%w (%v)", ErrNoGDAL, err)
+	}
+	return nil
 }

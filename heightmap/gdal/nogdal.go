@@ -3,8 +3,8 @@
 package gdal
 
 // Without cgo there is no libgdal: no driver is registered (heightmap.Load
-// reads headerless RAW heightmaps only), and everything here returns
-// heightmap.ErrNoGDAL. This keeps the cgo-free packages' tests buildable
+// reads GeoTIFF, HGT, RAW and PNG heightmaps with its own readers), and
+// everything here but CRSFromEPSG returns heightmap.ErrNoGDAL. This keeps the cgo-free packages' tests buildable
 // for other architectures (GOARCH=arm64 under qemu-user-static, make
 // test-portable).
 
@@ -12,11 +12,17 @@ import (
 	"fmt"
 
 	"github.com/frontiersets/frontiersets/heightmap"
+	"github.com/frontiersets/frontiersets/internal/crs"
 )
 
-// CRSFromEPSG needs GDAL: heightmap.ErrNoGDAL.
+// CRSFromEPSG returns the WKT of the CRSs package crs knows without
+// GDAL (the same text GDAL gives), and heightmap.ErrNoGDAL for others.
 func CRSFromEPSG(code int) (string, error) {
-	return "", fmt.Errorf("gdal: EPSG:%d: %w", code, heightmap.ErrNoGDAL)
+	c, err := crs.FromEPSG(code)
+	if err != nil {
+		return "", fmt.Errorf("gdal: EPSG:%d: %w (%v)", code, heightmap.ErrNoGDAL, err)
+	}
+	return c.WKT(), nil
 }
 
 // WriteMask needs GDAL: heightmap.ErrNoGDAL.
