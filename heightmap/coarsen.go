@@ -57,7 +57,7 @@ func Coarsen(g *Grid, k int) (*Grid, error) {
 	c.Samples = Samples{K: k, Width: g.Width, Height: g.Height}
 	c.LonLat = nil
 	if g.LonLat != nil {
-		c.LonLat = lonLatFor(c.Georef, w, h, registered().transformer())
+		c.LonLat, c.NoLonLat = lonLatFor(c.Georef, w, h, registered().transformer())
 	}
 	c.Elev = make([]float32, w*h)
 	c.Nodata, c.NodataCount, c.Implausible = nil, 0, 0

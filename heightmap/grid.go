@@ -156,6 +156,10 @@ type Grid struct {
 	Heightmap *Grid
 	// PVSCell is that k (0 when Heightmap is nil).
 	PVSCell int
+	// NoLonLat says, in a phrase, why a georeferenced grid with a CRS
+	// carries no LonLat ("" when it does, or has no CRS): callers say so
+	// once.
+	NoLonLat string
 }
 
 // Index returns the index of cell (col,row) in Elev: row*Width + col.

@@ -190,22 +190,25 @@ func load(path string, opt Options, d Driver) (*Grid, error) {
 	if err := finish(g, ndv, info.Scale*zscale, info.Offset*zscale+opt.ZOffset); err != nil {
 		return nil, err
 	}
-	g.LonLat = lonLatFor(g.Georef, g.Width, g.Height, d.transformer())
+	g.LonLat, g.NoLonLat = lonLatFor(g.Georef, g.Width, g.Height, d.transformer())
+	if g.HasGeoTransform && g.CRS == "" && g.CRSName != "" {
+		g.NoLonLat = "this build without GDAL does not know CRS " + g.CRSName
+	}
 	return g, nil
 }
 
 // lonLatFor returns the LonLatGrid of a width×height grid on ref, or nil
-// when it has none: no CRS or geotransform, no driver, or no lattice close
-// enough (lon/lat then goes through the driver, or fails without one).
-func lonLatFor(ref Georef, width, height int, tr transformFunc) *LonLatGrid {
+// and why when it has none: no CRS or geotransform (why is then ""), no
+// lattice close enough, or a CRS that needs GDAL.
+func lonLatFor(ref Georef, width, height int, tr transformFunc) (*LonLatGrid, string) {
 	if ref.CRS == "" || !ref.HasGeoTransform {
-		return nil
+		return nil, ""
 	}
 	ll, err := newLonLatGrid(ref, width, height, tr)
 	if err != nil {
-		return nil
+		return nil, strings.TrimPrefix(err.Error(), "heightmap: ")
 	}
-	return ll
+	return ll, ""
 }
 
 // enviHeader returns the ENVI header beside a RAW file (name.hdr or

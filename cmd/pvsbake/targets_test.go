@@ -13,11 +13,13 @@ import (
 
 // TestStoresSameOnEveryTarget: pvsbake built without cgo for windows/amd64
 // and run under Wine, and for linux/arm64 and run under qemu-aarch64-static,
-// bakes a Unity RAW heightmap into the same bytes as this build (cgo,
-// GDAL, the amd64 assembly), each prints its version with its target and
-// CGO_ENABLED=0, and each refuses a GeoTIFF in one line, exit 2, naming
-// the GDAL build (make check; Wine and qemu-user-static are installed
-// by make windows-deps and make portable).
+// bakes a Unity RAW heightmap and windows of a geographic and a UTM
+// GeoTIFF (its own TIFF reader and package crs's lon/lat, against GDAL's
+// and PROJ's here) into the same bytes as this build (cgo, GDAL, the
+// amd64 assembly); each prints its version with its target and
+// CGO_ENABLED=0, and each refuses a format only GDAL reads (an ESRI ASCII
+// grid) in one line, exit 2, naming the GDAL build (make check; Wine and
+// qemu-user-static are installed by make windows-deps and make portable).
 func TestStoresSameOnEveryTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles pvsbake and runs it under Wine and qemu (make check)")
@@ -30,29 +32,41 @@ func TestStoresSameOnEveryTarget(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "u.raw"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tif, err := os.ReadFile("../../data/mount-washington.tif")
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "mw.tif"), tif, 0o644)
+	for _, f := range []string{"mount-washington.tif", "demo-hills.tif"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "data", f))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err != nil {
+	// An ESRI ASCII grid: GDAL reads it, the builds without GDAL do not.
+	if err := os.WriteFile(filepath.Join(dir, "g.asc"), []byte("ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bake := func(out string) []string {
-		return []string{"bake", "u.raw", "--cell-size", "80", "--height-range", "0,2000", "--engine", "unity", "--engine-origin", "-10200,500",
-			"--window", "10,20,96,80", "--sectors", "64", "--budget", "2MB", "--workers", "2", "-q", "-o", out}
+	// The stores: a Unity RAW with world positions, a window of a
+	// geographic GeoTIFF (lon/lat) and one of a UTM GeoTIFF (its lon/lat
+	// lattice computed by PROJ here and by package crs there).
+	bakes := map[string][]string{
+		"unity": {"u.raw", "--cell-size", "80", "--height-range", "0,2000", "--engine", "unity", "--engine-origin", "-10200,500",
+			"--window", "10,20,96,80", "--sectors", "64", "--budget", "2MB"},
+		"mw":    {"mount-washington.tif", "--window", "40,50,64,48", "--budget", "1MB"},
+		"hills": {"demo-hills.tif", "--window", "100,60,48,64", "--los", "conservative", "--budget", "1MB"},
+	}
+	bake := func(name, out string) []string {
+		return append(append([]string{"bake"}, bakes[name]...), "--workers", "2", "-q", "-o", out)
 	}
 	// This build, in the same folder with the same relative paths (the
 	// store records the DEM's path as given).
 	t.Run("native", func(t *testing.T) {
 		t.Chdir(dir)
-		if _, errOut, code := runCmd(bake("native.pvs")...); code != 0 {
-			t.Fatal(errOut)
+		for name := range bakes {
+			if _, errOut, code := runCmd(bake(name, "native-"+name+".pvs")...); code != 0 {
+				t.Fatal(errOut)
+			}
 		}
 	})
-	want, err := os.ReadFile(filepath.Join(dir, "native.pvs"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	build := func(goos, goarch, out string) string {
 		t.Helper()
 		bin := filepath.Join(dir, out)
@@ -68,21 +82,27 @@ func TestStoresSameOnEveryTarget(t *testing.T) {
 		if v, code := run("--version"); code != 0 || !strings.Contains(v, target) || !strings.Contains(v, "CGO_ENABLED=0") {
 			t.Errorf("%s --version: exit %d: %q", target, code, v)
 		}
-		out := strings.ReplaceAll(target, "/", "-") + ".pvs"
-		if msg, code := run(bake(out)...); code != 0 {
-			t.Fatalf("%s bake: exit %d: %s", target, code, msg)
-		}
-		got, err := os.ReadFile(filepath.Join(dir, out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s baked other bytes than this build (%d and %d bytes)", target, len(got), len(want))
+		for name := range bakes {
+			out := strings.ReplaceAll(target, "/", "-") + "-" + name + ".pvs"
+			if msg, code := run(bake(name, out)...); code != 0 {
+				t.Fatalf("%s bake %s: exit %d: %s", target, name, code, msg)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "native-"+name+".pvs"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s baked other bytes than this build for %s (%d and %d bytes)", target, name, len(got), len(want))
+			}
 		}
 		// What a build without GDAL cannot read: one line, exit 2,
 		// naming the build that can.
-		if msg, code := run("bake", "mw.tif", "-o", "mw.pvs", "--budget", "2MB"); code != 2 || !strings.Contains(msg, "need a build with GDAL") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
-			t.Errorf("%s bake of a GeoTIFF: exit %d: %q", target, code, msg)
+		if msg, code := run("bake", "g.asc", "-o", "g.pvs", "--budget", "2MB"); code != 2 || !strings.Contains(msg, "need a build with GDAL") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+			t.Errorf("%s bake of an ESRI ASCII grid: exit %d: %q", target, code, msg)
 		}
 	}
 	if _, err := exec.LookPath("qemu-aarch64-static"); err != nil {

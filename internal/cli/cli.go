@@ -270,6 +270,9 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 			prog, path, g.Dx, g.Dy)
 	}
 	warnImplausible(prog, path, g, stderr)
+	if g.NoLonLat != "" {
+		fmt.Fprintf(stderr, "%s: note: %s has no lon/lat here (%s): cells, map x,y and engine positions locate points\n", prog, path, g.NoLonLat)
+	}
 	return g, nil
 }
 
