@@ -105,6 +105,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "raw" {
 		return runRawBench(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "geotiff" {
+		return runGeoTIFFBench(args[1:], stdout, stderr)
+	}
 	fs := cli.NewFlagSet("bench", "bench [--pairs 10500] [--audit 200] [--out bench/results] [--stores DIR]", stderr)
 	hgt := fs.String("open", "../shared/data/N44W072.hgt", "open terrain `DEM`")
 	hgtWin := fs.String("open-window", "700,700,316,316", "open terrain `window` (≈100,000 points)")
