@@ -127,3 +127,70 @@ func TestStoresSameOnEveryTarget(t *testing.T) {
 		return testwine.Run(t, env, dir, append([]string{"pvsbake.exe"}, args...)...)
 	})
 }
+
+// TestReplaceOpenStoreOnWindows: Windows does not rename over a file
+// another process holds open. With frontierq serve (windows/amd64, under
+// Wine) holding a store, baking into the same path fails in one line
+// saying so, exit 1, keeps the old store byte for byte and leaves no
+// temporary file (make check).
+func TestReplaceOpenStoreOnWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pvsbake.exe and frontierq.exe under Wine (make check)")
+	}
+	dir := t.TempDir()
+	env := testwine.Env(t, dir)
+	for _, c := range []string{"pvsbake", "frontierq"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, c+".exe"), "../"+c)
+		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0", "GOEXPERIMENT=")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", c, err, b)
+		}
+	}
+	b, err := os.ReadFile("../../data/mount-washington.tif")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "mw.tif"), b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bake := []string{"pvsbake.exe", "bake", "mw.tif", "--window", "0,0,32,32", "--budget", "200KB", "-q", "-o", "s.pvs"}
+	if msg, code := testwine.Run(t, env, dir, bake...); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, msg)
+	}
+	old, err := os.ReadFile(filepath.Join(dir, "s.pvs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := exec.Command("wine", "frontierq.exe", "serve", "s.pvs", "--addr", "127.0.0.1:0")
+	serve.Env, serve.Dir = env, dir
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		serve.Process.Kill()
+		serve.Wait()
+		k := exec.Command("wineserver", "-k")
+		k.Env = env
+		k.Run()
+	}()
+	line := make([]byte, 256)
+	if n, err := out.Read(line); err != nil || !strings.Contains(string(line[:n]), "serving") {
+		t.Fatalf("frontierq serve: %q, %v", line[:n], err)
+	}
+	msg, code := testwine.Run(t, env, dir, append(bake[:len(bake)-1], "s.pvs", "--sectors", "64")...)
+	if code != 1 || !strings.Contains(msg, "open in another program") || !strings.Contains(msg, "old file is kept") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+		t.Fatalf("bake over a served store: exit %d: %q", code, msg)
+	}
+	now, err := os.ReadFile(filepath.Join(dir, "s.pvs"))
+	if err != nil || !bytes.Equal(now, old) {
+		t.Fatalf("the served store changed (%v)", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".s.pvs*"))
+	if len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}

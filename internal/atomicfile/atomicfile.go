@@ -41,6 +41,21 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 // link).
 var ErrNotRegular = errors.New("not a regular file")
 
+// ErrInUse is wrapped by the errors of a commit that Windows refused
+// because another process holds the final file open (a frontierq serve,
+// a game or an editor reading the store): the old file is kept, and the
+// temporary file removed.
+var ErrInUse = errors.New("it is open in another program (a frontierq serve, a game, an editor), which Windows does not let a file be replaced under; close it there and run again (the old file is kept)")
+
+// replaceErr turns Windows' refusal to rename over an open file into
+// ErrInUse; other errors pass unchanged.
+func replaceErr(err error) error {
+	if err != nil && inUse(err) {
+		return fmt.Errorf("%w (%v)", ErrInUse, err)
+	}
+	return err
+}
+
 // CheckTarget returns an error wrapping ErrNotRegular when path exists and
 // is not a regular file; a new path or a regular file is fine. Every writer
 // of this package calls it first, and writers that rename their own

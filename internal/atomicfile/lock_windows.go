@@ -32,3 +32,9 @@ func renamed(f *os.File, name string) (*os.File, error) {
 
 // oNoFollow is 0: CheckTarget's Lstat refuses links before the open.
 const oNoFollow = 0
+
+// inUse reports whether err is Windows refusing to replace or remove a
+// file that another process holds open.
+func inUse(err error) bool {
+	return errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_SHARING_VIOLATION)
+}

@@ -182,7 +182,7 @@ func (t *Temp) CommitSidecar(name string) error {
 	if err != nil {
 		os.Remove(name)
 		t.Abort()
-		return fmt.Errorf("write %s: %w", t.Path, err)
+		return fmt.Errorf("write %s: %w", t.Path, replaceErr(err))
 	}
 	t.Abort()
 	return syncDir(filepath.Dir(t.Path))
@@ -248,7 +248,7 @@ func CommitAll(temps []*Temp) error {
 		t.Close()
 		if err != nil {
 			os.Remove(t.Name())
-			return fmt.Errorf("write %s: %w", t.Path, err)
+			return fmt.Errorf("write %s: %w", t.Path, replaceErr(err))
 		}
 		return syncDir(filepath.Dir(t.Path))
 	}
@@ -281,7 +281,7 @@ func journalPath(path string) string {
 func applyJournal(journal string, entries []journalEntry) error {
 	for _, e := range entries {
 		if err := os.Rename(e.Temp, e.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("write %s: %w", e.Path, err)
+			return fmt.Errorf("write %s: %w", e.Path, replaceErr(err))
 		}
 	}
 	if err := syncDir(filepath.Dir(journal)); err != nil {
