@@ -55,10 +55,12 @@ lib-windows: windows-deps
 	cp cmd/libfrontiersets/frontiersets.h build/windows/frontiersets.h
 
 # make unity-package: the native libraries in the Unity package's
-# Plugins/x86_64 (bindings/unity; not in the repository).
+# Plugins/OS/ARCH, as the release lays them out (bindings/unity; not in the
+# repository; the release's zip adds their .meta import settings).
 unity-package: lib lib-windows
-	mkdir -p bindings/unity/Plugins/x86_64
-	cp build/libfrontiersets.so build/windows/frontiersets.dll bindings/unity/Plugins/x86_64/
+	mkdir -p bindings/unity/Plugins/linux/x86_64 bindings/unity/Plugins/windows/x86_64
+	cp build/libfrontiersets.so bindings/unity/Plugins/linux/x86_64/
+	cp build/windows/frontiersets.dll bindings/unity/Plugins/windows/x86_64/
 
 # The Windows cross-compiler, and Wine to run the DLL's tests (make check).
 windows-deps:

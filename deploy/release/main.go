@@ -196,8 +196,17 @@ func unityPackage(root, version string, libs map[string][]byte) ([]entry, error)
 		es = append(es, entry{name: path.Join("com.frontiersets.frontiersets", rel), data: b})
 		return nil
 	})
+	// The native libraries with their .meta files, and their folders'.
+	folders := map[string]bool{}
 	for name, b := range libs {
-		es = append(es, entry{name: path.Join("com.frontiersets.frontiersets", name), data: b})
+		es = append(es, entry{name: path.Join("com.frontiersets.frontiersets", name), data: b},
+			entry{name: path.Join("com.frontiersets.frontiersets", name+".meta"), data: unityMeta(name, false)})
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			folders[d] = true
+		}
+	}
+	for d := range folders {
+		es = append(es, entry{name: path.Join("com.frontiersets.frontiersets", d+".meta"), data: unityMeta(d, true)})
 	}
 	return es, err
 }

@@ -9,9 +9,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -213,4 +215,64 @@ func unpack(t *testing.T, path, dir string) {
 			t.Fatal(err)
 		}
 	})
+}
+
+var updateMeta = os.Getenv("UPDATE_UNITY_META") != ""
+
+// TestUnityMetas: every file and folder of the Unity package
+// (bindings/unity, but for Samples~, which Unity imports into a project,
+// and Plugins/, which the release fills) has its .meta file, as
+// unityMeta writes it (UPDATE_UNITY_META=1 rewrites them), every GUID
+// differs, and a native library's import settings enable its own OS and
+// CPU only.
+func TestUnityMetas(t *testing.T) {
+	root := filepath.Join("..", "..", "bindings", "unity")
+	guids := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == ".":
+			return nil
+		case d.IsDir() && (rel == "Samples~" || rel == "Plugins"):
+			return filepath.SkipDir
+		case strings.HasSuffix(rel, ".meta"):
+			if _, err := os.Stat(strings.TrimSuffix(p, ".meta")); err != nil {
+				t.Errorf("%s: a .meta file of nothing", rel)
+			}
+			return nil
+		}
+		want := unityMeta(rel, d.IsDir())
+		if updateMeta {
+			return os.WriteFile(p+".meta", want, 0o644)
+		}
+		got, err := os.ReadFile(p + ".meta")
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s.meta: %v; want unityMeta's (UPDATE_UNITY_META=1 go test ./deploy/release writes it)", rel, err)
+		}
+		g := regexp.MustCompile(`guid: ([0-9a-f]{32})\n`).FindSubmatch(want)
+		if g == nil || guids[string(g[1])] != "" {
+			t.Errorf("%s: GUID %q not new", rel, g)
+		} else {
+			guids[string(g[1])] = rel
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ rel, editorOS, player, cpu string }{
+		{"Plugins/linux/x86_64/libfrontiersets.so", "Linux", "Linux64", "x86_64"},
+		{"Plugins/linux/arm64/libfrontiersets.so", "Linux", "Linux64", "ARM64"},
+		{"Plugins/windows/x86_64/frontiersets.dll", "Windows", "Win64", "x86_64"},
+	} {
+		m := string(unityMeta(tc.rel, false))
+		enabled := regexp.MustCompile(`Standalone: (\w+)\n    second:\n      enabled: 1\n      settings:\n        CPU: (\w+)`).FindAllStringSubmatch(m, -1)
+		if len(enabled) != 1 || enabled[0][1] != tc.player || enabled[0][2] != tc.cpu || !strings.Contains(m, "OS: "+tc.editorOS+"\n") {
+			t.Errorf("%s: players enabled %v, want %s on %s (Editor on %s)\n%s", tc.rel, enabled, tc.player, tc.cpu, tc.editorOS, m)
+		}
+	}
 }
