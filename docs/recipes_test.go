@@ -97,3 +97,40 @@ func TestRecipes(t *testing.T) {
 		}
 	}
 }
+
+// TestEnginePages runs every sh block of the engine pages
+// (engines/unity.md, engines/unreal.md), each page in its own folder
+// standing for the repository's root, as TestRecipes does; make check
+// only (they build the C library and compile C#).
+func TestEnginePages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the C library and runs mono (make check)")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"engines/unity.md", "engines/unreal.md"} {
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			blocks := recipes(t, page)
+			if len(blocks) < 2 {
+				t.Fatalf("%d sh blocks in %s", len(blocks), page)
+			}
+			dir, env := sandbox(t, root)
+			for i, b := range blocks {
+				if strings.Contains(b, "mcs ") {
+					if _, err := exec.LookPath("mcs"); err != nil {
+						t.Skip("no mcs (make check installs mono-mcs)")
+					}
+				}
+				cmd := shell(t, b)
+				cmd.Dir, cmd.Env = dir, env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s block %d failed: %v\n%s\n%s", page, i+1, err, b, out)
+				}
+				t.Logf("%s block %d:\n%s%s", page, i+1, b, out)
+			}
+		})
+	}
+}
