@@ -79,12 +79,14 @@ func (t *tiffImage) describeBands() string {
 const (
 	keyModelType      = 1024
 	keyRasterType     = 1025
+	keyCitation       = 1026
 	keyGeographic     = 2048
 	keyGeodeticDatum  = 2050
 	keyAngularUnits   = 2054
 	keySemiMajor      = 2057
 	keyInvFlattening  = 2059
 	keyProjected      = 3072
+	keyPCSCitation    = 3073
 	keyProjMethod     = 3075
 	keyLinearUnits    = 3076
 	keyStdParallel1   = 3078
@@ -101,23 +103,28 @@ const (
 	userDefined       = 32767
 )
 
-// geoKeys returns the GeoKey directory: integer keys and double keys.
-func (t *tiffImage) geoKeys() (map[int]int, map[int]float64, error) {
+// geoKeys returns the GeoKey directory: integer keys, double keys and
+// ASCII keys (their text without GeoTIFF's closing '|').
+func (t *tiffImage) geoKeys() (map[int]int, map[int]float64, map[int]string, error) {
 	dir, err := t.uints(tagGeoKeys)
 	if err != nil || dir == nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	doubles, err := t.floats(tagGeoDoubles)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	ints, dbl := map[int]int{}, map[int]float64{}
+	ascii, err := t.ascii(tagGeoASCII)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ints, dbl, txt := map[int]int{}, map[int]float64{}, map[int]string{}
 	at := t.tags[tagGeoKeys].at
 	if len(dir) < 4 {
-		return nil, nil, tiffErr(at, "GeoKey directory of %d values, shorter than its header", len(dir))
+		return nil, nil, nil, tiffErr(at, "GeoKey directory of %d values, shorter than its header", len(dir))
 	}
 	if dir[3] > uint64(len(dir)) || uint64(len(dir)) < 4+4*dir[3] {
-		return nil, nil, tiffErr(at, "GeoKey directory of %d values declares %d keys", len(dir), dir[3])
+		return nil, nil, nil, tiffErr(at, "GeoKey directory of %d values declares %d keys", len(dir), dir[3])
 	}
 	for i := range int(dir[3]) {
 		k := dir[4+4*i:]
@@ -127,14 +134,16 @@ func (t *tiffImage) geoKeys() (map[int]int, map[int]float64, error) {
 			ints[id] = int(val)
 		case loc == tagGeoDoubles && count >= 1 && val < uint64(len(doubles)):
 			dbl[id] = doubles[val]
+		case loc == tagGeoASCII && val <= uint64(len(ascii)) && count <= uint64(len(ascii))-val:
+			txt[id] = strings.TrimSuffix(ascii[val:val+count], "|")
 		}
 	}
-	return ints, dbl, nil
+	return ints, dbl, txt, nil
 }
 
 // georef sets info's geotransform and CRS from the GeoTIFF tags.
 func (t *tiffImage) georef(info *RasterInfo) error {
-	keys, dbl, err := t.geoKeys()
+	keys, dbl, txt, err := t.geoKeys()
 	if err != nil {
 		return err
 	}
@@ -178,7 +187,7 @@ func (t *tiffImage) georef(info *RasterInfo) error {
 		info.GeoTransform = gt
 	}
 	if keys != nil {
-		info.CRS = geoKeyCRS(keys, dbl)
+		info.CRS = geoKeyCRS(keys, dbl, txt)
 	}
 	return nil
 }
@@ -187,13 +196,13 @@ func (t *tiffImage) georef(info *RasterInfo) error {
 var linearUnits = map[int]crs.Unit{
 	9001: {Name: "metre", Metres: 1, EPSG: 9001},
 	9002: {Name: "foot", Metres: 0.3048, EPSG: 9002},
-	9003: {Name: "US survey foot", Metres: 0.304800609601219, EPSG: 9003},
+	9003: {Name: "US survey foot", Metres: 0.30480060960121924, EPSG: 9003},
 }
 
 // geoKeyCRS returns the CRS the GeoKeys describe: with WKT where package
 // crs knows it (lon/lat can then be placed), else only what the spacing
 // needs, or nil.
-func geoKeyCRS(keys map[int]int, dbl map[int]float64) *CRSInfo {
+func geoKeyCRS(keys map[int]int, dbl map[int]float64, txt map[int]string) *CRSInfo {
 	var c *crs.CRS
 	var name string
 	switch keys[keyModelType] {
@@ -217,7 +226,7 @@ func geoKeyCRS(keys map[int]int, dbl map[int]float64) *CRSInfo {
 			c, _ = crs.FromEPSG(code)
 			name = fmt.Sprintf("EPSG:%d", code)
 		} else {
-			c, _ = userProjected(keys, dbl)
+			c, _ = userProjected(keys, dbl, txt)
 		}
 		if c == nil {
 			u := linearUnits[keys[keyLinearUnits]]
@@ -246,10 +255,11 @@ func datumByKeys(keys map[int]int) (int, bool) {
 	return crs.GeographicOfDatum(keys[keyGeodeticDatum])
 }
 
-// userProjected builds a user-defined projected CRS from the GeoKeys:
+// userProjected builds a user-defined projected CRS from the GeoKeys
+// (its name from their citation):
 // Transverse Mercator (ProjCoordTrans 1) or Lambert Conformal Conic with
 // two (8) or one (9) standard parallels, angles in degrees.
-func userProjected(keys map[int]int, dbl map[int]float64) (*crs.CRS, error) {
+func userProjected(keys map[int]int, dbl map[int]float64, txt map[int]string) (*crs.CRS, error) {
 	geog, ok := datumByKeys(keys)
 	if !ok {
 		return nil, errors.New("datum not known")
@@ -262,13 +272,28 @@ func userProjected(keys map[int]int, dbl map[int]float64) (*crs.CRS, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := crs.CRS{Name: "unnamed", GeogName: base.GeogName, GeogEPSG: base.GeogEPSG, Datum: base.Datum, Unit: u, PrimeMeridianBare: true}
-	// The ellipsoid's keys, when given, are what GDAL writes into the WKT.
+	// Its name, as GDAL reads it: the PCS citation, else the GeoTIFF
+	// citation, else "unnamed".
+	name := "unnamed"
+	if v := txt[keyPCSCitation]; v != "" {
+		name = v
+	} else if v := txt[keyCitation]; v != "" {
+		name = v
+	}
+	c := crs.CRS{Name: name, GeogName: base.GeogName, GeogEPSG: base.GeogEPSG, Datum: base.Datum, Unit: u, PrimeMeridianBare: true}
+	// The ellipsoid as GDAL writes it into the WKT: the keys' axis and
+	// inverse flattening; for an ellipsoid other than WGS 84's, turned
+	// into the semi-minor axis and back (through libgeotiff), which moves
+	// the 12th digit (GRS 1980's 298.257222101 becomes 298.257222101004).
+	e := &c.Datum.Ellipsoid
 	if a, ok := dbl[keySemiMajor]; ok && a > 0 {
-		c.Datum.Ellipsoid.A = a
+		e.A = a
 	}
 	if f, ok := dbl[keyInvFlattening]; ok && f > 0 {
-		c.Datum.Ellipsoid.InvF = f
+		e.InvF = f
+	}
+	if e.InvF > 0 && e.EPSG != 7030 {
+		e.InvF = e.A / (e.A - e.A*(1-1/e.InvF))
 	}
 	// Either the natural origin's keys or the false origin's, as writers use both.
 	pick := func(a, b int) float64 {
@@ -277,20 +302,19 @@ func userProjected(keys map[int]int, dbl map[int]float64) (*crs.CRS, error) {
 		}
 		return dbl[b]
 	}
-	switch keys[keyProjMethod] {
-	case 1:
+	switch m := keys[keyProjMethod]; m {
+	case 1, 9: // Transverse Mercator, Lambert 1SP: a natural origin
 		c.Method, c.Scale = crs.TransverseMercator, dbl[keyScaleNatOrigin]
+		if m == 9 {
+			c.Method = crs.LambertConic1SP
+		}
 		c.LatOrigin, c.CentralMeridian = pick(keyNatOriginLat, keyFalseOrigLat), pick(keyNatOriginLong, keyFalseOrigLong)
 		c.FalseEasting, c.FalseNorthing = pick(keyFalseEasting, keyFalseOrigEast), pick(keyFalseNorthing, keyFalseOrigNorth)
-	case 8:
+	case 8: // Lambert 2SP: a false origin
 		c.Method = crs.LambertConic2SP
 		c.StdParallel1, c.StdParallel2 = dbl[keyStdParallel1], dbl[keyStdParallel2]
 		c.LatOrigin, c.CentralMeridian = pick(keyFalseOrigLat, keyNatOriginLat), pick(keyFalseOrigLong, keyNatOriginLong)
 		c.FalseEasting, c.FalseNorthing = pick(keyFalseOrigEast, keyFalseEasting), pick(keyFalseOrigNorth, keyFalseNorthing)
-	case 9:
-		c.Method, c.Scale = crs.LambertConic1SP, dbl[keyScaleNatOrigin]
-		c.LatOrigin, c.CentralMeridian = pick(keyNatOriginLat, keyFalseOrigLat), pick(keyNatOriginLong, keyFalseOrigLong)
-		c.FalseEasting, c.FalseNorthing = pick(keyFalseEasting, keyFalseOrigEast), pick(keyFalseNorthing, keyFalseOrigNorth)
 	default:
 		return nil, errors.New("projection not known")
 	}

@@ -105,7 +105,7 @@ var (
 	grs80  = Ellipsoid{"GRS 1980", 6378137, 298.257222101, 7019}
 	metre  = Unit{"metre", 1, 9001}
 	foot   = Unit{"foot", 0.3048, 9002}
-	usFoot = Unit{"US survey foot", 0.304800609601219, 9003}
+	usFoot = Unit{"US survey foot", 0.30480060960121924, 9003} // PROJ's 1200/3937, one ulp up
 )
 
 // geographic lists the geographic CRSs, by EPSG code: name, datum.
@@ -320,11 +320,7 @@ func (c *CRS) WKT() string {
 	b.WriteString(`PROJCS["` + c.Name + `",` + geog + authority(c.GeogEPSG) + `],PROJECTION["` + methodWKT[c.Method] + `"]`)
 	param := func(name string, v float64) { b.WriteString(`,PARAMETER["` + name + `",` + num(v) + `]`) }
 	switch c.Method {
-	case TransverseMercator:
-		param("latitude_of_origin", c.LatOrigin)
-		param("central_meridian", c.CentralMeridian)
-		param("scale_factor", c.Scale)
-	case LambertConic1SP:
+	case TransverseMercator, LambertConic1SP:
 		param("latitude_of_origin", c.LatOrigin)
 		param("central_meridian", c.CentralMeridian)
 		param("scale_factor", c.Scale)
