@@ -20,9 +20,13 @@ import (
 //   - Unreal: centimetres; axes X (columns) and Y (rows): a Landscape at
 //     location (X0, Y0, Z0) with scale (Sx, Sy, Sz) puts vertex (i, j) at
 //     X = X0 + i·Sx, Y = Y0 + j·Sy.
+//   - Godot: metres; axes x (columns) and z (rows), y up, as Godot's 3D
+//     space: a heightmap terrain (a HeightMapShape, a terrain plugin's
+//     map) whose corner sample is at (x0, z0) puts sample (i, j) at
+//     x = x0 + i·cell, z = z0 + j·cell (image rows run along +z).
 type EngineFrame struct {
-	Engine string     `json:"engine"` // "unity" or "unreal"
-	Unit   float64    `json:"unit_m"` // metres per world unit: 1 (Unity), 0.01 (Unreal)
+	Engine string     `json:"engine"` // "unity", "unreal" or "godot"
+	Unit   float64    `json:"unit_m"` // metres per world unit: 1 (Unity, Godot), 0.01 (Unreal)
 	Axes   [2]string  `json:"axes"`   // the axes along the columns and the rows: "x","z" or "X","Y"
 	Origin [2]float64 `json:"origin"` // world position of cell (0, 0)'s centre, world units
 	Step   [2]float64 `json:"step"`   // world units from a cell's centre to the next column's and row's
@@ -32,9 +36,10 @@ type EngineFrame struct {
 var ErrEngine = errors.New("heightmap: engine frame")
 
 // Engines lists the engines NewEngineFrame knows.
-const Engines = "unity or unreal"
+const Engines = "unity, unreal or godot"
 
-// NewEngineFrame returns the frame of engine ("unity" or "unreal") for a
+// NewEngineFrame returns the frame of engine ("unity", "unreal" or
+// "godot") for a
 // heightmap of rows rows whose samples are dx and dy metres apart, its
 // corner sample at world position origin (world units: the Terrain's
 // position x, z; the Landscape's location X, Y). The file's rows run along
@@ -48,6 +53,8 @@ func NewEngineFrame(engine string, dx, dy float64, origin [2]float64, flipped bo
 		f = EngineFrame{Engine: engine, Unit: 1, Axes: [2]string{"x", "z"}}
 	case "unreal":
 		f = EngineFrame{Engine: engine, Unit: 0.01, Axes: [2]string{"X", "Y"}}
+	case "godot":
+		f = EngineFrame{Engine: engine, Unit: 1, Axes: [2]string{"x", "z"}}
 	default:
 		return nil, fmt.Errorf("%w: engine %q: want %s", ErrEngine, engine, Engines)
 	}
@@ -67,7 +74,7 @@ func NewEngineFrame(engine string, dx, dy float64, origin [2]float64, flipped bo
 // makes: an unknown engine, its units or axes changed, or an origin or
 // step that is not finite (steps non-zero, at most 10⁹ units).
 func (f *EngineFrame) Check() error {
-	ok := (f.Engine == "unity" && f.Unit == 1 && f.Axes == [2]string{"x", "z"}) ||
+	ok := ((f.Engine == "unity" || f.Engine == "godot") && f.Unit == 1 && f.Axes == [2]string{"x", "z"}) ||
 		(f.Engine == "unreal" && f.Unit == 0.01 && f.Axes == [2]string{"X", "Y"})
 	for _, v := range []float64{f.Origin[0], f.Origin[1], f.Step[0], f.Step[1]} {
 		ok = ok && !math.IsNaN(v) && math.Abs(v) <= 1e12
@@ -148,4 +155,4 @@ func (g Georef) WorldToPosition(a, b float64, width, height int) (x, y float64, 
 
 // ErrNoEngine reports world coordinates asked of a grid baked without an
 // engine frame (pvsbake bake --engine).
-var ErrNoEngine = errors.New("heightmap: the grid has no engine frame (bake with --engine unity or unreal); give cells instead")
+var ErrNoEngine = errors.New("heightmap: the grid has no engine frame (bake with --engine unity, unreal or godot); give cells instead")

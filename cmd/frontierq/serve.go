@@ -491,7 +491,7 @@ type infoJSON struct {
 
 // engineJSON is /api/info's engine frame.
 type engineJSON struct {
-	Name   string    `json:"name"`    // unity or unreal
+	Name   string    `json:"name"`    // unity, unreal or godot
 	Axes   [2]string `json:"axes"`    // the world axes along columns and rows
 	RowsUp bool      `json:"rows_up"` // row 0 drawn at the bottom (viewer.rowsUp)
 }

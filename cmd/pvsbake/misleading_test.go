@@ -27,7 +27,7 @@ func TestErrorsNameTheirCause(t *testing.T) {
 		{"a NaN origin", append([]string{"bake", raw, "--engine", "unity", "--engine-origin", "nan,0", "--nodes", "20", "-o", filepath.Join(dir, "s.pvs")}, flags...),
 			2, `--engine-origin "nan,0": want a world position A,B, two finite numbers`},
 		{"an origin without an engine", append([]string{"bake", raw, "--engine-origin", "5,0", "--nodes", "20", "-o", filepath.Join(dir, "s.pvs")}, flags...),
-			2, "give --engine unity or unreal"},
+			2, "give --engine unity, unreal or godot"},
 		{"--at-world without --engine", append([]string{"viewshed", raw, "--at-world", "100,100", "-o", v}, flags...),
 			2, "--at-world takes a world position: place the heightmap in the engine's world with --engine"},
 		{"--at-world with --engine", append([]string{"viewshed", raw, "--engine", "unity", "--engine-origin", "-10200,500", "--at-world", "-1960,5620", "-o", v}, flags...),

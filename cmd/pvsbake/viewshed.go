@@ -58,7 +58,7 @@ func viewshedCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		if at.WorldGiven() && engine.Engine() == "" {
-			return cli.Usagef("--at-world takes a world position: place the heightmap in the engine's world with --engine unity or unreal (and --engine-origin, --engine-flip as for bake)")
+			return cli.Usagef("--at-world takes a world position: place the heightmap in the engine's world with --engine unity, unreal or godot (and --engine-origin, --engine-flip as for bake)")
 		}
 		dem.Need = func(w, h int, dx, dy float64) int64 {
 			return cli.LoadBytes(w, h, dx, dy) + horizon.TableBytes(w, h, dx, dy, p) + 2*int64(w)*int64(h)

@@ -26,7 +26,7 @@ type EngineFlags struct {
 // says what the frame is for in --engine's help.
 func (e *EngineFlags) Register(fs *pflag.FlagSet, what string) {
 	e.fs = fs
-	fs.StringVar(&e.engine, "engine", "", what+": `unity` (metres, x and z) or unreal (centimetres, X and Y)")
+	fs.StringVar(&e.engine, "engine", "", what+": `unity` (metres, x and z), unreal (centimetres, X and Y) or godot (metres, x and z, rows along +z)")
 	fs.StringVar(&e.origin, "engine-origin", "0,0", "with --engine: the world position `A,B` of the heightmap's corner sample (0,0) on the engine's axes (Unity: the Terrain's position x,z; Unreal: the Landscape's location X,Y)")
 	fs.BoolVar(&e.flip, "engine-flip", false, "with --engine: the file's rows run toward the origin (a Unity RAW exported with Flip Vertically)")
 }
