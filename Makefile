@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GOEXPERIMENT ?= simd
 export GOEXPERIMENT
 
-.PHONY: lib lib-windows unity-package windows-deps cross-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs release release-check
+.PHONY: lib lib-windows unity-package windows-deps cross-deps bindings test check demo deps browser data bench bench-quick serve portable viewer-picture test-slurm docs release release-check godot-check godot-addon
 
 deps:
 	@{ pkg-config --exists gdal && command -v ogrinfo; } >/dev/null 2>&1 || { \
@@ -62,6 +62,26 @@ unity-package: lib lib-windows
 	cp build/libfrontiersets.so bindings/unity/Plugins/linux/x86_64/
 	cp build/windows/frontiersets.dll bindings/unity/Plugins/windows/x86_64/
 
+# make godot-check: the Godot addon's GDNative library loads in Debian's
+# godot3-server (installed when missing) and its networked demo runs 30 s
+# of game time, a headless server and 8 headless clients over ENet;
+# writes build/godot/report.json (bindings/godot/README.md).
+godot-check: deps
+	@command -v godot3-server >/dev/null 2>&1 || { \
+		echo "installing godot3-server"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq godot3-server >/dev/null; }
+	FRONTIERSETS_GODOT=1 $(GO) test -count 1 -run TestGodotDemo -v ./bindings/godot
+
+# make godot-addon: the addon's native libraries in
+# bindings/godot/addons/frontiersets/bin/x11 (not in the repository), to
+# copy the addon into a Godot 3 project.
+godot-addon: lib
+	mkdir -p bindings/godot/addons/frontiersets/bin/x11
+	cp build/libfrontiersets.so bindings/godot/addons/frontiersets/bin/x11/
+	cc -shared -fPIC -O2 -Ibuild bindings/godot/addons/frontiersets/src/frontiersets_gdnative.c \
+		-Lbuild -lfrontiersets -Wl,-rpath,'$$ORIGIN' -o bindings/godot/addons/frontiersets/bin/x11/libfrontiersets_gdnative.so
+
 # The Windows cross-compiler, and Wine to run the DLL's tests (make check).
 windows-deps:
 	@{ command -v x86_64-w64-mingw32-gcc && command -v wine; } >/dev/null 2>&1 || { \
@@ -88,6 +108,7 @@ check: deps browser bindings windows-deps cross-deps
 		FRONTIERSETS_KERNELS=avx512 $(GO) test -count 1 -run 'Golden|Block' ./horizon; \
 	else echo "no AVX-512 on this CPU: the forced avx512 kernels are not run"; fi
 	$(MAKE) --no-print-directory portable
+	$(MAKE) --no-print-directory godot-check
 	$(MAKE) --no-print-directory release-check
 	$(MAKE) --no-print-directory test-slurm
 
