@@ -99,7 +99,8 @@ func TestRecipes(t *testing.T) {
 }
 
 // TestEnginePages runs every sh block of the engine pages
-// (engines/unity.md, engines/unreal.md), each page in its own folder
+// (engines/unity.md, engines/unreal.md, engines/godot.md), each page in
+// its own folder
 // standing for the repository's root, as TestRecipes does; make check
 // only (they build the C library and compile C#).
 func TestEnginePages(t *testing.T) {
@@ -110,7 +111,7 @@ func TestEnginePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, page := range []string{"engines/unity.md", "engines/unreal.md"} {
+	for _, page := range []string{"engines/unity.md", "engines/unreal.md", "engines/godot.md"} {
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			blocks := recipes(t, page)
 			if len(blocks) < 2 {
@@ -118,9 +119,9 @@ func TestEnginePages(t *testing.T) {
 			}
 			dir, env := sandbox(t, root)
 			for i, b := range blocks {
-				if strings.Contains(b, "mcs ") {
-					if _, err := exec.LookPath("mcs"); err != nil {
-						t.Skip("no mcs (make check installs mono-mcs)")
+				for tool, pkg := range map[string]string{"mcs ": "mono-mcs", "godot3-server ": "godot3-server"} {
+					if _, err := exec.LookPath(strings.TrimSpace(tool)); strings.Contains(b, tool) && err != nil {
+						t.Skipf("no %s (make check installs %s)", strings.TrimSpace(tool), pkg)
 					}
 				}
 				cmd := shell(t, b)
