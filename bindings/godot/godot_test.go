@@ -26,14 +26,18 @@ import (
 )
 
 // TestGodotDemo (make godot-check): the addon's GDNative library, built
-// over the C library, loads in Debian's godot3-server; a headless server
+// over the C library, loads in Debian's godot3-server; bad input (a
+// missing or corrupt store, positions off the terrain or at NaN, calls
+// after close) gives Godot errors and null or false results (errors.gd);
+// a headless server
 // and 8 headless clients play 30 s at 20 Hz over ENet on 127.0.0.1, 64
 // players on data/demo-unity.raw baked with --engine godot (one per
 // client, 56 walked by the server). Afterwards, from the server's log:
 // the send lists equal interest.Joint's fed the same positions, tick for
 // tick; no client was denied a player its own could see by exact line
 // of sight between their logged positions on the heightmap's surface
-// (missed); every client received every tick's packet. It writes
+// (missed); the clients received the packets (ENet, unreliable: at least
+// 90% of them). It writes
 // build/godot/report.json.
 func TestGodotDemo(t *testing.T) {
 	if testing.Short() || os.Getenv("FRONTIERSETS_GODOT") == "" {
@@ -87,6 +91,23 @@ func TestGodotDemo(t *testing.T) {
 	}
 	port := freePort(t)
 	env := append(os.Environ(), "HOME="+proj, "LANG=en_US.UTF-8", "LC_ALL=")
+	// Bad input first: Godot errors, null or false results, the engine
+	// going on to its end.
+	b, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := filepath.Join(proj, "corrupt.pvs")
+	if err := os.WriteFile(corrupt, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ecmd := exec.Command(godot, "--path", proj, "-s", "res://demo/errors.gd", "--store="+store, "--corrupt="+corrupt)
+	ecmd.Env = env
+	eout, err := ecmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(eout), "errors: done") || strings.Contains(string(eout), ": False") ||
+		strings.Count(string(eout), ": True") != 11 || !strings.Contains(string(eout), "ERROR: open: FrontierSets.open") {
+		t.Errorf("errors.gd: %v\n%s", err, eout)
+	}
 	start := func(script string, args ...string) *exec.Cmd {
 		cmd := exec.Command(godot, append([]string{"--path", proj, "-s", "res://demo/" + script}, args...)...)
 		cmd.Env = env
@@ -121,7 +142,7 @@ func TestGodotDemo(t *testing.T) {
 		c.Wait()
 	}
 	var report map[string]any
-	b, err := os.ReadFile(filepath.Join(out, "server.json"))
+	b, err = os.ReadFile(filepath.Join(out, "server.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &report)
 	}
@@ -142,8 +163,11 @@ func TestGodotDemo(t *testing.T) {
 		packets += cr.Packets
 	}
 	ticks := int(report["ticks"].(float64))
+	// The updates travel unreliable, as a game's state updates do: on a
+	// loaded machine ENet may drop a few, which the report counts.
 	report["updates_received"] = received
-	if want := int(report["updates_to_clients"].(float64)); received != want || packets != 8*ticks {
+	report["packets_lost"] = 8*ticks - packets
+	if want := int(report["updates_to_clients"].(float64)); received > want || packets > 8*ticks || packets < 8*ticks*9/10 {
 		t.Errorf("the clients received %d updates in %d packets; the server sent %d in %d", received, packets, want, 8*ticks)
 	}
 	same, missed, checked := replay(t, store, dem, filepath.Join(out, "server.log"), 8)
