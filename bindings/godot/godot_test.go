@@ -29,16 +29,14 @@ import (
 // over the C library, loads in Debian's godot3-server; bad input (a
 // missing or corrupt store, positions off the terrain or at NaN, calls
 // after close) gives Godot errors and null or false results (errors.gd);
-// a headless server
-// and 8 headless clients play 30 s at 20 Hz over ENet on 127.0.0.1, 64
-// players on data/demo-unity.raw baked with --engine godot (one per
-// client, 56 walked by the server). Afterwards, from the server's log:
-// the send lists equal interest.Joint's fed the same positions, tick for
-// tick; no client was denied a player its own could see by exact line
-// of sight between their logged positions on the heightmap's surface
-// (missed); the clients received the packets (ENet, unreliable: at least
-// 90% of them). It writes
-// build/godot/report.json.
+// a headless server and 8 headless clients play 30 s at 20 Hz over ENet
+// on 127.0.0.1, 64 players on data/demo-unity.raw baked with --engine
+// godot (one per client, 56 walked by the server). Afterwards, from the
+// server's log: the send lists equal interest.Joint's fed the same
+// positions, tick for tick; no client was denied a player its own could
+// see by exact line of sight between their logged positions on the
+// heightmap's surface (missed); the clients received the packets (ENet,
+// unreliable: at least 90% of them). It writes build/godot/report.json.
 func TestGodotDemo(t *testing.T) {
 	if testing.Short() || os.Getenv("FRONTIERSETS_GODOT") == "" {
 		t.Skip("runs Godot for 30 s: make godot-check (FRONTIERSETS_GODOT=1)")
