@@ -138,13 +138,17 @@ func _idle(_delta: float) -> bool:
 	if not fs.tick(pos):
 		fail("tick %d: %s" % [tick, fs.last_error()])
 		return true
+	var all: PoolIntArray = fs.sends_all()  # player j's receivers: all[players+1+k], k in [all[j], all[j+1])
+	tick_us.append(OS.get_ticks_usec() - t0)
 	var sends := []
 	for j in players:
-		sends.append(fs.sends_to(j))
-	tick_us.append(OS.get_ticks_usec() - t0)
+		var to := []
+		for k in range(all[j], all[j + 1]):
+			to.append(all[players + 1 + k])
+		sends.append(to)
 	log_file.store_line("tick %d" % tick)
 	for j in players:
-		log_file.store_line("%d %.4f %.4f %s" % [j, pos[j].x, pos[j].z, PoolStringArray(Array(sends[j])).join(",")])
+		log_file.store_line("%d %.4f %.4f %s" % [j, pos[j].x, pos[j].z, PoolStringArray(sends[j]).join(",")])
 		updates_sent += sends[j].size()
 	# One packet a client: the players whose update reaches one of its own.
 	peer.set_transfer_mode(NetworkedMultiplayerPeer.TRANSFER_MODE_UNRELIABLE)

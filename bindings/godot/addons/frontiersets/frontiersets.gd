@@ -8,6 +8,7 @@
 #   fs.interest(64)                                  # a manager for 64 players
 #   fs.tick(positions)                               # PoolVector3Array, every network tick
 #   for i in 64: send(update[i], fs.sends_to(i))     # who player i's update goes to
+#                                                    # (or all at once: sends_all)
 #   fs.close()
 extends Reference
 class_name FrontierSets
@@ -90,6 +91,18 @@ func sends_to(i: int) -> PoolIntArray:
 		push_error("FrontierSets: closed")
 		return PoolIntArray()
 	var r = _n.sends_to(i)
+	return r if typeof(r) == TYPE_INT_ARRAY else PoolIntArray()
+
+
+# sends_all returns every player's send list this tick in one array, as
+# compressed rows: players+1 offsets, then the receivers — player j's
+# are a[players+1+k] for k in range(a[j], a[j+1]). One call a tick instead
+# of one a player.
+func sends_all() -> PoolIntArray:
+	if _n == null:
+		push_error("FrontierSets: closed")
+		return PoolIntArray()
+	var r = _n.sends_all()
 	return r if typeof(r) == TYPE_INT_ARRAY else PoolIntArray()
 
 

@@ -297,6 +297,46 @@ static gd_variant m_sends_to(gd_object *obj, void *data, void *user, int n, gd_v
 	return r;
 }
 
+/* sends_all() -> PoolIntArray: every player's send list this tick in one
+ * array (compressed rows): n+1 offsets, then the receivers; player j's
+ * are at [n+1+a[j], n+1+a[j+1]). One call instead of n sends_to. */
+static gd_variant m_sends_all(gd_object *obj, void *data, void *user, int n, gd_variant **a) {
+	(void)obj;
+	(void)data;
+	(void)a;
+	instance *o = user;
+	if (n != 0) {
+		fail(o, "sends_all", FS_EINVAL, "takes no arguments");
+		return nil();
+	}
+	if (!o->im) {
+		fail(o, "sends_all", FS_EHANDLE, "no interest manager");
+		return nil();
+	}
+	int32_t p = o->players, total = 0;
+	gd_pool_int_array arr;
+	CALL(gd_pool_int_array_new_fn, GD_POOL_INT_ARRAY_NEW)(&arr);
+	CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, p + 1);
+	CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, 0, 0);
+	for (int32_t j = 0; j < p; j++) {
+		int32_t k;
+		fs_error e;
+		if (fs_interest_sends_to(o->im, j, o->to, p, &k, &e) != FS_OK) {
+			CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
+			fail(o, "sends_all", FS_EINTERNAL, e.message);
+			return nil();
+		}
+		CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, p + 1 + total + k);
+		for (int32_t r = 0; r < k; r++) CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, p + 1 + total + r, o->to[r]);
+		total += k;
+		CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, j + 1, total);
+	}
+	gd_variant r;
+	CALL(gd_variant_new_pool_int_array_fn, GD_VARIANT_NEW_POOL_INT_ARRAY)(&r, &arr);
+	CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
+	return r;
+}
+
 /* last_tick(field: int) -> int: the last tick's exits (0), open pairs (1)
  * or packets (2). */
 static gd_variant m_last_tick(gd_object *obj, void *data, void *user, int n, gd_variant **a) {
@@ -351,7 +391,7 @@ __attribute__((visibility("default"))) void godot_nativescript_init(void *handle
 		gd_variant (*fn)(gd_object *, void *, void *, int, gd_variant **);
 	} methods[] = {
 		{"open", m_open}, {"close", m_close}, {"world_bounds", m_world_bounds}, {"frontier", m_frontier},
-		{"interest_new", m_interest_new}, {"tick", m_tick}, {"sends_to", m_sends_to},
+		{"interest_new", m_interest_new}, {"tick", m_tick}, {"sends_to", m_sends_to}, {"sends_all", m_sends_all},
 		{"last_tick", m_last_tick}, {"last_error", m_last_error},
 	};
 	gd_method_attributes attr = {0};
