@@ -262,9 +262,14 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 			return g, nil
 		}
 	}
+	if errors.Is(err, heightmap.ErrAllNodata) && opt.HeightRange != [2]float64{} {
+		return nil, fmt.Errorf("%w: --height-range %g,%g puts every sample outside %d to %d m, heights no terrain has; give the terrain's height in metres", err,
+			opt.HeightRange[0], opt.HeightRange[1], heightmap.MinElevation, heightmap.MaxElevation)
+	}
 	if err != nil {
 		return nil, err
 	}
+	warnScale(prog, path, g, opt, stderr)
 	if g.Spacing == heightmap.SpacingAssumed {
 		fmt.Fprintf(stderr, "%s: warning: %s has no usable CRS; its pixel size (%g × %g) is taken as metres (give --cell-size)\n",
 			prog, path, g.Dx, g.Dy)
@@ -274,6 +279,34 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 		fmt.Fprintf(stderr, "%s: note: %s has no lon/lat here (%s): cells, map x,y and engine positions locate points\n", prog, path, g.NoLonLat)
 	}
 	return g, nil
+}
+
+// warnScale warns, naming the flag and the figure, where a heightmap's
+// scale looks mistaken (issue 74): a 16-bit heightmap without
+// georeferencing that uses under 1% of its sample range, a --height-range
+// of under 1 m or over 9,000 m of relief, a map under 10 m or over
+// 1,000 km across.
+func warnScale(prog, path string, g *heightmap.Grid, opt heightmap.Options, stderr io.Writer) {
+	if r := opt.HeightRange; r != [2]float64{} {
+		if relief := r[1] - r[0]; relief < 1 || relief > 9000 {
+			fmt.Fprintf(stderr, "%s: warning: --height-range %g,%g gives %g m of relief (Everest rises 8,849 m above the sea): is the range in metres?\n", prog, r[0], r[1], relief)
+		}
+	}
+	if (g.Driver == "RAW" || g.Driver == "PNG") && !g.HasGeoTransform && g.ZScale > 0 {
+		lo, hi := g.MinMax()
+		if used := (hi - lo) / (g.ZScale * 65535); used < 0.01 && hi > lo {
+			fmt.Fprintf(stderr, "%s: warning: %s uses %.2g%% of its 16-bit sample range (%.0f samples of 65535): check --raw-size and the byte order (--raw-big-endian)\n",
+				prog, path, 100*used, (hi-lo)/g.ZScale)
+		}
+	}
+	w, h := float64(g.Width)*g.Dx, float64(g.Height)*g.Dy
+	if across := max(w, h); across < 10 || across > 1e6 {
+		flag := "the cell size"
+		if opt.CellSize > 0 {
+			flag = fmt.Sprintf("--cell-size %g", opt.CellSize)
+		}
+		fmt.Fprintf(stderr, "%s: warning: %s makes %s %.3g × %.3g m across: is it in metres per cell?\n", prog, flag, path, w, h)
+	}
 }
 
 // warnImplausible warns when cells of g were read as nodata for heights no

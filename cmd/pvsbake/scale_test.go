@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScaleWarnings (issue 74): scale mistakes are named before a bake
+// goes on with them — a --height-range of 0.42 m (a flat, all-visible
+// world), of 42 km, a cell size that makes the map 16 cm across, a RAW
+// read with the wrong byte order (its samples using under 1% of the
+// 16-bit range); a --height-range that makes every cell nodata is
+// refused naming --height-range. A sound bake warns of nothing.
+func TestScaleWarnings(t *testing.T) {
+	dir := t.TempDir()
+	raw := "../../data/demo-unity.raw"
+	// Samples 0 to 200 of 65535: 0.3% of the range.
+	small := filepath.Join(dir, "small.raw")
+	b := make([]byte, 2*32*32)
+	for i := range 32 * 32 {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(i%201))
+	}
+	if err := os.WriteFile(small, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "s.pvs")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"0.42 m of relief", []string{raw, "--cell-size", "80", "--height-range", "0,0.42", "--window", "0,0,16,16"}, 0, "--height-range 0,0.42 gives 0.42 m of relief"},
+		{"42 km of relief", []string{raw, "--cell-size", "80", "--height-range", "0,42000", "--window", "0,0,16,16"}, 0, "--height-range 0,42000 gives 42000 m of relief"},
+		{"every cell nodata", []string{raw, "--cell-size", "80", "--height-range", "20000,30000", "--window", "0,0,16,16"}, 1, "--height-range 20000,30000 puts every sample outside -12000 to 10000 m"},
+		{"a 16 cm map", []string{raw, "--cell-size", "0.01", "--height-range", "0,2000", "--window", "0,0,16,16"}, 0, "--cell-size 0.01 makes"},
+		{"a thousandth of the range", []string{small, "--cell-size", "2", "--height-range", "0,600"}, 0, "uses 0.31% of its 16-bit sample range"},
+		{"sound", []string{raw, "--cell-size", "80", "--height-range", "0,2000", "--window", "0,0,16,16"}, 0, ""},
+	} {
+		_, errOut, code := runCmd(append([]string{"bake", "--nodes", "20", "-q", "-o", out}, tc.args...)...)
+		warned := strings.Contains(errOut, "warning:") || code != 0
+		if code != tc.code || !strings.Contains(errOut, tc.want) || (tc.want == "") == warned {
+			t.Errorf("%s: exit %d: %s", tc.name, code, errOut)
+		}
+		os.Remove(out)
+	}
+}
