@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,38 @@ func TestScaleWarnings(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", tc.name, code, errOut)
 		}
 		os.Remove(out)
+	}
+}
+
+// TestStatShowsFrame (issue 74): stat gives the PVS cell in metres beside
+// params.pvs_cell in heightmap cells, and the engine frame with its
+// origin and axes.
+func TestStatShowsFrame(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.pvs")
+	if _, errOut, code := runCmd("bake", "../../data/demo-unity.raw", "--cell-size", "80", "--height-range", "0,2000", "--window", "0,0,32,32",
+		"--engine", "godot", "--engine-origin", "-100,200", "--pvs-cell", "160", "--nodes", "20", "-q", "-o", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	stdout, errOut, code := runCmd("stat", out)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var st struct {
+		PVSCellM float64 `json:"pvs_cell_m"`
+		Params   struct {
+			PVSCell int `json:"pvs_cell"`
+		} `json:"params"`
+		Engine struct {
+			Engine string     `json:"engine"`
+			Axes   [2]string  `json:"axes"`
+			Origin [2]float64 `json:"origin"`
+		} `json:"engine"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	// The PVS cell (0,0) covers samples 0 and 1: its centre 40 m along.
+	if st.PVSCellM != 160 || st.Params.PVSCell != 2 || st.Engine.Engine != "godot" || st.Engine.Axes != [2]string{"x", "z"} || st.Engine.Origin != [2]float64{-60, 240} {
+		t.Errorf("stat: %+v", st)
 	}
 }

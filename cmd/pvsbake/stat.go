@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/compress"
+	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/quadtree"
 	"github.com/frontiersets/frontiersets/quadpvs"
@@ -54,8 +55,13 @@ type storeStat struct {
 	Source       string             `json:"source"` // the DEM it was baked from
 	Window       [4]int             `json:"window"`
 	Params       compress.VisParams `json:"params"`
-	LoadSeconds  float64            `json:"load_seconds"`
-	LoadMBps     float64            `json:"load_mb_per_s"`
+	// PVSCellM is the side of a PVS cell in metres (params.pvs_cell
+	// heightmap cells of dx_m/pvs_cell metres); Engine the game engine's
+	// frame the store was baked in (--engine), with its origin and axes.
+	PVSCellM    float64                `json:"pvs_cell_m"`
+	Engine      *heightmap.EngineFrame `json:"engine,omitempty"`
+	LoadSeconds float64                `json:"load_seconds"`
+	LoadMBps    float64                `json:"load_mb_per_s"`
 	// Codes is the code measurement of --codes.
 	Codes *codeStat `json:"codes,omitempty"`
 }
@@ -140,7 +146,7 @@ func statCmd(stdout, stderr io.Writer) *cobra.Command {
 			Shared: flat.Shared, Refs: len(flat.Refs),
 			Encoding: s.Encoding, CacheBytes: s.CacheBytes, CacheTrees: s.CacheTrees, BitsPerCode: round(8*float64(s.Hierarchy.StoredBytes())/float64(max(1, s.CodesTotal)), 3),
 			HiddenKept: round(s.HiddenKept, 4), Width: s.Width, Height: s.Height, DxM: s.DxM, DyM: s.DyM, CRS: s.CRSName,
-			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params,
+			Path: pos[0], Source: s.Source, Window: s.Window, Params: s.Params, PVSCellM: s.DxM, Engine: s.Engine,
 			LoadSeconds: round(el, 4), LoadMBps: round(float64(fi.Size())/1e6/el, 1),
 		}
 		for l := range s.Hierarchy.G.Levels() {
