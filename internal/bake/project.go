@@ -43,7 +43,8 @@ const projectPrice = 3
 // capBlock): its points' PVSs and its level-1 and level-2 unions, each
 // capped for every output, coded outputs at projectPrice. Nothing is added
 // for the merge up the hierarchy: it runs beside the workers. It returns
-// early with what it has when ctx ends.
+// early with what it has when ctx ends, once every calibrator has timed a
+// whole tile (a deadline) or at once (a cancellation).
 func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 	dem := cfg.DEM
 	g, err := geometry(cfg)
@@ -106,6 +107,14 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 		c.enc.EncodeBlockTrees(&c.blk, c.blk.Points, us, &c.bt.trees)
 		cs[i] = c
 	}
+	// The tiles in van der Corput order of their rows (the first, the
+	// middle, the quarters, …), dealt out to the calibrators: a
+	// calibration cut short (ctx) has timed tiles spread down the map, not
+	// its top edge only, where a view distance meets fewer cells (a 4097²
+	// map at 1 m with a 1.5 km view timed on its first 272 points
+	// projected 3.2 ms a point; on 10,672 spread over it, 18 ms; on its
+	// middle tiles, 52 ms).
+	order := vanDerCorput(nt)
 	var wg sync.WaitGroup
 	for w, c := range cs {
 		wg.Add(1)
@@ -113,15 +122,22 @@ func Project(ctx context.Context, cfg Config, samples int) (Projection, error) {
 			defer wg.Done()
 			start := time.Now()
 			defer func() { c.el = time.Since(start) }()
-			for i := w; i < nt; i += calibrators {
+			for k := w; k < nt; k += calibrators {
+				i := order[k]
 				// A low-discrepancy spread: the i-th of nt tiles in
 				// row-major order, its column scrambled by a large prime
 				// stride.
 				p := int(int64(i) * int64(tiles) / int64(nt))
 				tx, ty := (p%tc*7919+p/tc)%tc, p/tc
+				// Cut short (ctx) only between tiles, once one is timed: a
+				// tile's first block costs several times its others (they
+				// share its early-stop band), so whole tiles time a point.
+				if ctx.Err() != nil && c.n > 0 {
+					return
+				}
 				for j := range per * per {
-					if ctx.Err() != nil {
-						return
+					if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
+						return // cancelled, not timed out: stop now
 					}
 					bx, by := j%per, j/per
 					x, y := (tx*per+bx)*horizon.BlockSide, (ty*per+by)*horizon.BlockSide
@@ -220,4 +236,22 @@ func StoreModel(s *compress.Store) (*horizon.Model, error) {
 		return nil, ErrNeedsHeightmap
 	}
 	return horizon.New(horizon.Terrain{Width: s.Width, Height: s.Height, Elev: s.Elev, Dx: s.DxM, Dy: s.DyM}, s.Params.Horizon())
+}
+
+// vanDerCorput returns 0…n−1 in van der Corput order: 0, n/2, n/4, 3n/4,
+// … (bit-reversed counting, indices ≥ n skipped), so that every prefix is
+// spread over the range.
+func vanDerCorput(n int) []int {
+	b := bits.Len(uint(max(n-1, 0)))
+	out := make([]int, 0, n)
+	for k := 0; len(out) < n; k++ {
+		i := int(bits.Reverse(uint(k)) >> (bits.UintSize - b))
+		if b == 0 {
+			i = k
+		}
+		if i < n {
+			out = append(out, i)
+		}
+	}
+	return out
 }
