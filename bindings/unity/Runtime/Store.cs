@@ -101,24 +101,16 @@ namespace Frontiersets
         }
     }
 
-    // StoreHandle owns a store handle (fs_open's); releasing it closes it.
-    sealed class StoreHandle : SafeHandle
+    // NativeHandle owns a store or manager handle of the C library;
+    // releasing it closes it (fs_close, fs_interest_free).
+    sealed class NativeHandle : SafeHandle
     {
-        internal StoreHandle() : base(IntPtr.Zero, true) { }
+        readonly Func<long, IntPtr, int> release;
+        internal NativeHandle(Func<long, IntPtr, int> release) : base(IntPtr.Zero, true) { this.release = release; }
         public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
         internal long Id { get { return handle.ToInt64(); } }
         internal void Set(long id) { SetHandle(new IntPtr(id)); }
-        protected override bool ReleaseHandle() { return Blittable.Close(handle.ToInt64(), IntPtr.Zero) == 0; }
-    }
-
-    // ManagerHandle owns an interest manager (fs_interest_new's).
-    sealed class ManagerHandle : SafeHandle
-    {
-        internal ManagerHandle() : base(IntPtr.Zero, true) { }
-        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
-        internal long Id { get { return handle.ToInt64(); } }
-        internal void Set(long id) { SetHandle(new IntPtr(id)); }
-        protected override bool ReleaseHandle() { return Blittable.InterestFree(handle.ToInt64(), IntPtr.Zero) == 0; }
+        protected override bool ReleaseHandle() { return release(handle.ToInt64(), IntPtr.Zero) == 0; }
     }
 
     // Store is an open PVS store (pvsbake bake; --engine unity for world
@@ -128,7 +120,7 @@ namespace Frontiersets
     // centres), when it has an engine frame.
     public sealed class Store : IDisposable
     {
-        readonly StoreHandle h = new StoreHandle();
+        readonly NativeHandle h = new NativeHandle(Blittable.Close);
         readonly ErrorBuffer err = new ErrorBuffer();
         public readonly int Width, Height;
         public readonly double CellXM, CellYM;
@@ -216,7 +208,7 @@ namespace Frontiersets
     public sealed class InterestManager : IDisposable
     {
         readonly Store store;
-        readonly ManagerHandle h = new ManagerHandle();
+        readonly NativeHandle h = new NativeHandle(Blittable.InterestFree);
         readonly ErrorBuffer err = new ErrorBuffer();
         readonly double[] world;
         public readonly int Players;

@@ -52,6 +52,18 @@ static gd_variant real(double r) {
 	return v;
 }
 
+/* ints returns n int32s as a PoolIntArray Variant. */
+static gd_variant ints(const int32_t *v, int32_t n) {
+	gd_pool_int_array arr;
+	CALL(gd_pool_int_array_new_fn, GD_POOL_INT_ARRAY_NEW)(&arr);
+	CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, n);
+	for (int32_t i = 0; i < n; i++) CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, i, v[i]);
+	gd_variant r;
+	CALL(gd_variant_new_pool_int_array_fn, GD_VARIANT_NEW_POOL_INT_ARRAY)(&r, &arr);
+	CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
+	return r;
+}
+
 /* fail records msg as the object's last error, reports it as a Godot
  * error naming the method, and returns the code as a Variant. */
 static gd_variant fail(instance *o, const char *method, int code, const char *msg) {
@@ -202,15 +214,8 @@ static gd_variant m_frontier(gd_object *obj, void *data, void *user, int n, gd_v
 	if (rc == FS_OK) rc = world_cell(o, v[2], v[3], &cb, &rb, &e);
 	if (rc == FS_OK) rc = fs_frontier(o->store, ca, ra, cb, rb, NULL, &res, NULL, &e);
 	if (rc != FS_OK) return fail(o, "frontier", rc, e.message);
-	gd_pool_int_array arr;
-	CALL(gd_pool_int_array_new_fn, GD_POOL_INT_ARRAY_NEW)(&arr);
-	CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, 5);
-	int out[5] = {res.mutually_visible, (int)res.a_points, (int)res.b_points, res.a_quads, res.b_quads};
-	for (int i = 0; i < 5; i++) CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, i, out[i]);
-	gd_variant r;
-	CALL(gd_variant_new_pool_int_array_fn, GD_VARIANT_NEW_POOL_INT_ARRAY)(&r, &arr);
-	CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
-	return r;
+	int32_t out[5] = {res.mutually_visible, (int32_t)res.a_points, (int32_t)res.b_points, res.a_quads, res.b_quads};
+	return ints(out, 5);
 }
 
 /* interest_new(players: int) -> int: a manager for players players
@@ -287,14 +292,7 @@ static gd_variant m_sends_to(gd_object *obj, void *data, void *user, int n, gd_v
 		fail(o, "sends_to", rc, rc == FS_ERANGE && (i < 0 || i >= o->players) ? "player index out of range" : e.message);
 		return nil();
 	}
-	gd_pool_int_array arr;
-	CALL(gd_pool_int_array_new_fn, GD_POOL_INT_ARRAY_NEW)(&arr);
-	CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, k);
-	for (int32_t j = 0; j < k; j++) CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, j, o->to[j]);
-	gd_variant r;
-	CALL(gd_variant_new_pool_int_array_fn, GD_VARIANT_NEW_POOL_INT_ARRAY)(&r, &arr);
-	CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
-	return r;
+	return ints(o->to, k);
 }
 
 /* sends_all() -> PoolIntArray: every player's send list this tick in one
@@ -313,27 +311,37 @@ static gd_variant m_sends_all(gd_object *obj, void *data, void *user, int n, gd_
 		fail(o, "sends_all", FS_EHANDLE, "no interest manager");
 		return nil();
 	}
-	int32_t p = o->players, total = 0;
-	gd_pool_int_array arr;
-	CALL(gd_pool_int_array_new_fn, GD_POOL_INT_ARRAY_NEW)(&arr);
-	CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, p + 1);
-	CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, 0, 0);
+	int32_t p = o->players, total = 0, cap = 4 * (p + 1);
+	int32_t *all = malloc(sizeof(int32_t) * (size_t)cap);
+	if (all == NULL) {
+		fail(o, "sends_all", FS_EINTERNAL, "out of memory");
+		return nil();
+	}
+	all[0] = 0;
 	for (int32_t j = 0; j < p; j++) {
 		int32_t k;
 		fs_error e;
 		if (fs_interest_sends_to(o->im, j, o->to, p, &k, &e) != FS_OK) {
-			CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
+			free(all);
 			fail(o, "sends_all", FS_EINTERNAL, e.message);
 			return nil();
 		}
-		CALL(gd_pool_int_array_resize_fn, GD_POOL_INT_ARRAY_RESIZE)(&arr, p + 1 + total + k);
-		for (int32_t r = 0; r < k; r++) CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, p + 1 + total + r, o->to[r]);
+		if (p + 1 + total + k > cap) {
+			cap = 2 * (p + 1 + total + k);
+			int32_t *grown = realloc(all, sizeof(int32_t) * (size_t)cap);
+			if (grown == NULL) {
+				free(all);
+				fail(o, "sends_all", FS_EINTERNAL, "out of memory");
+				return nil();
+			}
+			all = grown;
+		}
+		memcpy(all + p + 1 + total, o->to, sizeof(int32_t) * (size_t)k);
 		total += k;
-		CALL(gd_pool_int_array_set_fn, GD_POOL_INT_ARRAY_SET)(&arr, j + 1, total);
+		all[j + 1] = total;
 	}
-	gd_variant r;
-	CALL(gd_variant_new_pool_int_array_fn, GD_VARIANT_NEW_POOL_INT_ARRAY)(&r, &arr);
-	CALL(gd_pool_int_array_destroy_fn, GD_POOL_INT_ARRAY_DESTROY)(&arr);
+	gd_variant r = ints(all, p + 1 + total);
+	free(all);
 	return r;
 }
 
