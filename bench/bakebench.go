@@ -274,7 +274,7 @@ func bakeOne(c bakeCase, los, bin, data, tmp, budgets string, log io.Writer) (ba
 	workers := runtime.GOMAXPROCS(0)
 	row := bakeRow{bakeCase: c, LOS: los, Points: g.Width * g.Height, Workers: workers,
 		Estimate: bake.Estimate(g.Width, g.Height, p, g.Dx, g.Dy, workers, outputs)}
-	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress", "20s", "--los", los}
+	args := []string{"bake", dem, "-o", filepath.Join(tmp, c.Name), "--budget", budgets, "--progress", "20s", "--los", los, "--yes"}
 	if c.Window != "" {
 		args = append(args, "--window", c.Window)
 	}

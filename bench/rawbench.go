@@ -105,8 +105,8 @@ func runRawBench(args []string, stdout, stderr io.Writer) error {
 	common := []string{"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "--encoding", *encoding, "--los", model.String(), "--progress", "1m"}
 	winFlag := fmt.Sprintf("%d,%d,%d,%d", win.Col, win.Row, n, n)
 	bakes := [2][]string{
-		append([]string{"bake", dem, "--window", winFlag}, common...),
-		append([]string{"bake", rawPath, "--cell-size", strconv.FormatFloat(tif.Dx, 'f', -1, 64), "--height-range", rangeFlag}, common...),
+		append([]string{"bake", "--yes", dem, "--window", winFlag}, common...),
+		append([]string{"bake", "--yes", rawPath, "--cell-size", strconv.FormatFloat(tif.Dx, 'f', -1, 64), "--height-range", rangeFlag}, common...),
 	}
 	var paths [2]string
 	rec := filepath.Join(*stores, fmt.Sprintf("raw-%d.json", n))

@@ -150,7 +150,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range cells {
 		path := filepath.Join(*stores, fmt.Sprintf("mw1m-%g.pvs", c))
-		bargs := []string{"bake", m1, "--los", "region", "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
+		bargs := []string{"bake", "--yes", m1, "--los", "region", "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
 			strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
 		if err := bakeRow("mw1m 4097² 1 m", c, path, bargs, m1, heightmap.Options{}); err != nil {
 			return err
@@ -171,7 +171,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s: heights %g–%g m in steps of %.4f m, at most %.4f m from the GeoTIFF\n", raw, rng[0], rng[1], (rng[1]-rng[0])/65535, dz)
 		path := filepath.Join(*stores, fmt.Sprintf("mw1m-raw-%g.pvs", *rawCell))
-		bargs := []string{"bake", raw, "--cell-size", "1", "--height-range", rangeFlag, "--los", "region", "--pvs-cell", strconv.FormatFloat(*rawCell, 'f', -1, 64),
+		bargs := []string{"bake", "--yes", raw, "--cell-size", "1", "--height-range", rangeFlag, "--los", "region", "--pvs-cell", strconv.FormatFloat(*rawCell, 'f', -1, 64),
 			"--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
 		if err := bakeRow("mw1m 4097² 1 m Unity RAW", *rawCell, path, bargs, raw, heightmap.Options{CellSize: 1, HeightRange: rng}); err != nil {
 			return err
@@ -192,7 +192,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, los := range []string{"conservative", "region"} {
 			path := filepath.Join(*stores, fmt.Sprintf("utm18-%d-%s.pvs", *pointWin, los))
-			bargs := []string{"bake", m18, "--window", ws, "--los", los, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
+			bargs := []string{"bake", "--yes", m18, "--window", ws, "--los", los, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
 				"--budget", *budget, "-o", path, "--progress", "1m"}
 			row, err := regionBake(bin, bargs, name+" "+los, 18, stdout, stderr)
 			if err != nil {

@@ -178,7 +178,7 @@ func runScaleBench(args []string, stdout, stderr io.Writer) error {
 				if len(labels) == 1 {
 					out = scaleStore(prefix, labels[0])
 				}
-				bargs := []string{"bake", dem, "--window", win, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
+				bargs := []string{"bake", "--yes", dem, "--window", win, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
 					"--budget", strings.Join(labels, ","), "--encoding", enc, "-o", out, "--progress", "1m"}
 				fmt.Fprintf(stdout, "%d² %s: pvsbake %s\n", n, enc, strings.Join(bargs, " "))
 				var so string

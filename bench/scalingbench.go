@@ -66,7 +66,7 @@ func runScalingBench(args []string, stdout, stderr io.Writer) error {
 		}
 		*bin = b
 	}
-	bakeArgs := []string{"bake", *dem, "-o", filepath.Join(*tmp, "scaling.pvs"), "--budget", *budget, "--los", *los}
+	bakeArgs := []string{"bake", *dem, "-o", filepath.Join(*tmp, "scaling.pvs"), "--budget", *budget, "--los", *los, "--yes"}
 	if *window != "" {
 		bakeArgs = append(bakeArgs, "--window", *window)
 	}

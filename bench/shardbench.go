@@ -96,7 +96,7 @@ func runShardBench(args []string, stdout, stderr io.Writer) error {
 			defer wg.Done()
 			for i := range next {
 				part := filepath.Join(work, fmt.Sprintf("part-%d", i))
-				r, so, err := timed(bin, append([]string{"bake", dem, "-o", part, "--shard", fmt.Sprintf("%d/%d", i, *n), "--workers", "1"}, flags...), stderr)
+				r, so, err := timed(bin, append([]string{"bake", "--yes", dem, "-o", part, "--shard", fmt.Sprintf("%d/%d", i, *n), "--workers", "1"}, flags...), stderr)
 				r.Role = fmt.Sprintf("shard %d/%d", i, *n)
 				if m := shardPointsRE.FindStringSubmatch(so); m != nil {
 					r.Points, _ = strconv.Atoi(m[1])
@@ -131,7 +131,7 @@ func runShardBench(args []string, stdout, stderr io.Writer) error {
 	rows = append(rows, jr)
 	identical := "not compared (no --single)"
 	if *single {
-		sr, _, err := timed(bin, append([]string{"bake", dem, "-o", filepath.Join(work, "single")}, flags...), stderr)
+		sr, _, err := timed(bin, append([]string{"bake", "--yes", dem, "-o", filepath.Join(work, "single")}, flags...), stderr)
 		if err != nil {
 			return err
 		}

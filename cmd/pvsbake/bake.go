@@ -51,6 +51,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.encoding = fs.String("encoding", "flat", "store `encoding`: flat (every PVS as 2-bit codes, read in place) or coded (entropy-coded, each PVS given its parent quad's, decoded when read: about a fifth of the memory; each budget filled by one price for all PVSs)")
 	f.workers = fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
 	f.quiet = fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
+	f.yes = fs.Bool("yes", false, "bake even when projected to take over an hour (without it such a bake stops, listing --pvs-cell values and a --max-distance that bake sooner)")
 	f.every = fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
 	fs.DurationVar(f.every, "progress-every", 30*time.Second, "")
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
@@ -74,7 +75,7 @@ type bakeFlags struct {
 	out, budgets, nodes, policy, encoding, shardFlag, totalVS *string
 	kernels, resume                                           *string
 	workers                                                   *int
-	quiet, asJSON                                             *bool
+	quiet, asJSON, yes                                        *bool
 	every                                                     *time.Duration
 	pvsCell                                                   *float64
 }
@@ -145,6 +146,9 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 			total, p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))), nw)
 	} else if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if wall := time.Duration(share * float64(pr.Wall)); err == nil && wall > longBake && !*f.yes {
+		return f.tooLong(ctx, cfg, wall, nw, stderr)
 	}
 	bar, progress, start := f.progress(total, stderr)
 	cfg.Progress = progress
@@ -429,6 +433,63 @@ var errInterrupted = errors.New("interrupted: nothing written (temporary files r
 // 2 km, four tiles projected the bake 17% short and 255 tiles 7% short;
 // one point in 1024 (16 and 17 tiles) projected its 1025² and 2049²
 // windows 16–18% long on a 16-core machine.
+// longBake is the projected time above which a bake stops, listing
+// coarser PVS cells and shorter views with their projections, unless
+// given --yes.
+const longBake = time.Hour
+
+// tooLong lists, for a bake projected to take wall, the --pvs-cell values
+// (region model) and the --max-distance that bake sooner, each timed by
+// its own short calibration, and returns a usage error asking for one of
+// them or --yes.
+func (f *bakeFlags) tooLong(ctx context.Context, cfg bake.Config, wall time.Duration, nw int, stderr io.Writer) error {
+	g, p := cfg.DEM, cfg.Params
+	base, k0 := g, max(p.PVSCell, 1)
+	if g.Heightmap != nil {
+		base = g.Heightmap
+	}
+	project := func(dem *heightmap.Grid, q horizon.Params) (time.Duration, bool) {
+		c := cfg
+		c.DEM, c.Params, c.TotalViewshed = dem, q, nil
+		cal, cancel := context.WithTimeout(ctx, calibrationTime)
+		defer cancel()
+		pr, err := bake.Project(cal, c, calibrationPoints(dem.Width*dem.Height))
+		return pr.Wall, err == nil
+	}
+	fmt.Fprintf(stderr, "pvsbake: projected %s, over an hour; these bake sooner (each timed as this one was):\n", formatDuration(wall))
+	if p.LOS == horizon.LOSRegion && cfg.Shard.Count == 0 {
+		for _, m := range []int{2, 4, 8, 16} {
+			k := k0 * m
+			if base.Width/k < 2 || base.Height/k < 2 || ctx.Err() != nil {
+				break
+			}
+			dem, err := heightmap.Coarsen(base, k)
+			if err != nil {
+				break
+			}
+			q := p
+			q.PVSCell = k
+			if w, ok := project(dem, q); ok {
+				fmt.Fprintf(stderr, "pvsbake:   --pvs-cell %g (%d×%d PVS cells): projected %s with %d workers\n", float64(k)*base.Dx, dem.Width, dem.Height, formatDuration(w), nw)
+				if w < 10*time.Minute {
+					break
+				}
+			}
+		}
+	}
+	if d := p.MaxDistance; (d == 0 || d > 500) && ctx.Err() == nil {
+		q := p
+		q.MaxDistance = 2000
+		if d > 0 {
+			q.MaxDistance = d / 2
+		}
+		if w, ok := project(g, q); ok {
+			fmt.Fprintf(stderr, "pvsbake:   --max-distance %g: projected %s with %d workers\n", q.MaxDistance, formatDuration(w), nw)
+		}
+	}
+	return cli.Usagef("projected %s: give one of the flags above, or --yes to bake it as asked", formatDuration(wall))
+}
+
 // calibrationTime bounds the projection's calibration: its line comes
 // within a few seconds of the start (loading aside).
 const calibrationTime = 3 * time.Second

@@ -82,3 +82,39 @@ func TestStatShowsFrame(t *testing.T) {
 		t.Errorf("stat: %+v", st)
 	}
 }
+
+// TestLongBakeStops (issue 74): a bake projected over an hour (a 2048²
+// heightmap at 1 m, every cell in view) stops with exit 2 before baking,
+// listing coarser PVS cells and a shorter view with their projections,
+// each timed; nothing is written (make check: its calibrations take half
+// a minute).
+func TestLongBakeStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times five calibrations of a 2048² map (make check)")
+	}
+	tile, err := os.ReadFile("../../data/demo-unity.raw") // 256² samples
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 0, 2*2048*2048)
+	for r := range 2048 {
+		row := tile[2*256*(r%256) : 2*256*(r%256+1)]
+		for range 8 {
+			big = append(big, row...)
+		}
+	}
+	dir := t.TempDir()
+	raw, out := filepath.Join(dir, "big.raw"), filepath.Join(dir, "big.pvs")
+	if err := os.WriteFile(raw, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCmd("bake", raw, "--cell-size", "1", "--height-range", "0,200", "--nodes", "20", "-o", out)
+	for _, want := range []string{"over an hour; these bake sooner", "--pvs-cell 2 (1024×1024 PVS cells): projected", "--max-distance 2000: projected", "or --yes to bake it as asked"} {
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, want %q in:\n%s", code, want, errOut)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the stopped bake wrote its store")
+	}
+}

@@ -26,7 +26,7 @@ export PVSBAKE dem parts n
 # shellcheck disable=SC2016 # the inner sh expands them
 seq 0 $((n - 1)) | xargs -P "$p" -I{} sh -c '
 	[ -f "$parts/part-$0" ] && exit 0
-	exec "$PVSBAKE" bake "$dem" -o "$parts/part-$0" --shard "$0/$n" --workers 1 --quiet "$@"' {} "$@"
+	exec "$PVSBAKE" bake "$dem" -o "$parts/part-$0" --shard "$0/$n" --workers 1 --quiet --yes "$@"' {} "$@"
 # The partial files as the join's arguments, each path one word whatever
 # it holds (spaces, quotes, semicolons).
 set --
