@@ -73,8 +73,11 @@ var ErrNoScale = errors.New("heightmap without a scale")
 // Files ending in .raw or .r16 are read as headerless unsigned 16-bit RAW
 // heightmaps (see Options.RawWidth) — but through the driver when an ENVI
 // header lies beside them (name.hdr), whose size, sample type, byte order
-// and map info then apply —; everything else through the registered Driver (GDAL's, when the program imports heightmap/gdal;
-// ErrNoGDAL when none is).
+// and map info then apply —; everything else through the registered Driver
+// (GDAL's, when the program imports heightmap/gdal). Without a driver,
+// GeoTIFFs (.tif, .tiff: TIFFError for one that cannot be read), SRTM
+// .hgt tiles and grayscale PNGs are read by this package's own readers,
+// lon/lat placed through internal/crs; other formats give ErrNoGDAL.
 //
 // Errors wrap ErrNotRaster, ErrEmpty, ErrWindow or ErrAllNodata, or the
 // operating system's or GDAL's message; they read "heightmap: <path>: ...".
