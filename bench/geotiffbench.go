@@ -15,14 +15,14 @@ import (
 	"github.com/frontiersets/frontiersets/internal/cli"
 )
 
-// runGeoTIFFBench is `go run ./bench geotiff`: issue 72's target for the
-// GeoTIFF reader of builds without GDAL. It warps the HGT tile to an
-// n² Float32 GeoTIFF, Deflate-compressed in 256² tiles, with and without
-// the floating-point predictor (gdal_translate), builds pvsbake with cgo
-// (GDAL reads) and without (heightmap's own reader), and times
-// `pvsbake info` (which loads every cell) of each file by each build,
-// alternating, --runs times, on one core (GOMAXPROCS=1) and on all:
-// median wall time and peak RSS.
+// runGeoTIFFBench is `go run ./bench geotiff`: how the GeoTIFF reader of
+// builds without GDAL compares with GDAL's in time and memory. It warps
+// the HGT tile to an n² Float32 GeoTIFF, Deflate-compressed in 256²
+// tiles, with and without the floating-point predictor (gdal_translate),
+// builds pvsbake with cgo (GDAL reads) and without (heightmap's own
+// reader), and times `pvsbake info` (which loads every cell) of each file
+// by each build, alternating, --runs times, on one core (GOMAXPROCS=1)
+// and on all: median wall time and peak RSS.
 func runGeoTIFFBench(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("bench geotiff", "bench geotiff [--size 4097] [--runs 5] [--out bench/results]", stderr)
 	hgt := fs.String("hgt", "../shared/data/N44W072.hgt", "the HGT `tile` the GeoTIFF is warped from")

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestScaleWarnings (issue 74): scale mistakes are named before a bake
+// TestScaleWarnings: scale mistakes are named before a bake
 // goes on with them — a --height-range of 0.42 m (a flat, all-visible
 // world), of 42 km, a cell size that makes the map 16 cm across, a RAW
 // read with the wrong byte order (its samples using under 1% of the
@@ -50,7 +50,7 @@ func TestScaleWarnings(t *testing.T) {
 	}
 }
 
-// TestStatShowsFrame (issue 74): stat gives the PVS cell in metres beside
+// TestStatShowsFrame: stat gives the PVS cell in metres beside
 // params.pvs_cell in heightmap cells, and the engine frame with its
 // origin and axes.
 func TestStatShowsFrame(t *testing.T) {
@@ -83,7 +83,7 @@ func TestStatShowsFrame(t *testing.T) {
 	}
 }
 
-// TestLongBakeStops (issue 74): a bake projected over an hour (a 2048²
+// TestLongBakeStops: a bake projected over an hour (a 2048²
 // heightmap at 1 m, every cell in view) stops with exit 2 before baking,
 // listing coarser PVS cells and a shorter view with their projections,
 // each timed; nothing is written (make check: its calibrations take half

@@ -282,7 +282,7 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 }
 
 // warnScale warns, naming the flag and the figure, where a heightmap's
-// scale looks mistaken (issue 74): a 16-bit heightmap without
+// scale looks mistaken: a 16-bit heightmap without
 // georeferencing that uses under 1% of its sample range, a --height-range
 // of under 1 m or over 9,000 m of relief, a map under 10 m or over
 // 1,000 km across.
