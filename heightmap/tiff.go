@@ -147,7 +147,7 @@ func (t *tiffImage) readIFD(ifd uint64, big bool) error {
 	if big {
 		countSize, entrySize, valSize = 8, 20, 8
 	}
-	if ifd < 8 || ifd > uint64(t.size)-uint64(countSize) || ifd > uint64(t.size) {
+	if ifd < 8 || ifd > uint64(t.size)-uint64(countSize) { // size ≥ 8 > countSize
 		return tiffErr(4, "first image directory at %d, past the file's %d bytes", ifd, t.size)
 	}
 	var cb [8]byte
@@ -185,10 +185,9 @@ func (t *tiffImage) readIFD(ifd uint64, big bool) error {
 		if count > uint64(t.size) || count*uint64(sz) > uint64(t.size) {
 			return tiffErr(at, "tag %d declares %d values, more than the file holds", tag, count)
 		}
+		// The value field follows the tag, type and count (whose size
+		// is the value field's: 4 bytes, 8 in BigTIFF).
 		ent := tiffEntry{typ: typ, count: count, at: at, off: at + 4 + int64(valSize)}
-		if big {
-			ent.off = at + 12
-		}
 		if count*uint64(sz) > uint64(valSize) {
 			if val > uint64(t.size) || val+count*uint64(sz) > uint64(t.size) {
 				return tiffErr(at, "tag %d's %d values at %d lie past the end of the file (%d bytes)", tag, count, val, t.size)
@@ -341,18 +340,27 @@ func (t *tiffImage) layout() error {
 			return tiffErr(at(tagTileWidth), "tiles of %d×%d cells (want positive multiples of 16)", t.chunkW, t.chunkH)
 		}
 	} else {
-		t.chunkW = t.width
-		get(tagRowsPerStrip, t.height, &t.chunkH)
-		if _, ok := t.tags[tagRowsPerStrip]; ok && t.chunkH == 0 {
+		// RowsPerStrip beyond the height (2³²−1, as many writers put it)
+		// means one strip.
+		t.chunkW, t.chunkH = t.width, t.height
+		rps, rerr := t.uints(tagRowsPerStrip)
+		switch {
+		case rerr != nil:
+			err = rerr
+		case len(rps) > 0 && rps[0] == 0:
 			return tiffErr(at(tagRowsPerStrip), "0 rows per strip")
+		case len(rps) > 0:
+			t.chunkH = int(min(rps[0], uint64(t.height)))
 		}
-		if v, _ := t.uints(tagRowsPerStrip); len(v) > 0 && v[0] > uint64(t.height) {
-			t.chunkH = t.height // 2³²−1: one strip
-		}
-		t.chunkH = min(t.chunkH, t.height)
 	}
 	if err != nil {
 		return err
+	}
+	// A chunk's buffer is allocated whole: tiles may overhang the image,
+	// but not beyond four times its bytes (or 8 MiB for a small image).
+	bps := int64(t.bits / 8)
+	if chunk, image := int64(t.chunkW)*int64(t.chunkH)*int64(t.spp)*bps, int64(t.width)*int64(t.height)*int64(t.spp)*bps; chunk > max(4*image, 8<<20) {
+		return tiffErr(at(tagTileWidth), "tiles of %d×%d cells for a %d×%d image", t.chunkW, t.chunkH, t.width, t.height)
 	}
 	t.across = (t.width + t.chunkW - 1) / t.chunkW
 	t.down = (t.height + t.chunkH - 1) / t.chunkH
@@ -445,10 +453,10 @@ func (t *tiffImage) readBand(band int, win Window) ([]float32, error) {
 // chunkDecoder decodes chunks with its own scratch buffers and
 // decompressors: one per worker.
 type chunkDecoder struct {
-	t        *tiffImage
-	raw, buf []byte
-	zr       io.ReadCloser
-	zd       *zstd.Decoder
+	t             *tiffImage
+	raw, buf, tmp []byte
+	zr            io.ReadCloser
+	zd            *zstd.Decoder
 }
 
 func (d *chunkDecoder) close() {
@@ -498,9 +506,7 @@ func (d *chunkDecoder) chunk(k, band int, win Window, out []float32) error {
 			return tiffErr(off, "%s %d: %v", what, idx, err)
 		}
 	}
-	if err := t.unpredict(dst, rows, rowBytes, sppIn); err != nil {
-		return tiffErr(off, "%s %d: %v", what, idx, err)
-	}
+	d.unpredict(dst, rows, rowBytes, sppIn)
 	// The chunk's cells inside win.
 	x0, y0 := cc*t.chunkW, cr*t.chunkH
 	ca, cb := max(win.Col, x0), min(win.Col+win.Width, x0+t.chunkW, t.width)
@@ -607,49 +613,62 @@ func unpackBits(src, dst []byte) int {
 // bytes: horizontal differencing of samples (2) or of byte planes (3,
 // floating point, as libtiff writes it). The result is in the file's byte
 // order.
-func (t *tiffImage) unpredict(b []byte, rows, rowBytes, sppIn int) error {
+func (d *chunkDecoder) unpredict(b []byte, rows, rowBytes, sppIn int) {
+	t := d.t
+	bps := t.bits / 8
+	stride := sppIn * bps // bytes between a sample and the one it predicts
 	switch t.predictor {
 	case 2:
-		bps := t.bits / 8
 		for r := range rows {
 			row := b[r*rowBytes : (r+1)*rowBytes]
-			for i := sppIn * bps; i < len(row); i += bps {
-				j := i - sppIn*bps
-				switch bps {
-				case 1:
-					row[i] += row[j]
-				case 2:
-					t.order.PutUint16(row[i:], t.order.Uint16(row[i:])+t.order.Uint16(row[j:]))
-				case 4:
-					t.order.PutUint32(row[i:], t.order.Uint32(row[i:])+t.order.Uint32(row[j:]))
-				case 8:
-					t.order.PutUint64(row[i:], t.order.Uint64(row[i:])+t.order.Uint64(row[j:]))
+			switch bps {
+			case 1:
+				for i := stride; i < len(row); i++ {
+					row[i] += row[i-stride]
+				}
+			case 2:
+				for i := stride; i < len(row); i += 2 {
+					t.order.PutUint16(row[i:], t.order.Uint16(row[i:])+t.order.Uint16(row[i-stride:]))
+				}
+			case 4:
+				for i := stride; i < len(row); i += 4 {
+					t.order.PutUint32(row[i:], t.order.Uint32(row[i:])+t.order.Uint32(row[i-stride:]))
+				}
+			case 8:
+				for i := stride; i < len(row); i += 8 {
+					t.order.PutUint64(row[i:], t.order.Uint64(row[i:])+t.order.Uint64(row[i-stride:]))
 				}
 			}
 		}
 	case 3:
-		bps := t.bits / 8
-		tmp := make([]byte, rowBytes)
+		if cap(d.tmp) < rowBytes {
+			d.tmp = make([]byte, rowBytes)
+		}
+		tmp := d.tmp[:rowBytes]
 		n := rowBytes / bps // samples in a row
-		little := t.order == binary.LittleEndian
+		// Plane k holds each sample's k-th most significant byte, which
+		// goes to byte at[k] of the sample in the file's order.
+		var at [8]int
+		for k := range bps {
+			at[k] = k
+			if t.order == binary.LittleEndian {
+				at[k] = bps - 1 - k
+			}
+		}
 		for r := range rows {
 			row := b[r*rowBytes : (r+1)*rowBytes]
 			for i := sppIn; i < len(row); i++ {
 				row[i] += row[i-sppIn]
 			}
 			copy(tmp, row)
-			for i := range n {
-				for k := range bps { // plane k holds each sample's k-th most significant byte
-					if little {
-						row[i*bps+bps-1-k] = tmp[k*n+i]
-					} else {
-						row[i*bps+k] = tmp[k*n+i]
-					}
+			for k := range bps {
+				plane := tmp[k*n : (k+1)*n]
+				for i, v := range plane {
+					row[i*bps+at[k]] = v
 				}
 			}
 		}
 	}
-	return nil
 }
 
 // convert writes len(dst) samples from src, stride bytes apart, as

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,20 @@ func TestBadTIFF(t *testing.T) {
 		{"sample format", patch(tagSampleFormat, 3, 1, 6), "sample format 6"},
 		{"12-bit samples", patch(tagBitsPerSample, 3, 1, 12), "12-bit samples"},
 		{"no width", patch(tagWidth, 3, 1, 0), "empty raster"},
+		{"a tile of 2³⁰ cells", func() []byte {
+			// The strip tags read as a 32768² tile's (2 GiB of Int16),
+			// on a 24×20 image.
+			b := patch(tagStripOffsets, 4, 1, uint32(stripAt.off))
+			le.PutUint16(b[tf.tags[tagStripOffsets].at:], tagTileOffsets)
+			le.PutUint16(b[tf.tags[tagStripByteCounts].at:], tagTileByteCounts)
+			le.PutUint16(b[tf.tags[tagRowsPerStrip].at:], tagTileWidth)
+			le.PutUint16(b[tf.tags[tagRowsPerStrip].at+2:], 4)
+			le.PutUint32(b[tf.tags[tagRowsPerStrip].at+8:], 32768)
+			le.PutUint16(b[tf.tags[tagPredictor].at:], tagTileLength)
+			le.PutUint16(b[tf.tags[tagPredictor].at+2:], 4)
+			le.PutUint32(b[tf.tags[tagPredictor].at+8:], 32768)
+			return b
+		}(), "tiles of 32768×32768 cells for a 24×20 image"},
 		{"corrupt data", func() []byte {
 			b := bytes.Clone(good)
 			for i := range 40 {
@@ -77,5 +92,38 @@ func TestBadTIFF(t *testing.T) {
 				t.Fatalf("error %q does not wrap ErrNotRaster", err)
 			}
 		})
+	}
+}
+
+// TestRowsPerStripBeyondHeight: RowsPerStrip 2³²−1, as many writers put
+// it for an image in one strip, reads as that strip (it was refused as a
+// value past 2³¹).
+func TestRowsPerStripBeyondHeight(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "tiff", "deflate-pred2.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := openTIFF(bytes.NewReader(good), int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tf.offsets) != 1 {
+		t.Fatalf("the seed has %d strips, want 1", len(tf.offsets))
+	}
+	want, err := tf.readBand(0, Window{Width: tf.width, Height: tf.height})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Clone(good)
+	at := tf.tags[tagRowsPerStrip].at
+	binary.LittleEndian.PutUint16(b[at+2:], 4) // LONG
+	binary.LittleEndian.PutUint32(b[at+8:], 1<<32-1)
+	tf2, err := openTIFF(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tf2.readBand(0, Window{Width: tf2.width, Height: tf2.height})
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("RowsPerStrip 2³²−1: %v, cells equal %v", err, slices.Equal(got, want))
 	}
 }
