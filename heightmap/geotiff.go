@@ -2,7 +2,6 @@ package heightmap
 
 import (
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -20,7 +19,10 @@ import (
 // code package crs knows, or a user-defined Transverse Mercator or
 // Lambert Conformal Conic on a datum it knows; other codes give the
 // spacing only); nodata from GDAL_NODATA; scale, offset and the unit
-// from GDAL_METADATA.
+// from GDAL_METADATA. Cells come row-major, float32, as Driver.Read's.
+// Errors: *TIFFError (wrapping ErrNotRaster) for a file it cannot read,
+// naming the byte offset; ErrEmpty; ErrBands for several bands and no
+// band asked; the plan's.
 func readGeoTIFF(path string, band int, plan func(RasterInfo) (Window, error)) (RasterInfo, []float32, error) {
 	var info RasterInfo
 	f, size, err := openFile(path)
@@ -103,51 +105,59 @@ const (
 	userDefined       = 32767
 )
 
-// geoKeys returns the GeoKey directory: integer keys, double keys and
-// ASCII keys (their text without GeoTIFF's closing '|').
-func (t *tiffImage) geoKeys() (map[int]int, map[int]float64, map[int]string, error) {
+// geoKeyDir is a GeoTIFF's GeoKey directory, by key: the short keys, the
+// double keys (from GeoDoubleParams) and the ASCII keys (from
+// GeoAsciiParams, without GeoTIFF's closing '|').
+type geoKeyDir struct {
+	ints map[int]int
+	dbl  map[int]float64
+	txt  map[int]string
+}
+
+// geoKeys returns the GeoKey directory, nil when the file has none.
+func (t *tiffImage) geoKeys() (*geoKeyDir, error) {
 	dir, err := t.uints(tagGeoKeys)
 	if err != nil || dir == nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	doubles, err := t.floats(tagGeoDoubles)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	ascii, err := t.ascii(tagGeoASCII)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	ints, dbl, txt := map[int]int{}, map[int]float64{}, map[int]string{}
 	at := t.tags[tagGeoKeys].at
 	if len(dir) < 4 {
-		return nil, nil, nil, tiffErr(at, "GeoKey directory of %d values, shorter than its header", len(dir))
+		return nil, tiffErr(at, "GeoKey directory of %d values, shorter than its header", len(dir))
 	}
 	if dir[3] > uint64(len(dir)) || uint64(len(dir)) < 4+4*dir[3] {
-		return nil, nil, nil, tiffErr(at, "GeoKey directory of %d values declares %d keys", len(dir), dir[3])
+		return nil, tiffErr(at, "GeoKey directory of %d values declares %d keys", len(dir), dir[3])
 	}
+	k := &geoKeyDir{ints: map[int]int{}, dbl: map[int]float64{}, txt: map[int]string{}}
 	for i := range int(dir[3]) {
-		k := dir[4+4*i:]
-		id, loc, count, val := int(k[0]), k[1], k[2], k[3]
+		e := dir[4+4*i:]
+		id, loc, count, val := int(e[0]), e[1], e[2], e[3]
 		switch {
 		case loc == 0:
-			ints[id] = int(val)
+			k.ints[id] = int(val)
 		case loc == tagGeoDoubles && count >= 1 && val < uint64(len(doubles)):
-			dbl[id] = doubles[val]
+			k.dbl[id] = doubles[val]
 		case loc == tagGeoASCII && val <= uint64(len(ascii)) && count <= uint64(len(ascii))-val:
-			txt[id] = strings.TrimSuffix(ascii[val:val+count], "|")
+			k.txt[id] = strings.TrimSuffix(ascii[val:val+count], "|")
 		}
 	}
-	return ints, dbl, txt, nil
+	return k, nil
 }
 
 // georef sets info's geotransform and CRS from the GeoTIFF tags.
 func (t *tiffImage) georef(info *RasterInfo) error {
-	keys, dbl, txt, err := t.geoKeys()
+	keys, err := t.geoKeys()
 	if err != nil {
 		return err
 	}
-	point := keys[keyRasterType] == 2
+	point := keys != nil && keys.ints[keyRasterType] == 2
 	gt := [6]float64{0, 1, 0, 0, 0, 1}
 	scale, err := t.floats(tagPixelScale)
 	if err != nil {
@@ -187,7 +197,7 @@ func (t *tiffImage) georef(info *RasterInfo) error {
 		info.GeoTransform = gt
 	}
 	if keys != nil {
-		info.CRS = geoKeyCRS(keys, dbl, txt)
+		info.CRS = keys.crs()
 	}
 	return nil
 }
@@ -199,17 +209,18 @@ var linearUnits = map[int]crs.Unit{
 	9003: {Name: "US survey foot", Metres: 0.30480060960121924, EPSG: 9003},
 }
 
-// geoKeyCRS returns the CRS the GeoKeys describe: with WKT where package
-// crs knows it (lon/lat can then be placed), else only what the spacing
+// crs returns the CRS the GeoKeys describe: with WKT where package crs
+// knows it (lon/lat can then be placed), else only what the spacing
 // needs, or nil.
-func geoKeyCRS(keys map[int]int, dbl map[int]float64, txt map[int]string) *CRSInfo {
+func (k *geoKeyDir) crs() *CRSInfo {
+	keys, dbl := k.ints, k.dbl
 	var c *crs.CRS
 	var name string
 	switch keys[keyModelType] {
 	case 2:
 		code := keys[keyGeographic]
 		if code == userDefined || code == 0 {
-			code, _ = datumByKeys(keys)
+			code, _ = k.geographic()
 		}
 		c, _ = crs.FromEPSG(code)
 		if c == nil {
@@ -226,7 +237,7 @@ func geoKeyCRS(keys map[int]int, dbl map[int]float64, txt map[int]string) *CRSIn
 			c, _ = crs.FromEPSG(code)
 			name = fmt.Sprintf("EPSG:%d", code)
 		} else {
-			c, _ = userProjected(keys, dbl, txt)
+			c = k.userProjected()
 		}
 		if c == nil {
 			u := linearUnits[keys[keyLinearUnits]]
@@ -246,31 +257,31 @@ func geoKeyCRS(keys map[int]int, dbl map[int]float64, txt map[int]string) *CRSIn
 	return info
 }
 
-// datumByKeys returns the geographic CRS of a user-defined GeoKey CRS's
-// datum, when package crs knows it.
-func datumByKeys(keys map[int]int) (int, bool) {
-	if g := keys[keyGeographic]; g != userDefined && g != 0 {
+// geographic returns the EPSG code of the GeoKeys' geographic CRS: the
+// one named, or that of a user-defined one's datum when package crs
+// knows it.
+func (k *geoKeyDir) geographic() (int, bool) {
+	if g := k.ints[keyGeographic]; g != userDefined && g != 0 {
 		return g, true
 	}
-	return crs.GeographicOfDatum(keys[keyGeodeticDatum])
+	return crs.GeographicOfDatum(k.ints[keyGeodeticDatum])
 }
 
 // userProjected builds a user-defined projected CRS from the GeoKeys
-// (its name from their citation):
-// Transverse Mercator (ProjCoordTrans 1) or Lambert Conformal Conic with
-// two (8) or one (9) standard parallels, angles in degrees.
-func userProjected(keys map[int]int, dbl map[int]float64, txt map[int]string) (*crs.CRS, error) {
-	geog, ok := datumByKeys(keys)
-	if !ok {
-		return nil, errors.New("datum not known")
-	}
-	u, ok := linearUnits[keys[keyLinearUnits]]
-	if !ok || keys[keyAngularUnits] != 0 && keys[keyAngularUnits] != 9102 {
-		return nil, errors.New("units not known")
+// (its name from their citation): Transverse Mercator (ProjCoordTrans 1)
+// or Lambert Conformal Conic with two (8) or one (9) standard parallels,
+// angles in degrees, on a datum and in a linear unit package crs knows;
+// nil for any other.
+func (k *geoKeyDir) userProjected() *crs.CRS {
+	keys, dbl, txt := k.ints, k.dbl, k.txt
+	geog, ok := k.geographic()
+	u, uok := linearUnits[keys[keyLinearUnits]]
+	if !ok || !uok || keys[keyAngularUnits] != 0 && keys[keyAngularUnits] != 9102 {
+		return nil
 	}
 	base, err := crs.FromEPSG(geog)
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	// Its name, as GDAL reads it: the PCS citation, else the GeoTIFF
 	// citation, else "unnamed".
@@ -316,9 +327,13 @@ func userProjected(keys map[int]int, dbl map[int]float64, txt map[int]string) (*
 		c.LatOrigin, c.CentralMeridian = pick(keyFalseOrigLat, keyNatOriginLat), pick(keyFalseOrigLong, keyNatOriginLong)
 		c.FalseEasting, c.FalseNorthing = pick(keyFalseOrigEast, keyFalseEasting), pick(keyFalseOrigNorth, keyFalseNorthing)
 	default:
-		return nil, errors.New("projection not known")
+		return nil
 	}
-	return crs.New(c)
+	p, err := crs.New(c)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // gdalMetadata reads the band's scale, offset and unit from GDAL's
