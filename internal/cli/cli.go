@@ -282,17 +282,18 @@ func (d *DEMFlags) LoadDEM(prog, path string, stderr io.Writer) (*heightmap.Grid
 }
 
 // warnScale warns, naming the flag and the figure, where a heightmap's
-// scale looks mistaken: a 16-bit heightmap without
-// georeferencing that uses under 1% of its sample range, a --height-range
-// of under 1 m or over 9,000 m of relief, a map under 10 m or over
-// 1,000 km across.
+// scale looks mistaken: a headerless 16-bit RAW whose samples span under
+// 1% of their range (a wrong size or byte order; PNGs are left out, as an
+// 8-bit one spans at most 0.4% of 16 bits), a --height-range of under
+// 1 m or over 9,000 m of relief, a map under 10 m or over 1,000 km
+// across (Dx, Dy in metres times the cells).
 func warnScale(prog, path string, g *heightmap.Grid, opt heightmap.Options, stderr io.Writer) {
 	if r := opt.HeightRange; r != [2]float64{} {
 		if relief := r[1] - r[0]; relief < 1 || relief > 9000 {
 			fmt.Fprintf(stderr, "%s: warning: --height-range %g,%g gives %g m of relief (Everest rises 8,849 m above the sea): is the range in metres?\n", prog, r[0], r[1], relief)
 		}
 	}
-	if (g.Driver == "RAW" || g.Driver == "PNG") && !g.HasGeoTransform && g.ZScale > 0 {
+	if g.Driver == "RAW" && g.ZScale > 0 {
 		lo, hi := g.MinMax()
 		if used := (hi - lo) / (g.ZScale * 65535); used < 0.01 && hi > lo {
 			fmt.Fprintf(stderr, "%s: warning: %s uses %.2g%% of its 16-bit sample range (%.0f samples of 65535): check --raw-size and the byte order (--raw-big-endian)\n",
