@@ -106,10 +106,11 @@ func compareToGDAL(t *testing.T, c *crs.CRS, wkt string, box [4]float64) float64
 	}
 	worst := 0.0
 	for i := range gx {
-		d := math.Hypot(ox[i]-gx[i], oy[i]-gy[i]) * max(c.Unit.Metres, 1)
+		u := c.Unit.Metres // metres per CRS unit; about 111 km per degree
 		if c.Geographic() {
-			d *= 111320
+			u = 111320
 		}
+		d := math.Hypot(ox[i]-gx[i], oy[i]-gy[i]) * u
 		worst = max(worst, d)
 		if !(d <= 1e-3) {
 			t.Fatalf("%s: lon/lat %g,%g: ours %.6f,%.6f, GDAL's %.6f,%.6f (%.3g m)", c.Name, lon[i], lat[i], ox[i], oy[i], gx[i], gy[i], d)

@@ -64,13 +64,16 @@ static gd_variant ints(const int32_t *v, int32_t n) {
 	return r;
 }
 
-/* fail records msg as the object's last error, reports it as a Godot
- * error naming the method, and returns the code as a Variant. */
-static gd_variant fail(instance *o, const char *method, int code, const char *msg) {
+/* fail_at records msg as the object's last error, reports it as a Godot
+ * error naming the method and the line of this file that found it, and
+ * returns the code as a Variant; fail() gives the line. */
+static gd_variant fail_at(instance *o, const char *method, int code, const char *msg, int line) {
 	snprintf(o->err, sizeof o->err, "FrontierSets.%s: %s", method, msg);
-	CALL(gd_print_error_fn, GD_PRINT_ERROR)(o->err, method, "frontiersets_gdnative.c", __LINE__);
+	CALL(gd_print_error_fn, GD_PRINT_ERROR)(o->err, method, "frontiersets_gdnative.c", line);
 	return integer(code);
 }
+
+#define fail(o, method, code, msg) fail_at((o), (method), (code), (msg), __LINE__)
 
 /* args checks the count and types of a call's arguments. */
 static int args(instance *o, const char *method, int n, gd_variant **a, int want, const int *types) {
