@@ -51,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 // newRoot builds the command tree; output goes to stdout and stderr.
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := queryCmd(stdout, stderr)
-	root.AddCommand(verifyCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr), pvsCmd(stdout, stderr), cumulativeCmd(stdout, stderr))
+	root.AddCommand(verifyCmd(stdout, stderr), savingsCmd(stdout, stderr), simCmd(stdout, stderr), serveCmd(stdout, stderr), pvsCmd(stdout, stderr), cumulativeCmd(stdout, stderr))
 	return root
 }
 

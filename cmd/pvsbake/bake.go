@@ -30,6 +30,7 @@ import (
 	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/quadtree"
+	"github.com/frontiersets/frontiersets/internal/savings"
 	"github.com/frontiersets/frontiersets/quadpvs"
 )
 
@@ -51,6 +52,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.encoding = fs.String("encoding", "flat", "store `encoding`: flat (every PVS as 2-bit codes, read in place) or coded (entropy-coded, each PVS given its parent quad's, decoded when read: about a fifth of the memory; each budget filled by one price for all PVSs)")
 	f.workers = fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
 	f.quiet = fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
+	f.savings = fs.Bool("savings", false, "after the bake, measure what each store saves in packets on the same players, as frontierq savings does with its defaults (not with --shard)")
 	f.yes = fs.Bool("yes", false, "bake even when projected to take over an hour (without it such a bake stops, listing --pvs-cell values and a --max-distance that bake sooner)")
 	f.every = fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
 	fs.DurationVar(f.every, "progress-every", 30*time.Second, "")
@@ -75,7 +77,7 @@ type bakeFlags struct {
 	out, budgets, nodes, policy, encoding, shardFlag, totalVS *string
 	kernels, resume                                           *string
 	workers                                                   *int
-	quiet, asJSON, yes                                        *bool
+	quiet, asJSON, yes, savings                               *bool
 	every                                                     *time.Duration
 	pvsCell                                                   *float64
 }
@@ -183,7 +185,44 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return f.report(stdout, outputs, stats, shard, plan, total, el, nw)
+	var sv *savings.Report
+	if *f.savings {
+		if sv, err = f.measureSavings(outputs, g, p, stderr); err != nil {
+			return err
+		}
+	}
+	return f.report(stdout, outputs, stats, shard, plan, total, el, nw, sv)
+}
+
+// measureSavings measures what the stores written save (internal/savings,
+// as frontierq savings with its defaults), on g, the grid they were baked
+// from.
+func (f *bakeFlags) measureSavings(outputs []bake.Output, g *heightmap.Grid, p horizon.Params, stderr io.Writer) (*savings.Report, error) {
+	var ins []savings.Input
+	defer func() {
+		for _, in := range ins {
+			in.Store.Close()
+		}
+	}()
+	for _, o := range outputs {
+		s, gr, err := bake.OpenGrower(o.Path)
+		if err != nil {
+			return nil, err
+		}
+		in := savings.Input{Path: o.Path, Store: s, Grower: gr}
+		if p.PVSCell > 1 {
+			in.DEM = g
+		}
+		if st, err := os.Stat(o.Path); err == nil {
+			in.FileBytes = st.Size()
+		}
+		ins = append(ins, in)
+	}
+	cfg := savings.DefaultConfig()
+	if !*f.quiet {
+		fmt.Fprintf(stderr, "pvsbake: measuring what the %d stores save (%d player pairs, %d players for %g s at %g Hz)\n", len(ins), cfg.Pairs, cfg.Players, cfg.Seconds, cfg.Hz)
+	}
+	return savings.Measure(ins, cfg)
 }
 
 // check checks the flags before the DEM is read (and the outputs against
@@ -209,6 +248,9 @@ func (f *bakeFlags) check(demPath string) (horizon.Params, bake.Shard, error) {
 	}
 	if *f.encoding == "coded" && (*f.budgets == "" || *f.shardFlag != "") {
 		return horizon.Params{}, bake.Shard{}, cli.Usagef("--encoding coded needs --budget (not --nodes) and no --shard: join a sharded bake's flat partials, then pvsbake code")
+	}
+	if *f.savings && *f.shardFlag != "" {
+		return horizon.Params{}, bake.Shard{}, cli.Usagef("--savings measures whole stores: drop --shard, and run frontierq savings on the stores pvsbake join writes")
 	}
 	if *f.resume != "" && *f.shardFlag != "" {
 		return horizon.Params{}, bake.Shard{}, cli.Usagef("--resume bakes in its own tiles: drop --shard")
@@ -347,9 +389,9 @@ func (f *bakeFlags) progress(total int, stderr io.Writer) (*progressbar.Progress
 
 // report writes what the bake wrote: JSON with --json, else one line per
 // store (or the partial file) and the bake's time.
-func (f *bakeFlags) report(stdout io.Writer, outputs []bake.Output, stats []compress.Stats, shard bake.Shard, plan bake.Plan, total int, el time.Duration, nw int) error {
+func (f *bakeFlags) report(stdout io.Writer, outputs []bake.Output, stats []compress.Stats, shard bake.Shard, plan bake.Plan, total int, el time.Duration, nw int, sv *savings.Report) error {
 	if *f.asJSON {
-		rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw, TotalViewshed: *f.totalVS}
+		rep := bakeJSON{Points: total, Seconds: round(el.Seconds(), 3), Workers: nw, TotalViewshed: *f.totalVS, Savings: sv}
 		if shard.Count > 0 {
 			i := shard.Index
 			rep.Partial = &partialJSON{Path: *f.out, Shard: i, Shards: shard.Count, PointsWithData: plan.Points[i], FirstQuad: plan.First[i], EndQuad: plan.First[i+1], Level: plan.Level}
@@ -376,6 +418,9 @@ func (f *bakeFlags) report(stdout io.Writer, outputs []bake.Output, stats []comp
 		fmt.Fprintf(stdout, "wrote %s: the total viewshed of %d points (band 1 visible area in m², band 2 visible cells)\n", *f.totalVS, total)
 	}
 	fmt.Fprintf(stdout, "baked %d points in %.1f s (%.0f points/s, %d workers)\n", total, el.Seconds(), float64(total)/el.Seconds(), nw)
+	if sv != nil {
+		return savings.WriteTable(stdout, sv)
+	}
 	return nil
 }
 
@@ -400,6 +445,8 @@ type bakeJSON struct {
 	Points        int          `json:"points"`
 	Seconds       float64      `json:"seconds"`
 	Workers       int          `json:"workers"`
+	// Savings is --savings's measurement (internal/savings).
+	Savings *savings.Report `json:"savings,omitempty"`
 }
 
 // storeJSON is one written store and its statistics.

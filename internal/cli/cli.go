@@ -66,7 +66,7 @@ func Report(prog string, err error, stderr io.Writer) int {
 
 // pkgPrefixes are the prefixes this module's packages give their errors
 // (the Go convention), which mean nothing to a user of the commands.
-var pkgPrefixes = []string{"atomicfile", "audit", "bake", "compress", "frontiersets", "grow", "heightmap", "horizon", "interest", "quadpvs", "render", "sim"}
+var pkgPrefixes = []string{"atomicfile", "audit", "bake", "compress", "frontiersets", "grow", "heightmap", "horizon", "interest", "quadpvs", "render", "savings", "sim"}
 
 // Message returns err's text without the package prefixes ("compress: ")
 // at its start or after a ": " of wrapping.
