@@ -194,7 +194,7 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 
 var (
 	bakedRE     = regexp.MustCompile(`baked (\d+) points in ([0-9.]+) s \(\d+ points/s, (\d+) workers\)`)
-	projectedRE = regexp.MustCompile(`projected ([0-9hms.µ]+) with`)
+	projectedRE = regexp.MustCompile(`projected ([0-9hms.µ]+) (?:and [0-9.]+ [kMG]?B of memory at the peak )?with`)
 	progressRE  = regexp.MustCompile(`after ([0-9hms.]+), about ([0-9hms.]+) left`)
 	kernelsRE   = regexp.MustCompile(`, ([a-z0-9]+) kernels\)`)
 )

@@ -112,3 +112,16 @@ func TestScalingReport(t *testing.T) {
 		t.Errorf("machine tag %q", tag)
 	}
 }
+
+// TestProjectedLine: the projection is read from pvsbake's first line,
+// with and without the peak memory it projects.
+func TestProjectedLine(t *testing.T) {
+	for line, want := range map[string]string{
+		"pvsbake: 263169 points, PVS cells of 8 m, region model v2, about 1.1ms per point on one core (timed on 5376, avx2 kernels): projected 2m28s and 466.37 MB of memory at the peak with 2 workers": "2m28s",
+		"pvsbake: 65536 points, region model v2, about 844µs per point on one core (timed on 1024, avx2 kernels): projected 28s with 2 workers":                                                          "28s",
+	} {
+		if p := projectedRE.FindStringSubmatch(line); p == nil || p[1] != want {
+			t.Errorf("%q: %q, want %s", line, p, want)
+		}
+	}
+}

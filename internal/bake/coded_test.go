@@ -128,7 +128,7 @@ func TestProject(t *testing.T) {
 	}}
 	// Two of the 3×3 tiles of 16² points: 256 points each, bar the grid's
 	// edge (tiles of 8×16, 16×4 and 8×4 points on the last column and row).
-	pr, err := Project(context.Background(), cfg, 2*horizon.TileSide*horizon.TileSide)
+	pr, err := Project(context.Background(), cfg, 2*horizon.TileSide*horizon.TileSide, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

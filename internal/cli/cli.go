@@ -395,6 +395,13 @@ func leastKnown(a, b int64) int64 {
 
 // procField returns the field name (in kB) of a /proc file in bytes, 0
 // when absent.
+// ResidentMemory returns the process's resident memory now and at its
+// peak so far, in bytes (VmRSS and VmHWM of /proc/self/status); 0, 0 where
+// unknown (no /proc: macOS, Windows).
+func ResidentMemory() (now, peak int64) {
+	return procField("/proc/self/status", "VmRSS:"), procField("/proc/self/status", "VmHWM:")
+}
+
 func procField(path, name string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
