@@ -62,7 +62,8 @@ func transcripts(t *testing.T, path string) []transcript {
 
 // machineDependent are the parts of an output that change from run to
 // run or machine to machine: durations, rates, worker counts, the kernel
-// set. Both sides are rewritten before they are compared.
+// set, the points the projection timed and the peak memory it projects
+// (the collector's state). Both sides are rewritten before they are compared.
 var machineDependent = []struct {
 	re   *regexp.Regexp
 	with string
@@ -72,6 +73,8 @@ var machineDependent = []struct {
 	{regexp.MustCompile(`[0-9]+ points/s`), "<rate> points/s"},
 	{regexp.MustCompile(`[0-9]+ workers?`), "<n> workers"},
 	{regexp.MustCompile(`\b(avx2|avx512|scalar|portable) kernels`), "<set> kernels"},
+	{regexp.MustCompile(`timed on [0-9]+`), "timed on <n>"}, // as many as 3 s time
+	{regexp.MustCompile(`[0-9.]+ [kMG]?B of memory at the peak`), "<bytes> of memory at the peak"},
 }
 
 func normalise(s string) string {
