@@ -45,7 +45,7 @@ func recipes(t *testing.T, path string) []string {
 // pvsbake and frontierq built from this checkout first on the PATH: each
 // block must exit 0 (a cmp in a block checks bytes). -short (make test,
 // whose CPU time must stay under 180 s) leaves out the slowest: the second
-// engine's and the three budgets' bakes, the verifications, the coded,
+// engine's and the three budgets' bakes and their savings, the verifications, the coded,
 // conservative, resumed and sharded bakes, the total viewshed, the Go
 // module and the C, C# and Python libraries.
 func TestRecipes(t *testing.T) {
@@ -60,7 +60,7 @@ func TestRecipes(t *testing.T) {
 	dir, env := sandbox(t, root)
 	for i, b := range blocks {
 		if testing.Short() && (strings.Contains(b, "--encoding coded") || strings.Contains(b, "bake-sharded") ||
-			strings.Contains(b, "--engine unreal") || strings.Contains(b, "--budget 4MB,8MB,16MB") || strings.Contains(b, "frontierq verify") ||
+			strings.Contains(b, "--engine unreal") || strings.Contains(b, "--budget 4MB,8MB,16MB") || strings.Contains(b, "frontierq savings mw-4MB") || strings.Contains(b, "frontierq verify") ||
 			strings.Contains(b, "--los conservative") || strings.Contains(b, "--resume") ||
 			strings.Contains(b, "--total-viewshed") || strings.Contains(b, "go mod init") ||
 			strings.Contains(b, "make lib") || strings.Contains(b, "mcs ") || strings.Contains(b, "pip install")) {
