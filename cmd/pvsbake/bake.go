@@ -153,8 +153,11 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	if wall := time.Duration(share * float64(pr.Wall)); err == nil && wall > longBake && !*f.yes {
 		return f.tooLong(ctx, cfg, wall, nw, stderr)
 	}
-	if avail := cli.AvailableMemory(); avail > 0 && peak > avail && !*f.yes {
-		return cli.Usagef("projected to peak at %s of memory and %s is available: a coarser --pvs-cell, a shorter --max-distance or a smaller --window bakes in less; --yes bakes it as asked", compress.FormatBytes(peak), compress.FormatBytes(avail))
+	// What the system can still give against what the bake will add to
+	// what it holds now (the DEM, the model).
+	if avail := cli.AvailableMemory(); avail > 0 && peak-rss > avail && !*f.yes {
+		return cli.Usagef("projected to need %s more memory (a peak of %s) and %s is available: a coarser --pvs-cell, a shorter --max-distance or a smaller --window bakes in less; --yes bakes it as asked",
+			compress.FormatBytes(peak-rss), compress.FormatBytes(peak), compress.FormatBytes(avail))
 	}
 	bar, progress, start := f.progress(total, stderr)
 	cfg.Progress = progress
