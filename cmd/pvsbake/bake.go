@@ -53,7 +53,7 @@ func bakeCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.workers = fs.IntP("workers", "j", 0, "`goroutines` computing viewsheds (0: one per core)")
 	f.quiet = fs.BoolP("quiet", "q", false, "no progress bar or progress lines")
 	f.savings = fs.Bool("savings", false, "after the bake, measure what each store saves in packets on the same players, as frontierq savings does with its defaults (not with --shard)")
-	f.yes = fs.Bool("yes", false, "bake even when projected to take over an hour (without it such a bake stops, listing --pvs-cell values and a --max-distance that bake sooner)")
+	f.yes = fs.Bool("yes", false, "bake even when projected to take over an hour (without it such a bake stops, listing --pvs-cell values and a --max-distance that bake sooner) or to need more memory than is available")
 	f.every = fs.Duration("progress", 30*time.Second, "without a terminal, print a progress line at this `interval` (0: none)")
 	fs.DurationVar(f.every, "progress-every", 30*time.Second, "")
 	_ = fs.MarkDeprecated("progress-every", "use --progress")
@@ -195,7 +195,10 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	var sv *savings.Report
 	if *f.savings {
 		if sv, err = f.measureSavings(outputs, g, p, stderr); err != nil {
-			return err
+			if rerr := f.report(stdout, outputs, stats, shard, plan, total, el, nw, nil); rerr != nil {
+				return rerr
+			}
+			return fmt.Errorf("the stores are written; measuring what they save: %w", err)
 		}
 	}
 	return f.report(stdout, outputs, stats, shard, plan, total, el, nw, sv)
