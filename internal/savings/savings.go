@@ -8,7 +8,7 @@
 // the exact line of sight between them (losref.Positions on the heightmap)
 // is blocked both ways; a store's share is the pairs for which it grows a
 // frontier set (thesis §3.5). From such a pair both players walk straight
-// on at a walking speed, reflected at the map's edge and at nodata, and
+// on at a walking speed, reflected at the map's edge and turned back at nodata, and
 // the pair stays silent until one leaves its side. Then a crowd of players
 // walks the map as bots (internal/sim) and the joint frontier's packets
 // (sim.GQ) are counted against all-to-all (sim.NPP) and a distance radius
