@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/internal/atomicfile"
-	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/cli"
 	"github.com/frontiersets/frontiersets/internal/savings"
 )
@@ -76,25 +74,17 @@ func savingsCmd(stdout, stderr io.Writer) *cobra.Command {
 		}()
 		dems := map[int]*heightmap.Grid{} // by PVS cell
 		for _, p := range paths {
-			s, gr, err := bake.OpenGrower(p)
+			in, err := savings.Open(p, nil)
 			if err != nil {
 				return err
 			}
-			in := savings.Input{Path: p, Store: s, Grower: gr}
 			ins = append(ins, in)
-			if len(ins) > 1 {
-				if err := savings.SameMap(ins[0], in); err != nil {
-					return err
-				}
-			}
-			st, err := os.Stat(p)
-			if err != nil {
+			if err := savings.SameMap(ins[0], in); err != nil {
 				return err
 			}
-			ins[len(ins)-1].FileBytes = st.Size()
-			if k := s.Params.PVSCell; k > 1 {
+			if k := in.Store.Params.PVSCell; k > 1 {
 				if dems[k] == nil {
-					if dems[k], err = storeDEM(s, p, "savings", *demPath, &dem, fs, stderr); err != nil {
+					if dems[k], err = storeDEM(in.Store, p, "savings", *demPath, &dem, fs, stderr); err != nil {
 						return err
 					}
 				}

@@ -214,17 +214,14 @@ func (f *bakeFlags) measureSavings(outputs []bake.Output, g *heightmap.Grid, p h
 			in.Store.Close()
 		}
 	}()
+	var dem *heightmap.Grid // the PVS cells' grid, whose heightmap the measurement reads
+	if p.PVSCell > 1 {
+		dem = g
+	}
 	for _, o := range outputs {
-		s, gr, err := bake.OpenGrower(o.Path)
+		in, err := savings.Open(o.Path, dem)
 		if err != nil {
 			return nil, err
-		}
-		in := savings.Input{Path: o.Path, Store: s, Grower: gr}
-		if p.PVSCell > 1 {
-			in.DEM = g
-		}
-		if st, err := os.Stat(o.Path); err == nil {
-			in.FileBytes = st.Size()
 		}
 		ins = append(ins, in)
 	}

@@ -45,8 +45,8 @@ const projectPrice = 3
 // capBlock): its points' PVSs and its level-1 and level-2 unions, each
 // capped for every output, coded outputs at projectPrice. Nothing is added
 // for the merge up the hierarchy: it runs beside the workers. The timing
-// stops with what it has after limit (> 0; counted from its first timed
-// block, so that building the model does not eat it) once every
+// stops with what it has after limit (0: none; counted from its first
+// timed block, so that building the model does not eat it) once every
 // calibrator has timed a whole tile; a cancelled ctx stops it at once.
 func Project(ctx context.Context, cfg Config, samples int, limit time.Duration) (Projection, error) {
 	dem := cfg.DEM

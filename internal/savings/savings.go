@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -32,6 +33,7 @@ import (
 	"github.com/frontiersets/frontiersets/grow"
 	"github.com/frontiersets/frontiersets/heightmap"
 	"github.com/frontiersets/frontiersets/horizon"
+	"github.com/frontiersets/frontiersets/internal/bake"
 	"github.com/frontiersets/frontiersets/internal/losref"
 	"github.com/frontiersets/frontiersets/internal/sim"
 )
@@ -58,6 +60,23 @@ type Input struct {
 	// than its heightmap; nil otherwise (the store keeps the heightmap's
 	// elevations).
 	DEM *heightmap.Grid
+}
+
+// Open opens the store at path for Measure, with its file size; dem is
+// the grid of PVS cells it was baked from (heightmap.Coarsen) for a store
+// of PVS cells coarser than its heightmap, else nil. Errors are those of
+// bake.OpenGrower and os.Stat; Close the Input's Store when done.
+func Open(path string, dem *heightmap.Grid) (Input, error) {
+	s, gr, err := bake.OpenGrower(path)
+	if err != nil {
+		return Input{}, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		s.Close()
+		return Input{}, err
+	}
+	return Input{Path: path, FileBytes: st.Size(), Store: s, Grower: gr, DEM: dem}, nil
 }
 
 // Config of a measurement.
@@ -304,6 +323,15 @@ func (m *hmap) standable(x, y float64) bool {
 	return m.nodata == nil || !m.nodata[r*m.g.Width+c]
 }
 
+// within says where pairs are drawn for a view distance of viewM metres
+// (0: none): "within 2000 m" or "anywhere".
+func within(viewM float64) string {
+	if viewM > 0 {
+		return fmt.Sprintf("within %g m", viewM)
+	}
+	return "anywhere"
+}
+
 // pair is two players' positions, heightmap cells.
 type pair struct{ ax, ay, bx, by float64 }
 
@@ -359,19 +387,15 @@ func (m *hmap) drawPairs(cfg Config, hp horizon.Params, need [2]bool) (*drawn, e
 	}
 	d := &drawn{}
 	const batch = 256
-	var cand []pair
-	var res [][2]bool
+	cand := make([]pair, 0, batch)
+	res := make([][2]bool, batch) // hidden at sample points, at positions
 	full := func() bool {
 		return (!need[0] || len(d.hidden[0]) >= cfg.Pairs) && (!need[1] || len(d.hidden[1]) >= cfg.Pairs)
 	}
 	for !full() {
 		if d.drawn >= 200*cfg.Pairs {
-			within := "anywhere"
-			if m.view > 0 {
-				within = fmt.Sprintf("within %g m", m.view)
-			}
 			return nil, fmt.Errorf("%w: %d of %d pairs drawn %s are hidden from each other, want %d: fewer --pairs, or a map with more relief",
-				ErrFewPairs, max(len(d.hidden[0]), len(d.hidden[1])), d.drawn, within, cfg.Pairs)
+				ErrFewPairs, max(len(d.hidden[0]), len(d.hidden[1])), d.drawn, within(m.view), cfg.Pairs)
 		}
 		cand = cand[:0]
 		for range batch {
@@ -381,7 +405,6 @@ func (m *hmap) drawPairs(cfg Config, hp horizon.Params, need [2]bool) (*drawn, e
 			}
 			cand = append(cand, p)
 		}
-		res = slices.Grow(res[:0], batch)[:batch]
 		var wg sync.WaitGroup
 		for k := range cfg.Workers {
 			wg.Go(func() {

@@ -24,12 +24,8 @@ import (
 // WriteTable writes r as a table: two lines saying what was measured, then
 // one line per store.
 func WriteTable(w io.Writer, r *Report) error {
-	within := "anywhere on the map"
-	if r.ViewM > 0 {
-		within = fmt.Sprintf("within %g m", r.ViewM)
-	}
 	fmt.Fprintf(w, "%s: %d player pairs %s hidden both ways by exact line of sight (of %d drawn; eye %g m, top %g m above the ground)\n",
-		r.Map, r.Pairs, within, r.Drawn, r.ObserverM, r.TargetM)
+		r.Map, r.Pairs, within(r.ViewM), r.Drawn, r.ObserverM, r.TargetM)
 	fmt.Fprintf(w, "a found pair walks apart at %g m/s, %g Hz, timed up to %g s; the crowd: %d players for %g s, AOI radius %.0f m; seed %d\n",
 		r.SpeedMS, r.Hz, r.WalkSeconds, r.Players, r.Seconds, r.AOIRadiusM, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
