@@ -78,7 +78,8 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	tmp := fs.String("tmp", filepath.Join(os.TempDir(), "pvs-bakebench"), "`folder` for the stores (deleted after each case)")
 	budgets := fs.String("budget", "0.1GiB,0.25GiB,0.5GiB,1GiB", "the `budgets` of every bake, in one pass")
 	peers2 := fs.String("peers", "../shared/peers", "`folder` of the peers' source (Total_Viewshed is built from it; \"\" to skip)")
-	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case, and the Total_Viewshed crop with (conservative, sector, region)")
+	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case (conservative, sector, region, region-v2)")
+	tvModels := fs.String("tv-los", "region,region-v2,sector", "visibility `models` the Total_Viewshed crop is baked with, one worker each, the first also with two")
 	peerObs := fs.Int("peer-observers", 200, "`observers` timed with GDAL's viewshed and ours on each real window (0: skip)")
 	pvsbakeBin := fs.String("pvsbake", "", "a built pvsbake `binary` to time (\"\": build ./cmd/pvsbake, as make does)")
 	tvDir := fs.String("tv", "", "a `folder` where --tv-prepare built Total_Viewshed and its input (\"\": build them under --tmp from --peers)")
@@ -110,12 +111,13 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		}
 		run = append(run, bakeCases[i])
 	}
-	var los []string
-	for _, m := range strings.Split(*models, ",") {
-		if _, err := horizon.ParseLOS(m); err != nil {
-			return cli.Usagef("--los %q: want %s", m, horizon.LOSNames())
-		}
-		los = append(los, m)
+	los, err := modelList("--los", *models)
+	if err != nil {
+		return err
+	}
+	tvLOS, err := modelList("--tv-los", *tvModels)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(*tmp, 0o755); err != nil {
 		return err
@@ -151,7 +153,7 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 		}
 		var r tvRow
 		if err == nil {
-			r, err = measureTotalViewshed(dir, bin, los, *tvRaw, stderr)
+			r, err = measureTotalViewshed(dir, bin, tvLOS, *tvRaw, stderr)
 		}
 		if err != nil {
 			fmt.Fprintf(stdout, "Total_Viewshed peer skipped: %v\n", err)
@@ -245,6 +247,19 @@ func runBake(cmd *exec.Cmd, log io.Writer) (bakeRun, error) {
 	return r, nil
 }
 
+// modelList splits the comma-separated visibility models of flag, each a
+// name horizon.ParseModel takes; a bad one is a usage error.
+func modelList(flag, list string) ([]string, error) {
+	var los []string
+	for _, m := range strings.Split(list, ",") {
+		if _, _, err := horizon.ParseModel(m); err != nil {
+			return nil, cli.Usagef("%s %q: want %s, or region-v2", flag, m, horizon.LOSNames())
+		}
+		los = append(los, m)
+	}
+	return los, nil
+}
+
 // bakeOne runs pvsbake bake for c with visibility model los as a child
 // process and measures it.
 func bakeOne(c bakeCase, los, bin, data, tmp, budgets string, log io.Writer) (bakeRow, error) {
@@ -266,7 +281,7 @@ func bakeOne(c bakeCase, los, bin, data, tmp, budgets string, log io.Writer) (ba
 	}
 	p := horizon.DefaultParams()
 	p.MaxDistance = c.MaxDistance
-	p.LOS, _ = horizon.ParseLOS(los)
+	p.LOS, p.Version, _ = horizon.ParseModel(los)
 	if c.Budgets != "" {
 		budgets = c.Budgets
 	}

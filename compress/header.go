@@ -202,7 +202,18 @@ func (v VisParams) Horizon() horizon.Params {
 	}
 	return horizon.Params{Sectors: v.Sectors, ObserverHeight: v.ObserverHeightM, TargetHeight: v.TargetHeightM,
 		MaxDistance: v.MaxDistanceM, EarthCurvature: v.EarthCurvature, Refraction: v.Refraction, Margin: v.MarginM,
-		LOS: l, PVSCell: v.PVSCell}
+		LOS: l, Version: bakedVersion(l, v.LOSVersion), PVSCell: v.PVSCell}
+}
+
+// bakedVersion returns horizon.Params.Version for a store of model l,
+// version v: v where this build bakes it and it is not the newest, else 0
+// (the newest; a store from before versions, or of a version this build no
+// longer bakes, is judged by it).
+func bakedVersion(l horizon.LOS, v int) int {
+	if v >= l.Oldest() && v < l.Version() {
+		return v
+	}
+	return 0
 }
 
 // FromHorizon converts horizon.Params, naming the model with this build's
@@ -210,7 +221,7 @@ func (v VisParams) Horizon() horizon.Params {
 func FromHorizon(p horizon.Params) VisParams {
 	return VisParams{Sectors: p.Sectors, ObserverHeightM: p.ObserverHeight, TargetHeightM: p.TargetHeight,
 		MaxDistanceM: p.MaxDistance, EarthCurvature: p.EarthCurvature, Refraction: p.Refraction, MarginM: p.Margin,
-		LOS: p.LOS.String(), LOSVersion: p.LOS.Version(), Conservative: p.LOS == horizon.LOSConservative, PVSCell: pvsCell(p.PVSCell)}
+		LOS: p.LOS.String(), LOSVersion: p.ModelVersion(), Conservative: p.LOS == horizon.LOSConservative, PVSCell: pvsCell(p.PVSCell)}
 }
 
 // pvsCell is a PVS cell's side as stored: 0 for the heightmap's own cells.

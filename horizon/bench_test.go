@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/frontiersets/frontiersets/heightmap"
@@ -226,13 +227,15 @@ func BenchmarkBlockConservative(b *testing.B) {
 
 // BenchmarkBlockRegion is BenchmarkBlock in the region mode (LOSRegion),
 // whose profiles bound the surface over each arc swept by a cell's square:
-// the bake's cost of that mode.
+// the bake's cost of that mode, in each version this build bakes.
 func BenchmarkBlockRegion(b *testing.B) {
 	for _, bt := range benchTerrains {
-		b.Run(bt.name, func(b *testing.B) {
-			p := ThesisParams()
-			p.LOS = LOSRegion
-			benchBlock(b, loadWindow(b, bt.name, bt.win), p)
-		})
+		for v := LOSRegion.Oldest(); v <= LOSRegion.Version(); v++ {
+			b.Run(fmt.Sprintf("%s/v%d", bt.name, v), func(b *testing.B) {
+				p := ThesisParams()
+				p.LOS, p.Version = LOSRegion, v
+				benchBlock(b, loadWindow(b, bt.name, bt.win), p)
+			})
+		}
 	}
 }

@@ -81,6 +81,11 @@ type Params struct {
 	// exact line of sight to it is blocked. Worker and BlockWorker both
 	// honour it.
 	LOS LOS
+	// Version is the model's version to bake: 0, the newest this build
+	// has (LOS.Version), or an older one it keeps (from LOS.Oldest), for
+	// comparisons. Stores record the version they were baked with
+	// (ModelVersion).
+	Version int
 	// PVSCell is the side of a PVS cell in heightmap cells (0 or 1: the
 	// heightmap's own cells; > 1 only with LOSRegion, at most
 	// MaxPVSCell). New then builds the model on the grid of PVS cells
@@ -108,6 +113,15 @@ func ThesisParams() Params {
 	p := DefaultParams()
 	p.LOS = LOSSector
 	return p
+}
+
+// ModelVersion returns the version of the model p bakes: Version, or the
+// newest (LOS.Version) when that is 0.
+func (p Params) ModelVersion() int {
+	if p.Version != 0 {
+		return p.Version
+	}
+	return p.LOS.Version()
 }
 
 // earthRadius is the mean Earth radius in metres.
@@ -212,6 +226,8 @@ type Model struct {
 	consDir     [][4]float32
 	consSlack   float64
 	consFirst   []int // per sector, the first step whose arc counts (LOSRegion; nil: 1)
+	// regionVersion is the region model's version that runs (region.go).
+	regionVersion int
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.
@@ -245,6 +261,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: refraction coefficient %.4g, want 0 ≤ k < 1", ErrParams, p.Refraction)
 	case !p.LOS.Valid():
 		return fmt.Errorf("%w: visibility model %v, want %s", ErrParams, p.LOS, LOSNames())
+	case p.Version != 0 && (p.Version < p.LOS.Oldest() || p.Version > p.LOS.Version()):
+		return fmt.Errorf("%w: %v model version %d, want %d to %d", ErrParams, p.LOS, p.Version, p.LOS.Oldest(), p.LOS.Version())
 	case p.LOS == LOSRegion && p.EarthCurvature:
 		return fmt.Errorf("%w: the region model does not take Earth curvature; bake without it or with the conservative model", ErrParams)
 	case p.PVSCell < 0 || p.PVSCell > MaxPVSCell:

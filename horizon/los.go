@@ -2,6 +2,7 @@ package horizon
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -40,13 +41,18 @@ const (
 // losInfo names each model and gives its version. A version is bumped
 // whenever the same DEM and parameters would bake other bytes under the
 // model (TestGolden's hashes are keyed by name and version).
+//
+// oldest is the oldest version the build still bakes (Params.Version),
+// for comparisons: region version 2 bounds each arc over every sample in
+// the swept square four times, once in each patch that shares it;
+// version 3 once, in the patch facing the observer (regionPoint).
 var losInfo = [numLOS]struct {
-	name    string
-	version int
+	name            string
+	version, oldest int
 }{
-	LOSSector:       {"sector", 1},
-	LOSConservative: {"conservative", 1},
-	LOSRegion:       {"region", 2},
+	LOSSector:       {"sector", 1, 1},
+	LOSConservative: {"conservative", 1, 1},
+	LOSRegion:       {"region", 3, 2},
 }
 
 // String returns the model's name: "sector", "conservative" or "region".
@@ -66,6 +72,15 @@ func (l LOS) Version() int {
 	return 0
 }
 
+// Oldest returns the oldest version of the model this build bakes
+// (Params.Version), 0 for an unknown model.
+func (l LOS) Oldest() int {
+	if l < numLOS {
+		return losInfo[l].oldest
+	}
+	return 0
+}
+
 // Valid reports whether l is a model this build implements.
 func (l LOS) Valid() bool { return l < numLOS }
 
@@ -79,6 +94,32 @@ func ParseLOS(name string) (LOS, error) {
 		}
 	}
 	return 0, fmt.Errorf("%w: visibility model %q, want %s", ErrParams, name, LOSNames())
+}
+
+// ParseModel returns the model and version named by name: a model's name
+// (ParseLOS) for its newest version (0), or name-vN for version N, which
+// this build must bake (from LOS.Oldest to LOS.Version). Errors wrap
+// ErrParams.
+func ParseModel(name string) (LOS, int, error) {
+	if l, err := ParseLOS(name); err == nil {
+		return l, 0, nil
+	}
+	i := strings.LastIndex(name, "-v")
+	if i < 0 {
+		return 0, 0, fmt.Errorf("%w: visibility model %q, want %s", ErrParams, name, LOSNames())
+	}
+	l, err := ParseLOS(name[:i])
+	if err != nil {
+		return 0, 0, err
+	}
+	v, err := strconv.Atoi(name[i+2:])
+	if err != nil || v < l.Oldest() || v > l.Version() {
+		return 0, 0, fmt.Errorf("%w: visibility model %q: this build bakes %s versions %d to %d", ErrParams, name, l, l.Oldest(), l.Version())
+	}
+	if v == l.Version() {
+		v = 0
+	}
+	return l, v, nil
 }
 
 // LOSNames lists the models' names, "sector or conservative or region".

@@ -2,6 +2,7 @@ package horizon
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -264,5 +265,45 @@ func TestRegionCoarse(t *testing.T) {
 		}
 		t.Logf("%s, PVS cells of %d (%d×%d): %d hidden cells from %d observers; %d checked with %d position pairs, none seeing each other",
 			tc.crop, tc.k, pg.Width, pg.Height, hidden, observers, checked, pairs)
+	}
+}
+
+// TestParseModel: model names with and without a version, the versions
+// this build bakes, and what it refuses.
+func TestParseModel(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		los     LOS
+		version int
+		ok      bool
+	}{
+		{"region", LOSRegion, 0, true},
+		{"region-v3", LOSRegion, 0, true}, // the newest: the same as no version
+		{"region-v2", LOSRegion, 2, true},
+		{"region-v1", 0, 0, false},
+		{"region-v4", 0, 0, false},
+		{"region-vx", 0, 0, false},
+		{"sector-v1", LOSSector, 0, true},
+		{"conservative", LOSConservative, 0, true},
+		{"exact-v1", 0, 0, false},
+		{"-v2", 0, 0, false},
+	} {
+		l, v, err := ParseModel(tc.name)
+		if (err == nil) != tc.ok || (tc.ok && (l != tc.los || v != tc.version)) {
+			t.Errorf("ParseModel(%q) = %v, %d, %v", tc.name, l, v, err)
+		}
+		if err != nil && !errors.Is(err, ErrParams) {
+			t.Errorf("ParseModel(%q): %v does not wrap ErrParams", tc.name, err)
+		}
+	}
+	p := DefaultParams()
+	if p.ModelVersion() != 3 {
+		t.Errorf("default region version %d", p.ModelVersion())
+	}
+	for _, v := range []int{1, 4, -1} {
+		p.Version = v
+		if err := p.Validate(); !errors.Is(err, ErrParams) {
+			t.Errorf("region version %d: %v", v, err)
+		}
 	}
 }

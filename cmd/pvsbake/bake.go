@@ -145,7 +145,7 @@ func (f *bakeFlags) run(demPath string, stdout, stderr io.Writer) error {
 	peak := bake.PeakMemory(cfg, rss, hwm)
 	if err == nil && !*f.quiet {
 		fmt.Fprintf(stderr, "pvsbake: %d points%s, %s model v%d, about %s per point on one core (timed on %d, %s kernels): projected %s and %s of memory at the peak with %d workers\n",
-			total, pointsNote(g, p), p.LOS, p.LOS.Version(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))),
+			total, pointsNote(g, p), p.LOS, p.ModelVersion(), pr.PerPoint.Round(time.Microsecond), pr.Samples, pr.Kernels, formatDuration(time.Duration(share*float64(pr.Wall))),
 			compress.FormatBytes(peak), nw)
 	} else if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

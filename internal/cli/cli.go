@@ -475,7 +475,7 @@ func (v *VisFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
 	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
 	fs.Float64Var(&v.p.Margin, "margin", d.Margin, "count a target hidden only when it lies this many `metres` below the line of sight (conservative for grazing lines)")
-	fs.StringVar(&v.los, "los", d.LOS.String(), "visibility `model`: conservative (hidden only when the exact line of sight between the sample points is blocked), region (hidden only when no position in the observer's cell sees any position in the target's: players anywhere) or sector (the thesis's midline profiles: faster, can hide targets whose line of sight passes beside a ridge)")
+	fs.StringVar(&v.los, "los", d.LOS.String(), "visibility `model`: conservative (hidden only when the exact line of sight between the sample points is blocked), region (hidden only when no position in the observer's cell sees any position in the target's: players anywhere) or sector (the thesis's midline profiles: faster, can hide targets whose line of sight passes beside a ridge); region-v2 bakes the region model's previous version, for comparisons")
 }
 
 // Params returns the parameters; their validation is horizon.New's.
@@ -484,11 +484,11 @@ func (v *VisFlags) Params() horizon.Params { return v.p }
 // Checked returns the parameters, or a *UsageError when horizon would
 // refuse them (horizon.Params.Validate).
 func (v *VisFlags) Checked() (horizon.Params, error) {
-	l, err := horizon.ParseLOS(v.los)
+	l, version, err := horizon.ParseModel(v.los)
 	if err != nil {
-		return v.p, Usagef("--los %q: want %s", v.los, horizon.LOSNames())
+		return v.p, Usagef("--los %q: want %s (or region-v2, the region model's previous version)", v.los, horizon.LOSNames())
 	}
-	v.p.LOS = l
+	v.p.LOS, v.p.Version = l, version
 	if err := v.p.Validate(); err != nil {
 		return v.p, Usagef("%v", err)
 	}
