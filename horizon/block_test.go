@@ -328,6 +328,8 @@ func TestBlockMatchesClassify(t *testing.T) {
 	region.LOS = LOSRegion
 	regionFar := region
 	regionFar.MaxDistance = 400
+	regionV2 := region
+	regionV2.Version = 2
 	cases := []struct {
 		name   string
 		ter    Terrain
@@ -358,6 +360,7 @@ func TestBlockMatchesClassify(t *testing.T) {
 		{"region random 33x20 nodata", random(33, 20, 40), region, 0.15},
 		{"region hgt 50x50", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), region, 0},
 		{"region dsm 48x48 400m", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), regionFar, 0},
+		{"region-v2 walls 41x38", walls(41, 38), regionV2, 0},
 	}
 	for i, tc := range cases {
 		// -short (make test) runs the small cases and one real crop in four

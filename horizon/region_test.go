@@ -307,3 +307,44 @@ func TestParseModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionPoint: under version 3, a sample of a swept arc lies inside
+// the grid exactly when one of its entries' patches does, wherever the
+// observer stands, and every entry is that sample (the patch's corner at
+// (u, v)); version 2's four entries are the same sample too.
+func TestRegionPoint(t *testing.T) {
+	for _, v := range []int{2, 3} {
+		m := &Model{regionVersion: v}
+		for _, size := range [][2]int{{2, 2}, {3, 5}, {6, 4}} {
+			W, H := size[0], size[1]
+			pw, ph := W-1, H-1
+			for R := range H {
+				for C := range W {
+					for r := -7; r <= 7; r++ {
+						for c := -7; c <= 7; c++ {
+							if c == 0 && r == 0 {
+								continue // the observer's own sample: never inside an arc
+							}
+							segs := m.regionPoint(c, r, nil)
+							if v == 3 && len(segs) != 1 && c != 0 && r != 0 {
+								t.Errorf("v3: sample (%d,%d) has %d entries, want 1 off the axes", c, r, len(segs))
+							}
+							in := false
+							for _, s := range segs {
+								if s.pt != ptPoint || s.ua != s.ub || s.va != s.vb || int(s.px)+int(s.ua) != c || int(s.py)+int(s.va) != r {
+									t.Fatalf("v%d: sample (%d,%d): entry %+v is another point", v, c, r, s)
+								}
+								qx, qy := C+int(s.px), R+int(s.py)
+								in = in || (qx >= 0 && qy >= 0 && qx < pw && qy < ph)
+							}
+							X, Y := C+c, R+r
+							if want := X >= 0 && Y >= 0 && X < W && Y < H; in != want {
+								t.Errorf("v%d, %d×%d grid, observer (%d,%d), sample (%d,%d): an entry inside %v, the sample inside %v", v, W, H, C, R, c, r, in, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
