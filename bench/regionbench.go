@@ -30,7 +30,8 @@ import (
 // Washington warped to 1 m, 4097² cells (regionWarp) — at PVS cells of
 // several sizes and a 2 km view distance, and on a
 // window of the 18 m scale map (scaleWarp) at PVS cells of 18 m beside the
-// conservative point model. Each store is baked by pvsbake (timed), opened
+// conservative point model; both also with the region model's versions
+// named by --compare (the previous one, region-v2, by default). Each store is baked by pvsbake (timed), opened
 // and queried (hierarchical growing, lossy merges, one thread), and its
 // frontier sets checked at positions inside their cells against exact
 // line of sight on the heightmap (losref.Positions). Results:
@@ -85,6 +86,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	pairs := fs.Int("pairs", 2000, "mutually invisible `pairs` queried per store")
 	positions := fs.Int64("positions", 1_000_000, "position `pairs` checked per store, at least (inside the frontier sets of the queried pairs)")
 	observers := fs.Int("observers", 200, "random `observers` comparing the two models' hidden cells on the 18 m window")
+	compare := fs.String("compare", "region-v2", "region model `versions` baked beside the default on the 1 m map's PVS cells and the 18 m window, comma-separated (\"\": none)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
 	out := fs.String("out", "bench/results", "results `folder`; a new dated subfolder is made")
 	stores := fs.String("stores", filepath.Join(os.TempDir(), "pvs-region"), "`folder` for the maps and the stores (large; not committed)")
@@ -107,6 +109,14 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *pairs < 1 || *positions < 0 || *observers < 1 || (*pointWin != 0 && (*pointWin < 64 || *pointWin > 4097)) {
 		return cli.Usagef("--pairs ≥ 1, --positions ≥ 0, --observers ≥ 1, --point-window 0 or 64 to 4097")
+	}
+	models := []string{"region"}
+	if *compare != "" {
+		more, err := modelList("--compare", *compare)
+		if err != nil {
+			return err
+		}
+		models = append(models, more...)
 	}
 	if _, err := exec.LookPath("gdalwarp"); err != nil {
 		return fmt.Errorf("gdalwarp not found (apt-get install gdal-bin): the benchmark warps its maps with it")
@@ -149,11 +159,13 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		return writeRegionResults(dir, rows, args)
 	}
 	for _, c := range cells {
-		path := filepath.Join(*stores, fmt.Sprintf("mw1m-%g.pvs", c))
-		bargs := []string{"bake", "--yes", m1, "--los", "region", "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
-			strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
-		if err := bakeRow("mw1m 4097² 1 m", c, path, bargs, m1, heightmap.Options{}); err != nil {
-			return err
+		for _, los := range models {
+			path := filepath.Join(*stores, fmt.Sprintf("mw1m-%g-%s.pvs", c, los))
+			bargs := []string{"bake", "--yes", m1, "--los", los, "--pvs-cell", strconv.FormatFloat(c, 'f', -1, 64), "--max-distance",
+				strconv.FormatFloat(*maxDist, 'f', -1, 64), "--budget", *budget, "-o", path, "--progress", "1m"}
+			if err := bakeRow(modelMap("mw1m 4097² 1 m", los), c, path, bargs, m1, heightmap.Options{}); err != nil {
+				return err
+			}
 		}
 	}
 	if *rawCell > 0 {
@@ -190,7 +202,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, los := range []string{"conservative", "region"} {
+		for _, los := range append([]string{"conservative"}, models...) {
 			path := filepath.Join(*stores, fmt.Sprintf("utm18-%d-%s.pvs", *pointWin, los))
 			bargs := []string{"bake", "--yes", m18, "--window", ws, "--los", los, "--max-distance", strconv.FormatFloat(*maxDist, 'f', -1, 64),
 				"--budget", *budget, "-o", path, "--progress", "1m"}
@@ -200,7 +212,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 			}
 			row.HiddenVsPoint = math.NaN()
 			if los == "region" {
-				row.HiddenVsPoint = share
+				row.HiddenVsPoint = share // the default's
 			}
 			// The point model's frontier sets are checked at positions too:
 			// what it does not promise, measured.
@@ -215,6 +227,15 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dir)
 	return nil
+}
+
+// modelMap names a map's row for model los: the map's name alone for the
+// default model, else followed by the model ("mw1m 4097² 1 m region-v2").
+func modelMap(name, los string) string {
+	if los == "region" {
+		return name
+	}
+	return name + " " + los
 }
 
 // regionBake runs pvsbake with bargs, timed, and starts the store's row.
