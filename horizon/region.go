@@ -259,8 +259,8 @@ func (m *Model) regionChord(k, i int, segs []consSeg) []consSeg {
 // patch column X does, and on the axis (X = C) one of X − 1 and X is a
 // patch of the grid; rows likewise. So every sample of the grid is in the
 // bound once (twice on the axes) instead of four times: the same samples,
-// each evaluated in one patch whose slack (g2) covers it, which lowers
-// the bound by no more than version 2's least over four.
+// each evaluated in one patch whose slack (g2) covers it, so the bound is
+// at least version 2's, a least over more entries of the same samples.
 func (m *Model) regionPoint(c, r int, segs []consSeg) []consSeg {
 	if m.regionVersion < 3 {
 		for q := range 4 {
@@ -284,17 +284,18 @@ func (m *Model) regionPoint(c, r int, segs []consSeg) []consSeg {
 func facing(x int) []int {
 	switch {
 	case x > 0:
-		return one
+		return facingBeyond
 	case x < 0:
-		return zero
+		return facingBefore
 	}
-	return both
+	return facingBoth
 }
 
+// facing's answers, shared (read-only).
 var (
-	zero = []int{0}
-	one  = []int{1}
-	both = []int{0, 1}
+	facingBefore = []int{0}
+	facingBeyond = []int{1}
+	facingBoth   = []int{0, 1}
 )
 
 // regionBoxArea is the largest area, in cells², by which regionChord lets
