@@ -253,7 +253,7 @@ func modelList(flag, list string) ([]string, error) {
 	var los []string
 	for _, m := range strings.Split(list, ",") {
 		if _, _, err := horizon.ParseModel(m); err != nil {
-			return nil, cli.Usagef("%s %q: want %s, or region-v2", flag, m, horizon.LOSNames())
+			return nil, cli.Usagef("%s %q: want %s", flag, m, horizon.ModelNames())
 		}
 		los = append(los, m)
 	}

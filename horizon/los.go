@@ -106,7 +106,7 @@ func ParseModel(name string) (LOS, int, error) {
 	}
 	i := strings.LastIndex(name, "-v")
 	if i < 0 {
-		return 0, 0, fmt.Errorf("%w: visibility model %q, want %s", ErrParams, name, LOSNames())
+		return 0, 0, fmt.Errorf("%w: visibility model %q, want %s", ErrParams, name, ModelNames())
 	}
 	l, err := ParseLOS(name[:i])
 	if err != nil {
@@ -120,6 +120,19 @@ func ParseModel(name string) (LOS, int, error) {
 		v = 0
 	}
 	return l, v, nil
+}
+
+// ModelNames lists the names ParseModel takes: each model's, then name-vN
+// for every older version this build bakes, "sector or conservative or
+// region or region-v2".
+func ModelNames() string {
+	names := []string{LOSNames()}
+	for l := range numLOS {
+		for v := l.Oldest(); v < l.Version(); v++ {
+			names = append(names, fmt.Sprintf("%s-v%d", l, v))
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 // LOSNames lists the models' names, "sector or conservative or region".

@@ -296,6 +296,9 @@ func TestParseModel(t *testing.T) {
 			t.Errorf("ParseModel(%q): %v does not wrap ErrParams", tc.name, err)
 		}
 	}
+	if got, want := ModelNames(), "sector or conservative or region or region-v2"; got != want {
+		t.Errorf("ModelNames() = %q, want %q", got, want)
+	}
 	p := DefaultParams()
 	if p.ModelVersion() != 3 {
 		t.Errorf("default region version %d", p.ModelVersion())

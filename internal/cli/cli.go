@@ -393,29 +393,37 @@ func leastKnown(a, b int64) int64 {
 	return min(a, b)
 }
 
-// procField returns the field name (in kB) of a /proc file in bytes, 0
-// when absent.
 // ResidentMemory returns the process's resident memory now and at its
-// peak so far, in bytes (VmRSS and VmHWM of /proc/self/status); 0, 0 where
-// unknown (no /proc: macOS, Windows).
+// peak so far, in bytes (VmRSS and VmHWM of /proc/self/status, read
+// once); 0, 0 where unknown (no /proc: macOS, Windows).
 func ResidentMemory() (now, peak int64) {
-	return procField("/proc/self/status", "VmRSS:"), procField("/proc/self/status", "VmHWM:")
+	v := procFields("/proc/self/status", "VmRSS:", "VmHWM:")
+	return v[0], v[1]
 }
 
-func procField(path, name string) int64 {
+// procField returns the field name (in kB) of a /proc file in bytes, 0
+// when absent.
+func procField(path, name string) int64 { return procFields(path, name)[0] }
+
+// procFields returns the fields names (in kB) of a /proc file in bytes,
+// in the order of names, from one read of it; 0 for each field absent.
+func procFields(path string, names ...string) []int64 {
+	v := make([]int64, len(names))
 	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return v
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var kb int64
-		if n, _ := fmt.Sscanf(sc.Text(), name+" %d kB", &kb); n == 1 {
-			return kb << 10
+		for i, name := range names {
+			var kb int64
+			if n, _ := fmt.Sscanf(sc.Text(), name+" %d kB", &kb); n == 1 {
+				v[i] = kb << 10
+			}
 		}
 	}
-	return 0
+	return v
 }
 
 // cgroupLeft returns what the process's memory cgroup lets it allocate
@@ -486,7 +494,7 @@ func (v *VisFlags) Params() horizon.Params { return v.p }
 func (v *VisFlags) Checked() (horizon.Params, error) {
 	l, version, err := horizon.ParseModel(v.los)
 	if err != nil {
-		return v.p, Usagef("--los %q: want %s (or region-v2, the region model's previous version)", v.los, horizon.LOSNames())
+		return v.p, Usagef("--los %q: want %s", v.los, horizon.ModelNames())
 	}
 	v.p.LOS, v.p.Version = l, version
 	if err := v.p.Validate(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -81,5 +83,20 @@ func TestAvailableMemoryHonoursUlimit(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CLI_TEST_ULIMIT_CHILD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+}
+
+// TestProcFields: fields of a /proc status file in bytes, in the order
+// asked, 0 for one absent or a file that cannot be read.
+func TestProcFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "status")
+	if err := os.WriteFile(path, []byte("Name:\tx\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := procFields(path, "VmRSS:", "VmHWM:", "VmSize:"); !slices.Equal(got, []int64{1 << 20, 2 << 20, 0}) {
+		t.Errorf("procFields = %v", got)
+	}
+	if got := procFields(filepath.Join(t.TempDir(), "none"), "VmRSS:"); !slices.Equal(got, []int64{0}) {
+		t.Errorf("missing file: %v", got)
 	}
 }
