@@ -17,23 +17,40 @@ func Surface(g Grid, x, y float64) float64 {
 // PositionClearance returns the least height in metres of the segment
 // from an eye hObs above the surface at position (x0,y0) to a top tau
 // above (x1,y1) (fractional cells, inside the grid's hull) over the
-// surface, sampled perCell times per cell of its major axis, skipping the
-// samples inside the heightmap cell centred on either end (|Δx| ≤ ½ and
-// |Δy| ≤ ½ cells), as Visible skips its end cells: negative when the
-// segment passes under the surface, +Inf when every sample is skipped.
+// surface, sampled perCell times per cell of its major axis and where it
+// crosses each column and row line of the grid, skipping the samples
+// inside the heightmap cell centred on either end (|Δx| ≤ ½ and |Δy| ≤ ½
+// cells), as Visible skips its end cells: negative when the segment passes
+// under the surface, +Inf when every sample is skipped.
 func PositionClearance(g Grid, x0, y0, x1, y1, hObs, tau float64, perCell int) float64 {
 	dx, dy := x1-x0, y1-y0
 	z0 := Surface(g, x0, y0) + hObs
 	z1 := Surface(g, x1, y1) + tau
 	n := int(math.Ceil(float64(perCell) * max(math.Abs(dx), math.Abs(dy))))
 	best := math.Inf(1)
-	for i := 1; i < n; i++ {
-		f := float64(i) / float64(n)
+	at := func(f float64) {
 		x, y := x0+f*dx, y0+f*dy
 		if (math.Abs(x-x0) <= 0.5 && math.Abs(y-y0) <= 0.5) || (math.Abs(x-x1) <= 0.5 && math.Abs(y-y1) <= 0.5) {
-			continue
+			return
 		}
 		best = min(best, z0+f*(z1-z0)-bilinear(g, x, y))
+	}
+	for i := 1; i < n; i++ {
+		at(float64(i) / float64(n))
+	}
+	// And where the segment crosses the grid's column and row lines,
+	// along which the surface is linear between samples: the points a
+	// bound along those lines (horizon's region version 4) decides on.
+	for _, e := range [2][2]float64{{x0, dx}, {y0, dy}} {
+		if e[1] == 0 {
+			continue
+		}
+		a, b := e[0], e[0]+e[1]
+		for v := math.Ceil(min(a, b)); v <= max(a, b); v++ {
+			if f := (v - a) / e[1]; f > 0 && f < 1 {
+				at(f)
+			}
+		}
 	}
 	return best
 }
