@@ -206,11 +206,11 @@ func (v VisParams) Horizon() horizon.Params {
 }
 
 // bakedVersion returns horizon.Params.Version for a store of model l,
-// version v: v where this build bakes it and it is not the newest, else 0
-// (the newest; a store from before versions, or of a version this build no
+// version v: v where this build bakes it and it is not the default, else 0
+// (the default; a store from before versions, or of a version this build no
 // longer bakes, is judged by it).
 func bakedVersion(l horizon.LOS, v int) int {
-	if v >= l.Oldest() && v < l.Version() {
+	if v >= l.Oldest() && v <= l.Version() && v != l.Default() {
 		return v
 	}
 	return 0

@@ -550,7 +550,7 @@ func TestVisibilityModels(t *testing.T) {
 		{"region with the conservative flag", func(h *Header) { h.Params.LOS, h.Params.Conservative = "region", true }, `visibility model "region" version 1 is not one`, 0, 0},
 		{"unnamed sector", func(h *Header) { h.Params.LOS, h.Params.LOSVersion = "", 0 }, "", horizon.LOSSector, 0},
 		{"unnamed conservative", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "", 0, true }, "", horizon.LOSConservative, 0},
-		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 3)`, 0, 0},
+		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 4)`, 0, 0},
 		{"newer version", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "conservative", 2, true },
 			`visibility model "conservative" version 2 is not one this build knows`, 0, 0},
 		{"name and flag disagree", func(h *Header) { h.Params.Conservative = true }, `visibility model "sector" version 1 is not one`, 0, 0},
@@ -622,18 +622,20 @@ func TestSparseStores(t *testing.T) {
 }
 
 // TestHorizonVersion: a store's parameters give back the model version
-// it was baked with where this build bakes an older one (so that verify,
-// resumes and shards rerun it), and the newest (0) for this build's own
-// version, for stores from before versions and for versions it no longer
-// bakes.
+// it was baked with where this build bakes another than the default (so
+// that verify, resumes and shards rerun it), and the default (0) for the
+// default version, for stores from before versions and for versions it no
+// longer bakes.
 func TestHorizonVersion(t *testing.T) {
 	p := horizon.DefaultParams()
-	if got := FromHorizon(p); got.LOSVersion != horizon.LOSRegion.Version() || got.Horizon() != p {
-		t.Errorf("newest: %+v gives %+v", got, got.Horizon())
+	if got := FromHorizon(p); got.LOSVersion != horizon.LOSRegion.Default() || got.Horizon() != p {
+		t.Errorf("default: %+v gives %+v", got, got.Horizon())
 	}
-	p.Version = 2
-	if got := FromHorizon(p); got.LOSVersion != 2 || got.Horizon() != p {
-		t.Errorf("region v2: %+v gives %+v", got, got.Horizon())
+	for _, v := range []int{2, 4} {
+		p.Version = v
+		if got := FromHorizon(p); got.LOSVersion != v || got.Horizon() != p {
+			t.Errorf("region v%d: %+v gives %+v", v, got, got.Horizon())
+		}
 	}
 	for _, v := range []int{0, 1} {
 		vp := FromHorizon(horizon.DefaultParams())

@@ -94,12 +94,7 @@ func (m *Model) patchTables() {
 		W, H := m.t.Width, m.t.Height
 		pw, ph := max(W-1, 1), max(H-1, 1)
 		elev := m.occ
-		var mag float32
-		for i, z := range elev {
-			mag = max(mag, abs32(z), abs32(m.top[i]))
-		}
-		mag += float32(m.p.ObserverHeight + m.p.TargetHeight + math.Abs(m.p.Margin))
-		m.consPad = float32(8e-6*float64(mag) + 1e-6)
+		m.consPad = m.roundingPad()
 		at := func(c, r int) float32 { return elev[min(r, H-1)*W+min(c, W-1)] }
 		g := make([]float32, pw*ph)
 		gw := pw + 2*consBorder
@@ -612,4 +607,15 @@ func (m *Model) consProfile(k, col, row int, eye float32, prof, suf []float32, s
 			return
 		}
 	}
+}
+
+// roundingPad returns consPad: 8·10⁻⁶ of the terrain's largest magnitude
+// (surface, tops, and the heights above them) plus 1 µm, in metres.
+func (m *Model) roundingPad() float32 {
+	var mag float32
+	for i, z := range m.occ {
+		mag = max(mag, abs32(z), abs32(m.top[i]))
+	}
+	mag += float32(m.p.ObserverHeight + m.p.TargetHeight + math.Abs(m.p.Margin))
+	return float32(8e-6*float64(mag) + 1e-6)
 }

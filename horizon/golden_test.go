@@ -104,7 +104,7 @@ func readCrop(t testing.TB, name string) Terrain {
 // (sector model, 1,024 sectors), one with every option that enters the
 // arithmetic, the conservative model, and the region model with a view
 // distance, in the versions this build bakes. Keys name the model and its
-// version (LOS.Version): a change of a model's bytes fails here and needs
+// version (Params.ModelVersion): a change of a model's bytes fails here and needs
 // a new version, so that stores, shards and checkpoints of the old bytes
 // are refused instead of mixed (-update then writes the new keys).
 var goldenParams = []struct {
@@ -116,6 +116,7 @@ var goldenParams = []struct {
 	{"s256", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 2}},
+	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 4}},
 }
 
 // TestGolden holds SHA-256 hashes of the visibility tables, of the

@@ -81,10 +81,11 @@ type Params struct {
 	// exact line of sight to it is blocked. Worker and BlockWorker both
 	// honour it.
 	LOS LOS
-	// Version is the model's version to bake: 0, the newest this build
-	// has (LOS.Version), or an older one it keeps (from LOS.Oldest), for
-	// comparisons. Stores record the version they were baked with
-	// (ModelVersion).
+	// Version is the model's version to bake: 0, the model's default
+	// (LOS.Default), or another this build keeps (from LOS.Oldest to
+	// LOS.Version): an older one for comparisons, a newer one not yet the
+	// default (region version 4, cut.go). Stores record the version they
+	// were baked with (ModelVersion).
 	Version int
 	// PVSCell is the side of a PVS cell in heightmap cells (0 or 1: the
 	// heightmap's own cells; > 1 only with LOSRegion, at most
@@ -116,12 +117,12 @@ func ThesisParams() Params {
 }
 
 // ModelVersion returns the version of the model p bakes: Version, or the
-// newest (LOS.Version) when that is 0.
+// model's default (LOS.Default) when that is 0.
 func (p Params) ModelVersion() int {
 	if p.Version != 0 {
 		return p.Version
 	}
-	return p.LOS.Version()
+	return p.LOS.Default()
 }
 
 // earthRadius is the mean Earth radius in metres.
@@ -228,6 +229,16 @@ type Model struct {
 	consFirst   []int // per sector, the first step whose arc counts (LOSRegion; nil: 1)
 	// regionVersion is the region model's version that runs (region.go).
 	regionVersion int
+	// Region version 4 on heightmap cells (cut.go): per sector the cut
+	// walk's constants, the surface transposed (occT[c*Height+r]) and
+	// the cuts' reciprocals.
+	cut      []cutSector
+	occT     []float32
+	cutRecip []float64 // 1/(c + ½) for c = 0 … max(Width, Height)+1
+	cutOff   []int32   // sector k's cuts: cutTab[cutOff[k] : cutOff[k+1]], by cut
+	cutTab   []cutStep
+	cutMaxT  []float32 // the screen's runs (cutMaxes) of occT's columns and occ's rows
+	cutMax   []float32
 
 	// The elevations with a border of blockPad cells, for the block
 	// engine's walk (padded), built by the first NewBlockWorker.

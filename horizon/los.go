@@ -38,21 +38,26 @@ const (
 	numLOS
 )
 
-// losInfo names each model and gives its version. A version is bumped
+// losInfo names each model and gives its versions. A version is bumped
 // whenever the same DEM and parameters would bake other bytes under the
 // model (TestGolden's hashes are keyed by name and version).
 //
-// oldest is the oldest version the build still bakes (Params.Version),
-// for comparisons: region version 2 bounds each arc over every sample in
+// version is the newest this build bakes, dflt the one a bake gets when
+// Params.Version is 0, oldest the oldest it still bakes (Params.Version),
+// for comparisons. Region version 2 bounds each arc over every sample in
 // the swept square four times, once in each patch that shares it;
-// version 3 once, in the patch facing the observer (regionPoint).
+// version 3, the default, once, in the patch facing the observer
+// (regionPoint); version 4 bounds the surface along cuts across the wedge
+// instead of over swept squares (cut.go): it hides more behind narrow
+// ridges and walls, and its walk has no vector kernel yet, so it is not
+// the default.
 var losInfo = [numLOS]struct {
-	name            string
-	version, oldest int
+	name                  string
+	version, dflt, oldest int
 }{
-	LOSSector:       {"sector", 1, 1},
-	LOSConservative: {"conservative", 1, 1},
-	LOSRegion:       {"region", 3, 2},
+	LOSSector:       {"sector", 1, 1, 1},
+	LOSConservative: {"conservative", 1, 1, 1},
+	LOSRegion:       {"region", 4, 3, 2},
 }
 
 // String returns the model's name: "sector", "conservative" or "region".
@@ -63,11 +68,20 @@ func (l LOS) String() string {
 	return fmt.Sprintf("LOS(%d)", uint8(l))
 }
 
-// Version returns the model's version in this build (≥ 1), 0 for an
-// unknown model.
+// Version returns the model's newest version in this build (≥ 1), 0 for
+// an unknown model.
 func (l LOS) Version() int {
 	if l < numLOS {
 		return losInfo[l].version
+	}
+	return 0
+}
+
+// Default returns the version a bake of the model gets when
+// Params.Version is 0 (from Oldest to Version), 0 for an unknown model.
+func (l LOS) Default() int {
+	if l < numLOS {
+		return losInfo[l].dflt
 	}
 	return 0
 }
@@ -97,9 +111,9 @@ func ParseLOS(name string) (LOS, error) {
 }
 
 // ParseModel returns the model and version named by name: a model's name
-// (ParseLOS) for its newest version (0), or name-vN for version N, which
-// this build must bake (from LOS.Oldest to LOS.Version). Errors wrap
-// ErrParams.
+// (ParseLOS) for its default version (0), or name-vN for version N, which
+// this build must bake (from LOS.Oldest to LOS.Version; 0 when N is the
+// default). Errors wrap ErrParams.
 func ParseModel(name string) (LOS, int, error) {
 	if l, err := ParseLOS(name); err == nil {
 		return l, 0, nil
@@ -116,20 +130,22 @@ func ParseModel(name string) (LOS, int, error) {
 	if err != nil || v < l.Oldest() || v > l.Version() {
 		return 0, 0, fmt.Errorf("%w: visibility model %q: this build bakes %s versions %d to %d", ErrParams, name, l, l.Oldest(), l.Version())
 	}
-	if v == l.Version() {
+	if v == l.Default() {
 		v = 0
 	}
 	return l, v, nil
 }
 
 // ModelNames lists the names ParseModel takes: each model's, then name-vN
-// for every older version this build bakes, "sector or conservative or
-// region or region-v2".
+// for every other version than the default this build bakes, "sector or
+// conservative or region or region-v2 or region-v4".
 func ModelNames() string {
 	names := []string{LOSNames()}
 	for l := range numLOS {
-		for v := l.Oldest(); v < l.Version(); v++ {
-			names = append(names, fmt.Sprintf("%s-v%d", l, v))
+		for v := l.Oldest(); v <= l.Version(); v++ {
+			if v != l.Default() {
+				names = append(names, fmt.Sprintf("%s-v%d", l, v))
+			}
 		}
 	}
 	return strings.Join(names, " or ")

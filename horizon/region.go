@@ -88,6 +88,11 @@ import (
 // 316² and 500² windows of both real DEMs at S = 1024 (4 more of 33.6
 // million on the DSM). Version 2 stays selectable (Params.Version,
 // --los region-v2).
+//
+// Version 3 is the default (LOS.Default). Version 4 (cut.go, --los
+// region-v4) bounds the ground along cuts across the wedge instead of over
+// the swept squares, on heightmap cells; on PVS cells of more than one
+// heightmap cell it bakes version 3's bytes.
 
 // regionExclusion returns e, the distance in metres from either centre
 // within which the region model ignores the surface: half the heightmap
@@ -125,6 +130,61 @@ func (regionLines) setup(m *Model) {
 		}
 		m.consFirst[k] = i
 	}
+	if m.regionVersion >= 4 && p.PVSCell <= 1 {
+		m.consPad = m.roundingPad()
+		m.cutTables()
+	}
+}
+
+// walk fills w's profiles by the cuts (cut.go) under version 4 on
+// heightmap cells, else by the swept squares (conservativeLines.walk).
+func (regionLines) walk(w *Worker, col, row int) {
+	m := w.m
+	if m.cut == nil {
+		conservativeLines{}.walk(w, col, row)
+		return
+	}
+	eye := m.top[row*m.t.Width+col] + float32(m.p.ObserverHeight)
+	w.eye, w.col, w.row = eye, col, row
+	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
+	for k := range m.p.Sectors {
+		start := int(m.lineStart[k])
+		n := m.steps(k, col, row)
+		w.suf = m.cutProfile(k, col, row, eye, w.prof[start:start+n+1], w.suf)
+		w.n[k] = int32(n)
+	}
+}
+
+// walkBlock fills the block's rows of sector k lane by lane with the
+// lane's cut profile (cutProfile, the bits Worker.walk computes), each
+// lane's last slot repeated past its line's end, −Inf in lanes without
+// data; under versions 2 and 3 or on PVS cells, walkConservative.
+func (regionLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
+	m := bw.m
+	if m.cut == nil {
+		bw.walkConservative(k, pos, nmax, chunks)
+		return nmax
+	}
+	if cap(bw.cutProf) < nmax+1 {
+		bw.cutProf = make([]float32, nmax+1)
+	}
+	negInf := float32(math.Inf(-1))
+	for b := range Lanes {
+		if bw.active&(1<<b) == 0 {
+			for i := range nmax + 1 {
+				bw.prof[(pos+i)*Lanes+b] = negInf
+			}
+			continue
+		}
+		n := int(bw.ext[b])
+		prof := bw.cutProf[:n+1]
+		bw.consSuf = m.cutProfile(k, bw.col+b%BlockSide, bw.row+b/BlockSide, bw.eye[b], prof, bw.consSuf)
+		for i := range nmax + 1 {
+			bw.prof[(pos+i)*Lanes+b] = prof[min(i, n)]
+		}
+	}
+	bw.n[k] = int32(nmax)
+	return nmax
 }
 
 // regionTableSegs caps the region model's chord-segment table (32 bytes
@@ -140,7 +200,7 @@ const regionTableSegs = 3 << 20
 // tableBytes: the conservative model's tables with the larger segment
 // table, plus the tops (a grid of float32).
 func (regionLines) tableBytes(width, height, sectors int) int64 {
-	return conservativeLines{}.tableBytes(width, height, sectors) + 32*(regionTableSegs-consTableSegs) + 4*int64(width)*int64(height)
+	return conservativeLines{}.tableBytes(width, height, sectors) + 32*(regionTableSegs-consTableSegs) + 8*int64(width)*int64(height)
 }
 
 // regionTops returns the region model's tops: the bilinear surface's

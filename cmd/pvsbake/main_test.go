@@ -249,6 +249,7 @@ func TestConservativeBake(t *testing.T) {
 		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
 		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 3`}},
 		{[]string{"--los", "region-v2"}, []string{`"los": "region"`, `"los_version": 2`}},
+		{[]string{"--los", "region-v4"}, []string{`"los": "region"`, `"los_version": 4`}},
 	} {
 		store := filepath.Join(dir, "c.pvs")
 		if _, errOut, code := runCmd(append([]string{"bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q"}, tc.flags...)...); code != 0 {
