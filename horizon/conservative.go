@@ -547,9 +547,7 @@ func (m *Model) consScalars(k, i int) (bulge, drop, inv float32) {
 // its last step inside the grid.
 func (conservativeLines) walk(w *Worker, col, row int) {
 	m := w.m
-	eye := m.top[row*m.t.Width+col] + float32(m.p.ObserverHeight)
-	w.eye, w.col, w.row = eye, col, row
-	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
+	eye := w.observe(col, row)
 	for k := range m.p.Sectors {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)

@@ -144,9 +144,7 @@ func (regionLines) walk(w *Worker, col, row int) {
 		conservativeLines{}.walk(w, col, row)
 		return
 	}
-	eye := m.top[row*m.t.Width+col] + float32(m.p.ObserverHeight)
-	w.eye, w.col, w.row = eye, col, row
-	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
+	eye := w.observe(col, row)
 	for k := range m.p.Sectors {
 		start := int(m.lineStart[k])
 		n := m.steps(k, col, row)
@@ -198,7 +196,10 @@ func (regionLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
 const regionTableSegs = 3 << 20
 
 // tableBytes: the conservative model's tables with the larger segment
-// table, plus the tops (a grid of float32).
+// table, plus the tops and version 4's transposed surface (grids of
+// float32). Version 4 builds no patch or segment tables; its cut tables
+// (16 bytes per sector and step, a byte per cell for the screen) fit in
+// what they would take.
 func (regionLines) tableBytes(width, height, sectors int) int64 {
 	return conservativeLines{}.tableBytes(width, height, sectors) + 32*(regionTableSegs-consTableSegs) + 8*int64(width)*int64(height)
 }

@@ -46,7 +46,7 @@ func TestRegion(t *testing.T) {
 }
 
 // flatTerrain returns a nearly flat size² terrain of 0.6 m cells: with
-// berms, a field of ±2.5 cm noise crossed by four straight berms 2.5 m
+// berms, a field of 0–5 cm noise crossed by four straight berms 2.5 m
 // high and 2.4 m wide at the foot; else ripples of 2 m around a plane.
 func flatTerrain(size int, berms bool) Terrain {
 	ter := plane(size, size, 0.6)

@@ -25,9 +25,7 @@ func (sectorLines) walk(w *Worker, col, row int) {
 	W := m.t.Width
 	elev := m.t.Elev
 	obs := row*W + col
-	eye := elev[obs] + float32(m.p.ObserverHeight)
-	w.eye, w.col, w.row = eye, col, row
-	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
+	eye := w.observe(col, row) // the sector model's tops are Elev
 	negInf := float32(math.Inf(-1))
 	shared := w.useBand(col, row)
 	for k := range w.n {

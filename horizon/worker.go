@@ -75,6 +75,16 @@ const chunkShift = 5
 // by the model's rule (Model.lines).
 func (w *Worker) walk(col, row int) { w.m.lines.walk(w, col, row) }
 
+// observe sets w's observer to (col,row), its eye (the cell's top plus
+// the observer height, metres) and tau, and returns the eye.
+func (w *Worker) observe(col, row int) float32 {
+	m := w.m
+	eye := m.top[row*m.t.Width+col] + float32(m.p.ObserverHeight)
+	w.eye, w.col, w.row = eye, col, row
+	w.tau = float32(m.p.TargetHeight+m.p.Margin) - eye
+	return eye
+}
+
 // suffixMax fills w.suf for sector k's line of n steps from (col,row):
 // suf[c] bounds the height above the eye of every sample of steps
 // c·2^chunkShift+1 … n (padded for the rounding of interpolated samples);
