@@ -4,7 +4,9 @@ import (
 	"math"
 )
 
-// Region model version 4: cuts across the wedge instead of swept squares.
+// Region model version 4: cuts across the wedge instead of swept squares
+// (from-region visibility, beyond the thesis's §3.1 point model; the
+// model's guarantee and its other versions are in region.go).
 //
 // Versions 2 and 3 bound, at each point P of the centres' segment, the
 // surface under every positions' segment point near P by the least value
