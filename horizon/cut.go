@@ -260,7 +260,7 @@ func (m *Model) cutProfile(k, col, row int, eye float32, prof, suf []float32) []
 				skip = c + cutGroup - 1
 			}
 			if c > skip {
-				if f := m.cutStep(z, zm, tab[c], major+dir*c, minor, minLen, runs, c, ze, F); f > F {
+				if f := m.cutThreshold(z, zm, tab[c], major+dir*c, minor, minLen, runs, c, ze, F); f > F {
 					F, P = f, cutSlope(f, cs)
 				}
 			}
@@ -398,12 +398,13 @@ func cutSlope(F float64, cs *cutSector) float32 {
 	}
 }
 
-// cutStep returns cut c's threshold f (−Inf when its interval is empty)
+// cutThreshold returns cut c's threshold f (−Inf when its interval is empty)
 // on line X of z (occT's columns or occ's rows, of minLen samples), the
 // observer at minor coordinate minor, or when the screen — the highest
 // sample of the runs of cutBlock the interval touches (zm) — shows that f
-// cannot exceed the running maximum F, the screen's value.
-func (m *Model) cutStep(z, zm []float32, st cutStep, X, minor, minLen, runs, c int, ze float32, F float64) float64 {
+// cannot exceed the running maximum F, the screen's value. Thresholds are
+// in metres per major cell; ze is the eye plus consPad, metres.
+func (m *Model) cutThreshold(z, zm []float32, st cutStep, X, minor, minLen, runs, c int, ze float32, F float64) float64 {
 	a, fa := minor+int(st.loI), st.loF
 	b, fb := minor+int(st.hiI), st.hiF
 	if a < 0 {
@@ -425,8 +426,9 @@ func (m *Model) cutStep(z, zm []float32, st cutStep, X, minor, minLen, runs, c i
 	return cutF(float64(cutMin(z[X*minLen:(X+1)*minLen], a, fa, b, fb))-float64(ze), c, m.cutRecip)
 }
 
-// cutF returns cut c's threshold for a ground d metres above the eye
-// (less the pad): d/(c + ½), or d/(c − ½) below the eye.
+// cutF returns cut c's threshold in metres per major cell for a ground d
+// metres above the eye (less the pad): d/(c + ½), or d/(c − ½) below the
+// eye (recip from Model.cutRecip).
 func cutF(d float64, c int, recip []float64) float64 {
 	if d < 0 {
 		return d * recip[c-1]
