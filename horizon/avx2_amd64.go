@@ -17,7 +17,7 @@ import (
 // assembly reads the BlockWorker, Model and jobs through go_asm.h's
 // offsets, so a change of their layout reassembles it.
 var (
-	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2, near: nearAVX2}
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2, near: nearAVX2, cut: cutLanesAsm}
 	asmKernels  = &avx2Kernels
 	asmCPU      = cpu.X86.HasAVX2
 )
@@ -181,4 +181,21 @@ func nearAVX2(bw *BlockWorker, c, r int, act uint16) uint16 {
 	}
 	S := float32(m.p.Sectors)
 	return nearAVX512(bw, c, r, m.top[r*m.t.Width+c], act, S, float32(S/2))
+}
+
+// cutAVX512 is cutLanesGo in 512-bit vectors (cut_amd64.s), for CPUs with
+// AVX-512F: z is the first sample of the surface every lane's line lies
+// in (cutWalk checks).
+//
+//go:noescape
+func cutAVX512(st *cutLanes, z *float32)
+
+// cutLanesAsm is kernelSet.cut in assembly: cutAVX512 where asm512, else
+// cutLanesGo.
+func cutLanesAsm(st *cutLanes, z []float32) {
+	if asm512 {
+		cutAVX512(st, &z[0])
+		return
+	}
+	cutLanesGo(st, z)
 }

@@ -382,6 +382,12 @@ func cutSlope(F float64, cs *cutSector) float32 {
 	if F < 0 {
 		s = F * cs.aMax
 	}
+	return cutSlopeOf(s)
+}
+
+// cutSlopeOf rounds s down to float32: the greatest float32 not above it,
+// what a conversion rounding toward −∞ gives (cutAVX512's).
+func cutSlopeOf(s float64) float32 {
 	v := float32(s)
 	if float64(v) <= s {
 		return v

@@ -153,34 +153,16 @@ func (regionLines) walk(w *Worker, col, row int) {
 	}
 }
 
-// walkBlock fills the block's rows of sector k lane by lane with the
-// lane's cut profile (cutProfile, the bits Worker.walk computes), each
-// lane's last slot repeated past its line's end, −Inf in lanes without
-// data; under versions 2 and 3 or on PVS cells, walkConservative.
+// walkBlock fills the block's rows of sector k with the lanes' cut
+// profiles (BlockWorker.cutWalk, the bits Worker.walk computes) under
+// version 4 on heightmap cells; under versions 2 and 3 or on PVS cells,
+// walkConservative.
 func (regionLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
-	m := bw.m
-	if m.cut == nil {
+	if bw.m.cut == nil {
 		bw.walkConservative(k, pos, nmax, chunks)
 		return nmax
 	}
-	if cap(bw.cutProf) < nmax+1 {
-		bw.cutProf = make([]float32, nmax+1)
-	}
-	negInf := float32(math.Inf(-1))
-	for b := range Lanes {
-		if bw.active&(1<<b) == 0 {
-			for i := range nmax + 1 {
-				bw.prof[(pos+i)*Lanes+b] = negInf
-			}
-			continue
-		}
-		n := int(bw.ext[b])
-		prof := bw.cutProf[:n+1]
-		bw.consSuf = m.cutProfile(k, bw.col+b%BlockSide, bw.row+b/BlockSide, bw.eye[b], prof, bw.consSuf)
-		for i := range nmax + 1 {
-			bw.prof[(pos+i)*Lanes+b] = prof[min(i, n)]
-		}
-	}
+	bw.cutWalk(k, pos, nmax)
 	bw.n[k] = int32(nmax)
 	return nmax
 }

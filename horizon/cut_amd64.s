@@ -1,0 +1,161 @@
+//go:build amd64
+
+#include "textflag.h"
+#include "go_asm.h"
+
+// HALF takes eight lanes' d, in D (their lanes in KM, their F at
+// cutLanes_F+OFF): f = d·rp (d·rm below zero); where f > F (KU), F = f;
+// YP the slope f·aMin (f·aMax below zero) rounded toward −∞ to float32.
+// Z24–Z27 hold rp, rm, aMin and aMax, Z5 zero; K7, Z28 and Z29 scratch.
+#define HALF(D, KM, OFF, YP, KU) \
+	VCMPPD $1, Z5, D, K7; \
+	VMOVAPD Z24, Z28; \
+	VMOVAPD Z25, K7, Z28; \
+	VMULPD Z28, D, D; \
+	VMOVUPD cutLanes_F+OFF(DI), Z29; \
+	VCMPPD $0x1e, Z29, D, KM, KU; \
+	VMOVAPD D, KU, Z29; \
+	VMOVUPD Z29, cutLanes_F+OFF(DI); \
+	VCMPPD $1, Z5, D, K7; \
+	VMOVAPD Z26, Z28; \
+	VMOVAPD Z27, K7, Z28; \
+	VMULPD Z28, D, D; \
+	VCVTPD2PS.RD_SAE D, YP
+
+// func cutAVX512(st *cutLanes, z *float32)
+//
+// cutAVX512 is cutLanesGo (cutblock.go) in 512-bit vectors: the cut st
+// describes for the lanes st.ev, the sixteen lanes at once. Each lane's
+// interval is clipped to the grid's hull by masks; its ends and the
+// samples between are gathered, masked to the lanes whose interval holds
+// them, so that no lane reads outside its line. The float32
+// interpolations and the float64 threshold and slope are cutLanesGo's
+// operations, each rounded on its own; the slope's rounding down is the
+// conversion's own rounding toward −∞ (cutSlopeOf's result). Minima are
+// VMINPS where cutLanesGo uses Go's min: the same value for the finite
+// elevations New admits, but for the sign of a zero.
+//
+// Registers: DI st, SI z; K1 the lanes; Z1 a and Z2 e (clipped), Z3 fa
+// and Z4 fe, Z5 zero, Z7 the lanes' line in z (X0 + off), Z9 the least
+// value so far.
+TEXT ·cutAVX512(SB), NOSPLIT, $0-16
+	MOVQ st+0(FP), DI
+	MOVQ z+8(FP), SI
+	MOVWLZX cutLanes_ev(DI), AX
+	KMOVW AX, K1
+	VPXORD Z5, Z5, Z5
+	VMOVDQU32 cutLanes_minor(DI), Z0
+	VPBROADCASTD cutLanes_loI(DI), Z1
+	VPADDD Z0, Z1, Z1
+	VMOVDQA32 Z1, Z13 // a before clipping
+	VPBROADCASTD cutLanes_hiI(DI), Z2
+	VPADDD Z0, Z2, Z2
+	VBROADCASTSS cutLanes_loF(DI), Z3
+	VBROADCASTSS cutLanes_hiF(DI), Z4
+
+	// a < 0: a = 0, fa = 0; e ≥ lim: e = lim, fe = 0.
+	VPCMPD $1, Z5, Z1, K2
+	VMOVDQA32 Z5, K2, Z1
+	VMOVAPS Z5, K2, Z3
+	VPBROADCASTD cutLanes_lim(DI), Z6
+	VPCMPD $5, Z6, Z2, K2
+	VMOVDQA32 Z6, K2, Z2
+	VMOVAPS Z5, K2, Z4
+
+	// Empty intervals (a > e, or a = e and fa > fe) leave.
+	VPCMPD $6, Z2, Z1, K2
+	VPCMPD $0, Z2, Z1, K3
+	VCMPPS $0x1e, Z4, Z3, K3, K3
+	KORW K2, K3, K2
+	KANDNW K1, K2, K1
+	KORTESTW K1, K1
+	JEQ done
+
+	// The lanes' line: X0 + off.
+	VMOVDQU32 cutLanes_X0(DI), Z7
+	VPBROADCASTD cutLanes_off(DI), Z8
+	VPADDD Z8, Z7, Z7
+	MOVL $1, AX
+	VPBROADCASTD AX, Z12 // 1
+
+	// The low end: z[a], interpolated toward z[a+1] where fa ≠ 0.
+	VPADDD Z1, Z7, Z8
+	KMOVW K1, K2
+	VGATHERDPS (SI)(Z8*4), K2, Z9
+	VCMPPS $4, Z5, Z3, K1, K3
+	KORTESTW K3, K3
+	JEQ lodone
+	VPADDD Z12, Z8, Z8
+	KMOVW K3, K2
+	VGATHERDPS (SI)(Z8*4), K2, Z10
+	VSUBPS Z9, Z10, Z10
+	VMULPS Z10, Z3, Z10
+	VADDPS Z10, Z9, K3, Z9
+
+lodone:
+	// The samples between: rows a₀ + t, t = 1 … hiI − loI (a₀ before
+	// clipping), in the lanes where a < row ≤ e.
+	MOVL cutLanes_hiI(DI), CX
+	SUBL cutLanes_loI(DI), CX
+	JLE hi
+	VPADDD Z12, Z13, Z13
+	VPADDD Z13, Z7, Z14
+
+inner:
+	KMOVW K1, K3
+	VPCMPD $6, Z1, Z13, K3, K3
+	VPCMPD $2, Z2, Z13, K3, K3
+	KMOVW K3, K2
+	VGATHERDPS (SI)(Z14*4), K2, Z15
+	VMINPS Z15, Z9, K3, Z9
+	VPADDD Z12, Z13, Z13
+	VPADDD Z12, Z14, Z14
+	DECL CX
+	JNE inner
+
+hi:
+	// The high end: z[e], interpolated toward z[e+1] where fe ≠ 0.
+	VPADDD Z2, Z7, Z8
+	KMOVW K1, K2
+	VGATHERDPS (SI)(Z8*4), K2, Z10
+	VCMPPS $4, Z5, Z4, K1, K3
+	KORTESTW K3, K3
+	JEQ hidone
+	VPADDD Z12, Z8, Z8
+	KMOVW K3, K2
+	VGATHERDPS (SI)(Z8*4), K2, Z11
+	VSUBPS Z10, Z11, Z11
+	VMULPS Z11, Z4, Z11
+	VADDPS Z11, Z10, K3, Z10
+
+hidone:
+	VMINPS Z10, Z9, K1, Z9
+
+	// d = g − ze in float64, f = d·rp (d·rm below zero), in two halves of
+	// eight lanes (K1 and K4 their lanes).
+	KSHIFTRW $8, K1, K4
+	VBROADCASTSD cutLanes_rp(DI), Z24
+	VBROADCASTSD cutLanes_rm(DI), Z25
+	VBROADCASTSD cutLanes_aMin(DI), Z26
+	VBROADCASTSD cutLanes_aMax(DI), Z27
+	VCVTPS2PD Y9, Z20
+	VEXTRACTF32X8 $1, Z9, Y21
+	VCVTPS2PD Y21, Z21
+	VCVTPS2PD cutLanes_ze(DI), Z22
+	VCVTPS2PD cutLanes_ze+32(DI), Z23
+	VSUBPD Z22, Z20, Z20
+	VSUBPD Z23, Z21, Z21
+	HALF(Z20, K1, 0, Y16, K5)
+	HALF(Z21, K4, 64, Y17, K6)
+
+	// P: the new slopes where F rose.
+	VINSERTF32X8 $1, Y17, Z16, Z16
+	KSHIFTLW $8, K6, K6
+	KORW K5, K6, K5
+	VMOVUPS cutLanes_P(DI), Z18
+	VMOVAPS Z16, K5, Z18
+	VMOVUPS Z18, cutLanes_P(DI)
+
+done:
+	VZEROUPPER
+	RET
