@@ -22,6 +22,29 @@
 	VMULPD Z28, D, D; \
 	VCVTPD2PS.RD_SAE D, YP
 
+// LOAD4 sets Z (X its low quarter) to the four lanes' samples of each of
+// the four lines at byte offset OFF from R10, the lines R8 bytes apart
+// (R9 = 3·R8), as the lanes order them: transposed (Z30) where BX ≠ 0.
+#define LOAD4(OFF, Z, X) \
+	VMOVUPS OFF(R10), X; \
+	VINSERTF32X4 $1, OFF(R10)(R8*1), Z, Z; \
+	VINSERTF32X4 $2, OFF(R10)(R8*2), Z, Z; \
+	VINSERTF32X4 $3, OFF(R10)(R9*1), Z, Z; \
+	TESTL BX, BX; \
+	JEQ 2(PC); \
+	VPERMPS Z, Z30, Z
+
+// Lane b's place in the loads of a column-major sector: (b mod 4)·4 + b/4.
+DATA transpose16<>+0(SB)/8, $0x0000000400000000
+DATA transpose16<>+8(SB)/8, $0x0000000c00000008
+DATA transpose16<>+16(SB)/8, $0x0000000500000001
+DATA transpose16<>+24(SB)/8, $0x0000000d00000009
+DATA transpose16<>+32(SB)/8, $0x0000000600000002
+DATA transpose16<>+40(SB)/8, $0x0000000e0000000a
+DATA transpose16<>+48(SB)/8, $0x0000000700000003
+DATA transpose16<>+56(SB)/8, $0x0000000f0000000b
+GLOBL transpose16<>(SB), RODATA|NOPTR, $64
+
 // func cutAVX512(st *cutLanes, z *float32)
 //
 // cutAVX512 is cutLanesGo (cutblock.go) in 512-bit vectors: the cut st
@@ -44,6 +67,9 @@ TEXT ·cutAVX512(SB), NOSPLIT, $0-16
 	MOVWLZX cutLanes_ev(DI), AX
 	KMOVW AX, K1
 	VPXORD Z5, Z5, Z5
+	MOVBLZX cutLanes_fast(DI), AX
+	TESTL AX, AX
+	JNE fast
 	VMOVDQU32 cutLanes_minor(DI), Z0
 	VPBROADCASTD cutLanes_loI(DI), Z1
 	VPADDD Z0, Z1, Z1
@@ -131,6 +157,7 @@ hi:
 hidone:
 	VMINPS Z10, Z9, K1, Z9
 
+slopes:
 	// d = g − ze in float64, f = d·rp (d·rm below zero), in two halves of
 	// eight lanes (K1 and K4 their lanes).
 	KSHIFTRW $8, K1, K4
@@ -159,3 +186,57 @@ hidone:
 done:
 	VZEROUPPER
 	RET
+
+fast:
+	// Every lane's interval and the sample after it lie inside its line:
+	// V_t, the lanes' samples t rows after a, is four loads of four
+	// (LOAD4), t = 0 … hiI − loI + 1, and the ends' fractions are the
+	// cut's own.
+	MOVLQSX cutLanes_base(DI), AX
+	LEAQ (SI)(AX*4), R10
+	MOVLQSX cutLanes_lim(DI), R8
+	INCQ R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVBLZX cutLanes_colMaj(DI), BX
+	VMOVDQU32 transpose16<>(SB), Z30
+	MOVL cutLanes_hiI(DI), CX
+	SUBL cutLanes_loI(DI), CX
+	LOAD4(0, Z9, X9)
+	VBROADCASTSS cutLanes_loF(DI), Z3
+	VCMPPS $4, Z5, Z3, K3
+	KORTESTW K3, K3
+	JEQ flo
+	LOAD4(4, Z10, X10)
+	VSUBPS Z9, Z10, Z10
+	VMULPS Z10, Z3, Z10
+	VADDPS Z10, Z9, Z9
+
+flo:
+	// The samples between, V_1 … V_w (w = hiI − loI), then the high end
+	// from V_w and V_w+1.
+	MOVQ CX, DX
+	TESTL CX, CX
+	JLE fhi
+
+finner:
+	ADDQ $4, R10
+	LOAD4(0, Z15, X15)
+	VMINPS Z15, Z9, Z9
+	DECL DX
+	JNE finner
+
+fhi:
+	LOAD4(0, Z10, X10)
+	VBROADCASTSS cutLanes_hiF(DI), Z4
+	VCMPPS $4, Z5, Z4, K3
+	KORTESTW K3, K3
+	JEQ fhidone
+	LOAD4(4, Z11, X11)
+	VSUBPS Z10, Z11, Z11
+	VMULPS Z11, Z4, Z11
+	VADDPS Z11, Z10, Z10
+
+fhidone:
+	VMINPS Z10, Z9, Z9
+	JMP slopes

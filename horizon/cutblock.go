@@ -26,6 +26,13 @@ type cutLanes struct {
 	off, loI, hiI, lim int32
 	loF, hiF           float32
 	ev                 uint16
+	// Where no lane's interval, nor the sample after it, leaves the grid
+	// and the four lines lie inside it (fast), the assembly loads each
+	// line's samples for its four lanes at once from base, lane 0's first
+	// sample (row-major sectors' lanes as loaded, column-major's
+	// transposed: colMaj).
+	fast, colMaj bool
+	base         int32
 	top                []float32 // per chunk of 2^chunkShift cuts: the highest tile any lane's later cuts cross
 }
 
@@ -76,13 +83,14 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 		}
 	}
 	bw.cutTops(k, major0, minor0, dir, lastAll)
-	st.aMin, st.aMax, st.lim = cs.aMin, cs.aMax, int32(minLen-1)
+	st.aMin, st.aMax, st.lim, st.colMaj = cs.aMin, cs.aMax, int32(minLen-1), colMaj
+	majLen := len(z) / minLen
 	// Every lane's cuts lie on lines of z (cutProfile's walk assumes it;
 	// the assembly, which reads without bounds checks, needs it).
 	kern := bw.k.cut
 	for l := live; l != 0; l &= l - 1 {
 		b := bits.TrailingZeros16(l)
-		if X := int(st.major[b]) + dir*int(st.last[b]); X < 0 || X >= len(z)/minLen {
+		if X := int(st.major[b]) + dir*int(st.last[b]); X < 0 || X >= majLen {
 			kern = nil
 		}
 	}
@@ -129,6 +137,9 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 				s := tab[c]
 				st.ev, st.off, st.loI, st.hiI, st.loF, st.hiF = ev, int32(dir*c*minLen), s.loI, s.hiI, s.loF, s.hiF
 				st.rp, st.rm = recip[c], recip[c-1]
+				X := major0 + dir*c
+				st.fast = X >= 0 && X+BlockSide-1 < majLen && minor0+int(s.loI) >= 0 && minor0+BlockSide-1+int(s.hiI) < minLen-1
+				st.base = int32(X*minLen + minor0 + int(s.loI))
 				kern(st, z)
 			}
 			if c&(1<<chunkShift-1) == 0 {
