@@ -65,6 +65,7 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 	negInf := math.Inf(-1)
 	live := uint16(0) // lanes with cuts left that may raise their maximum
 	lastAll := 1
+	eyeMin := float32(math.Inf(1))
 	for b := range Lanes {
 		bx, by := int32(b%BlockSide), int32(b/BlockSide)
 		if !colMaj {
@@ -79,6 +80,7 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 			if st.last[b] >= 2 {
 				live |= 1 << b
 				lastAll = max(lastAll, int(st.last[b]))
+				eyeMin = min(eyeMin, bw.eye[b])
 			}
 		}
 	}
@@ -143,34 +145,31 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 				kern(st, z)
 			}
 			if c&(1<<chunkShift-1) == 0 {
-				// Lanes that no later cut can raise stop (cutSuffix's bound
-				// over the block's tiles).
-				zs := st.top[c>>chunkShift]
-				first := float64(c + 1)
+				// Lanes that no later cut can raise stop: cutSuffix's bound
+				// over the block's tiles, from the lowest eye of the block
+				// and its last cut, which bounds every lane's.
+				d := float64(st.top[c>>chunkShift]) - float64(eyeMin)
+				var s float32
+				switch {
+				case math.IsInf(d, -1):
+					s = float32(negInf)
+				case d >= 0:
+					s = float32(d/(float64(c+1)+0.5)) * (1 + 1e-6)
+				default:
+					s = float32(d/(float64(lastAll)-0.5)) * (1 - 1e-6)
+				}
 				for l := live; l != 0; l &= l - 1 {
-					b := bits.TrailingZeros16(l)
-					d := float64(zs) - float64(bw.eye[b])
-					var s float32
-					switch {
-					case math.IsInf(d, -1):
-						s = float32(negInf)
-					case d >= 0:
-						s = float32(d/(first+0.5)) * (1 + 1e-6)
-					default:
-						s = float32(d/(float64(st.last[b])-0.5)) * (1 - 1e-6)
-					}
-					if st.F[b] >= float64(s) {
+					if b := bits.TrailingZeros16(l); st.F[b] >= float64(s) {
 						live &^= 1 << b
 					}
 				}
 			}
 		}
-		row := bw.prof[(pos+j)*Lanes : (pos+j+1)*Lanes]
-		copy(row, st.P[:])
+		*(*[Lanes]float32)(bw.prof[(pos+j)*Lanes:]) = st.P
 	}
 	// Every lane's maximum is final: the rest of the rows repeat it.
 	for ; j <= nmax; j++ {
-		copy(bw.prof[(pos+j)*Lanes:(pos+j+1)*Lanes], st.P[:])
+		*(*[Lanes]float32)(bw.prof[(pos+j)*Lanes:]) = st.P
 	}
 }
 
