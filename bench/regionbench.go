@@ -31,10 +31,9 @@ import (
 // several sizes and a 2 km view distance, and on a
 // window of the 18 m scale map (scaleWarp) at PVS cells of 18 m beside the
 // conservative point model; both also with the region model's versions
-// named by --compare (the previous one, region-v2, by default;
-// region-v4, the cuts across the wedge, bakes a 513² part of the 18 m
-// window in 5.3× version 3's time, and on PVS cells of more than one
-// heightmap cell version 3's bytes). Each store is baked by pvsbake
+// named by --compare (region-v3, the swept squares, by default; on PVS
+// cells of more than one heightmap cell the default, version 4, bakes
+// version 3's bytes). Each store is baked by pvsbake
 // (timed), opened
 // and queried (hierarchical growing, lossy merges, one thread), and its
 // frontier sets checked at positions inside their cells against exact
@@ -90,7 +89,7 @@ func runRegionBench(args []string, stdout, stderr io.Writer) error {
 	pairs := fs.Int("pairs", 2000, "mutually invisible `pairs` queried per store")
 	positions := fs.Int64("positions", 1_000_000, "position `pairs` checked per store, at least (inside the frontier sets of the queried pairs)")
 	observers := fs.Int("observers", 200, "random `observers` comparing the two models' hidden cells on the 18 m window")
-	compare := fs.String("compare", "region-v2", "region model `versions` baked beside the default on the 1 m map's PVS cells and the 18 m window, comma-separated (\"\": none)")
+	compare := fs.String("compare", "region-v3", "region model `versions` baked beside the default on the 1 m map's PVS cells and the 18 m window, comma-separated (\"\": none)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
 	out := fs.String("out", "bench/results", "results `folder`; a new dated subfolder is made")
 	stores := fs.String("stores", filepath.Join(os.TempDir(), "pvs-region"), "`folder` for the maps and the stores (large; not committed)")

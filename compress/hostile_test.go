@@ -535,7 +535,12 @@ func TestVisibilityModels(t *testing.T) {
 			p.LOS = horizon.LOSConservative
 			h.Params = FromHorizon(p)
 		}, "", horizon.LOSConservative, 1},
-		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 3},
+		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 4},
+		{"the region model's version 3", func(h *Header) {
+			p := horizon.DefaultParams()
+			p.Version = 3
+			h.Params = FromHorizon(p)
+		}, "", horizon.LOSRegion, 3},
 		{"the previous region version", func(h *Header) {
 			p := horizon.DefaultParams()
 			p.Version = 2
@@ -631,7 +636,7 @@ func TestHorizonVersion(t *testing.T) {
 	if got := FromHorizon(p); got.LOSVersion != horizon.LOSRegion.Default() || got.Horizon() != p {
 		t.Errorf("default: %+v gives %+v", got, got.Horizon())
 	}
-	for _, v := range []int{2, 4} {
+	for _, v := range []int{2, 3} {
 		p.Version = v
 		if got := FromHorizon(p); got.LOSVersion != v || got.Horizon() != p {
 			t.Errorf("region v%d: %+v gives %+v", v, got, got.Horizon())

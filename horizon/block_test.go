@@ -330,8 +330,8 @@ func TestBlockMatchesClassify(t *testing.T) {
 	regionFar.MaxDistance = 400
 	regionV2 := region
 	regionV2.Version = 2
-	regionV4, regionV4Far := region, regionFar
-	regionV4.Version, regionV4Far.Version = 4, 4
+	regionV3, regionV3Far := region, regionFar
+	regionV3.Version, regionV3Far.Version = 3, 3
 	cases := []struct {
 		name   string
 		ter    Terrain
@@ -363,10 +363,10 @@ func TestBlockMatchesClassify(t *testing.T) {
 		{"region hgt 50x50", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), region, 0},
 		{"region dsm 48x48 400m", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), regionFar, 0},
 		{"region-v2 walls 41x38", walls(41, 38), regionV2, 0},
-		{"region-v4 walls 41x38", walls(41, 38), regionV4, 0},
-		{"region-v4 random 33x20 nodata", random(33, 20, 40), regionV4, 0.15},
-		{"region-v4 hgt 50x50", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), regionV4, 0},
-		{"region-v4 dsm 48x48 400m", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), regionV4Far, 0},
+		{"region-v3 walls 41x38", walls(41, 38), regionV3, 0},
+		{"region-v3 random 33x20 nodata", random(33, 20, 40), regionV3, 0.15},
+		{"region-v3 hgt 50x50", cropWindow(t, "hgt-130x110", 0, 0, 50, 50), regionV3, 0},
+		{"region-v3 dsm 48x48 400m", cropWindow(t, "dsm-120x136", 0, 0, 48, 48), regionV3Far, 0},
 	}
 	for i, tc := range cases {
 		// -short (make test) runs the small cases and one real crop in four

@@ -116,7 +116,7 @@ var goldenParams = []struct {
 	{"s256", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, LOS: LOSConservative}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 2}},
-	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 4}},
+	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 3}},
 }
 
 // TestGolden holds SHA-256 hashes of the visibility tables, of the

@@ -89,10 +89,10 @@ import (
 // million on the DSM). Version 2 stays selectable (Params.Version,
 // --los region-v2).
 //
-// Version 3 is the default (LOS.Default). Version 4 (cut.go, --los
-// region-v4) bounds the ground along cuts across the wedge instead of over
-// the swept squares, on heightmap cells; on PVS cells of more than one
-// heightmap cell it bakes version 3's bytes.
+// Version 4, the default (LOS.Default; cut.go), bounds the ground along
+// cuts across the wedge instead of over the swept squares, on heightmap
+// cells; on PVS cells of more than one heightmap cell it bakes version 3's
+// bytes. Version 3 stays selectable (--los region-v3).
 
 // regionExclusion returns e, the distance in metres from either centre
 // within which the region model ignores the surface: half the heightmap

@@ -12,7 +12,7 @@ import (
 )
 
 // TestRegion: on windows of both real crops and on two nearly flat
-// terrains made here, under the default version (3) and version 4 (cuts),
+// terrains made here, under the default version (4, cuts) and version 3,
 // no position in an observer cell sees a position in a cell the region
 // model hides (corners, random positions and an adversarial search for the
 // highest sight line, against exact line of sight sampled 16 times per
@@ -36,9 +36,9 @@ func TestRegion(t *testing.T) {
 		{"ripples", flatTerrain(size, false)},
 	}
 	for _, tr := range terrains {
-		for _, version := range []int{0, 4} {
+		for _, version := range []int{0, 3} {
 			share := regionCheck(t, tr.name, tr.ter, version, observers, perObserver)
-			if tr.name == "berms" && version == 4 && share < 0.2 {
+			if tr.name == "berms" && version == 0 && share < 0.2 {
 				t.Errorf("berms, version 4: keeps %.1f%% of the point model's hidden cells, want at least 20%%", 100*share)
 			}
 		}
@@ -330,9 +330,9 @@ func TestParseModel(t *testing.T) {
 		ok      bool
 	}{
 		{"region", LOSRegion, 0, true},
-		{"region-v3", LOSRegion, 0, true}, // the default: the same as no version
+		{"region-v4", LOSRegion, 0, true}, // the default: the same as no version
 		{"region-v2", LOSRegion, 2, true},
-		{"region-v4", LOSRegion, 4, true}, // newer than the default
+		{"region-v3", LOSRegion, 3, true},
 		{"region-v1", 0, 0, false},
 		{"region-v5", 0, 0, false},
 		{"region-vx", 0, 0, false},
@@ -349,11 +349,11 @@ func TestParseModel(t *testing.T) {
 			t.Errorf("ParseModel(%q): %v does not wrap ErrParams", tc.name, err)
 		}
 	}
-	if got, want := ModelNames(), "sector or conservative or region or region-v2 or region-v4"; got != want {
+	if got, want := ModelNames(), "sector or conservative or region or region-v2 or region-v3"; got != want {
 		t.Errorf("ModelNames() = %q, want %q", got, want)
 	}
 	p := DefaultParams()
-	if p.ModelVersion() != 3 {
+	if p.ModelVersion() != 4 {
 		t.Errorf("default region version %d", p.ModelVersion())
 	}
 	for _, v := range []int{1, 5, -1} {
