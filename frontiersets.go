@@ -60,7 +60,7 @@ type Info struct {
 	// the PVS cell (Params.PVSCell heightmap cells a side; 0 or 1: the
 	// heightmap's own).
 	Params horizon.Params
-	// Model names the model and its version ("region v3").
+	// Model names the model and its version ("region v4").
 	Model string
 	// Coded reports a coded store (trees entropy-coded, decoded when a
 	// query reads them) rather than a flat one.
