@@ -300,22 +300,32 @@ func (m *Model) cutGroupTop(k, major, minor, dir, c0, c1 int, ze float32, tab []
 	b0 := minor + int(min(tab[c0].loI, tab[c1].loI))
 	b1 := minor + int(max(tab[c0].hiI, tab[c1].hiI)) + 1
 	b0, b1 = max(b0, 0), min(b1, minLen-1)
-	tiles, tcols := m.zmax[l], int(m.cols[l])
-	top := float32(math.Inf(-1))
-	for a := a0 >> l; a <= a1>>l; a++ {
-		for b := b0 >> l; b <= b1>>l; b++ {
-			x, y := a, b
-			if !m.secColMaj[k] {
-				x, y = b, a
-			}
-			top = max(top, tiles[y*tcols+x])
-		}
-	}
+	top := m.cutTileTop(m.secColMaj[k], l, a0, a1, b0, b1)
 	d := float64(top) - float64(ze)
 	if d < 0 {
 		return d * m.cutRecip[c1-1]
 	}
 	return d * m.cutRecip[c0]
+}
+
+// cutTileTop returns the highest elevation of the tiles of the pyramid's
+// level l (Model.zmax) over major cells a0 … a1 and minor cells b0 … b1 of
+// a wedge (column-major where colMaj), each range read by its tiles from
+// a0>>l to a1>>l (one tile where both ends share it, even if a0 > a1):
+// the cut walk's screens.
+func (m *Model) cutTileTop(colMaj bool, l, a0, a1, b0, b1 int) float32 {
+	tiles, tcols := m.zmax[l], int(m.cols[l])
+	top := float32(math.Inf(-1))
+	for a := a0 >> l; a <= a1>>l; a++ {
+		for b := b0 >> l; b <= b1>>l; b++ {
+			x, y := a, b
+			if !colMaj {
+				x, y = b, a
+			}
+			top = max(top, tiles[y*tcols+x])
+		}
+	}
+	return top
 }
 
 // cutLast returns the last cut slot j of a profile with factor q holds:
@@ -337,7 +347,6 @@ func (m *Model) cutSuffix(k, major, minor, dir, lastCut int, eye float32, suf []
 	}
 	suf = suf[:chunks+1]
 	tl := min(chunkShift, len(m.zmax)-1)
-	tiles, tcols := m.zmax[tl], int(m.cols[tl])
 	minLen, majLen := m.t.Height, m.t.Width
 	if !m.secColMaj[k] {
 		minLen, majLen = m.t.Width, m.t.Height
@@ -351,14 +360,8 @@ func (m *Model) cutSuffix(k, major, minor, dir, lastCut int, eye float32, suf []
 			b0 := float64(minor) + min(float64((float64(i0)+cs.sLo)*cs.rLo), float64((float64(i1)+cs.sLo)*cs.rLo)) - 1
 			b1 := float64(minor) + max(float64((float64(i0)+cs.sHi)*cs.rHi), float64((float64(i1)+cs.sHi)*cs.rHi)) + 1
 			lo, hi := max(int(math.Floor(b0)), 0), min(int(math.Ceil(b1)), minLen-1)
-			for a := a0 >> tl; a <= a1>>tl; a++ {
-				for b := lo >> tl; b <= hi>>tl && lo <= hi; b++ {
-					x, y := a, b
-					if !m.secColMaj[k] {
-						x, y = b, a
-					}
-					zs = max(zs, tiles[y*tcols+x])
-				}
+			if lo <= hi {
+				zs = max(zs, m.cutTileTop(m.secColMaj[k], tl, a0, a1, lo, hi))
 			}
 		}
 		// The bound for cuts after chunk c−1's last, c·2^chunkShift.

@@ -51,7 +51,9 @@ GLOBL transpose16<>(SB), RODATA|NOPTR, $64
 // describes for the lanes st.ev, the sixteen lanes at once. Each lane's
 // interval is clipped to the grid's hull by masks; its ends and the
 // samples between are gathered, masked to the lanes whose interval holds
-// them, so that no lane reads outside its line. The float32
+// them, so that no lane reads outside its line — or, where cutLanes.fast
+// says no lane's interval leaves the grid, loaded four lanes at a time
+// (LOAD4: the four lanes on one line read consecutive samples). The float32
 // interpolations and the float64 threshold and slope are cutLanesGo's
 // operations, each rounded on its own; the slope's rounding down is the
 // conversion's own rounding toward −∞ (cutSlopeOf's result). Minima are

@@ -33,7 +33,7 @@ type cutLanes struct {
 	// transposed: colMaj).
 	fast, colMaj bool
 	base         int32
-	top                []float32 // per chunk of 2^chunkShift cuts: the highest tile any lane's later cuts cross
+	top          []float32 // per chunk of 2^chunkShift cuts: the highest tile any lane's later cuts cross
 }
 
 // cutWalk fills sector k's profile rows pos … pos+nmax of every lane with
@@ -195,17 +195,7 @@ func (bw *BlockWorker) cutGroupSkip(k, major0, minor0, dir, c0, c1 int, live uin
 	b0 := minor0 + int(min(tab[c0].loI, tab[c1].loI))
 	b1 := minor0 + BlockSide - 1 + int(max(tab[c0].hiI, tab[c1].hiI)) + 1
 	b0, b1 = max(b0, 0), min(b1, minLen-1)
-	tiles, tcols := m.zmax[l], int(m.cols[l])
-	top := float32(math.Inf(-1))
-	for a := a0 >> l; a <= a1>>l; a++ {
-		for b := b0 >> l; b <= b1>>l; b++ {
-			x, y := a, b
-			if !m.secColMaj[k] {
-				x, y = b, a
-			}
-			top = max(top, tiles[y*tcols+x])
-		}
-	}
+	top := m.cutTileTop(m.secColMaj[k], l, a0, a1, b0, b1)
 	var skip uint16
 	for lv := live; lv != 0; lv &= lv - 1 {
 		b := bits.TrailingZeros16(lv)
@@ -235,7 +225,6 @@ func (bw *BlockWorker) cutTops(k, major0, minor0, dir, lastAll int) {
 	}
 	st.top = st.top[:chunks+1]
 	tl := min(chunkShift, len(m.zmax)-1)
-	tiles, tcols := m.zmax[tl], int(m.cols[tl])
 	minLen, majLen := m.t.Height, m.t.Width
 	if !m.secColMaj[k] {
 		minLen, majLen = m.t.Width, m.t.Height
@@ -252,14 +241,8 @@ func (bw *BlockWorker) cutTops(k, major0, minor0, dir, lastAll int) {
 			b0 := float64(minor0) + min(float64((float64(i0)+cs.sLo)*cs.rLo), float64((float64(i1)+cs.sLo)*cs.rLo)) - 1
 			b1 := float64(minor0+BlockSide-1) + max(float64((float64(i0)+cs.sHi)*cs.rHi), float64((float64(i1)+cs.sHi)*cs.rHi)) + 1
 			lo, hi := max(int(math.Floor(b0)), 0), min(int(math.Ceil(b1)), minLen-1)
-			for a := a0 >> tl; a <= a1>>tl && a0 <= a1; a++ {
-				for b := lo >> tl; b <= hi>>tl && lo <= hi; b++ {
-					x, y := a, b
-					if !m.secColMaj[k] {
-						x, y = b, a
-					}
-					zs = max(zs, tiles[y*tcols+x])
-				}
+			if a0 <= a1 && lo <= hi {
+				zs = max(zs, m.cutTileTop(m.secColMaj[k], tl, a0, a1, lo, hi))
 			}
 		}
 		st.top[c] = zs
