@@ -308,6 +308,28 @@ func (m *Model) cutGroupTop(k, major, minor, dir, c0, c1 int, ze float32, tab []
 	return d * m.cutRecip[c0]
 }
 
+// cutChunkTop returns the highest elevation of the tiles (Model.zmax at
+// level chunkShift, or the pyramid's top) that sector k's cuts i0 … i1
+// cross from the observers at major … major+w and minor … minor+w (w = 0:
+// one observer; BlockSide − 1: a block), −Inf where they lie outside the
+// grid: cutSuffix's and BlockWorker.cutTops' screens.
+func (m *Model) cutChunkTop(k, major, minor, w, dir, i0, i1 int) float32 {
+	cs := &m.cut[k]
+	minLen, majLen := m.t.Height, m.t.Width
+	if !m.secColMaj[k] {
+		minLen, majLen = m.t.Width, m.t.Height
+	}
+	a0, a1 := min(major+dir*i0, major+dir*i1), max(major+dir*i0, major+dir*i1)+w
+	a0, a1 = max(a0, 0), min(a1, majLen-1)
+	b0 := float64(minor) + min(float64((float64(i0)+cs.sLo)*cs.rLo), float64((float64(i1)+cs.sLo)*cs.rLo)) - 1
+	b1 := float64(minor+w) + max(float64((float64(i0)+cs.sHi)*cs.rHi), float64((float64(i1)+cs.sHi)*cs.rHi)) + 1
+	lo, hi := max(int(math.Floor(b0)), 0), min(int(math.Ceil(b1)), minLen-1)
+	if a0 > a1 || lo > hi {
+		return float32(math.Inf(-1))
+	}
+	return m.cutTileTop(m.secColMaj[k], min(chunkShift, len(m.zmax)-1), a0, a1, lo, hi)
+}
+
 // cutTileTop returns the highest elevation of the tiles of the pyramid's
 // level l (Model.zmax) over major cells a0 … a1 and minor cells b0 … b1 of
 // a wedge (column-major where colMaj), each range read by its tiles from
@@ -340,29 +362,16 @@ func cutLast(j int, q float64) int {
 // cross, (z − eye)/(i + ½) at the first such cut i when z is above the
 // eye, else (z − eye)/(lastCut − ½), the least negative f can be.
 func (m *Model) cutSuffix(k, major, minor, dir, lastCut int, eye float32, suf []float32) []float32 {
-	cs := &m.cut[k]
 	chunks := lastCut>>chunkShift + 1
 	if cap(suf) < chunks+1 {
 		suf = make([]float32, chunks+1)
 	}
 	suf = suf[:chunks+1]
-	tl := min(chunkShift, len(m.zmax)-1)
-	minLen, majLen := m.t.Height, m.t.Width
-	if !m.secColMaj[k] {
-		minLen, majLen = m.t.Width, m.t.Height
-	}
 	zs := float32(math.Inf(-1))
 	for c := chunks - 1; c >= 0; c-- {
 		i0, i1 := max(c<<chunkShift+1, 2), min((c+1)<<chunkShift, lastCut)
 		if i0 <= i1 {
-			a0, a1 := major+dir*i0, major+dir*i1
-			a0, a1 = max(min(a0, a1), 0), min(max(a0, a1), majLen-1)
-			b0 := float64(minor) + min(float64((float64(i0)+cs.sLo)*cs.rLo), float64((float64(i1)+cs.sLo)*cs.rLo)) - 1
-			b1 := float64(minor) + max(float64((float64(i0)+cs.sHi)*cs.rHi), float64((float64(i1)+cs.sHi)*cs.rHi)) + 1
-			lo, hi := max(int(math.Floor(b0)), 0), min(int(math.Ceil(b1)), minLen-1)
-			if lo <= hi {
-				zs = max(zs, m.cutTileTop(m.secColMaj[k], tl, a0, a1, lo, hi))
-			}
+			zs = max(zs, m.cutChunkTop(k, major, minor, 0, dir, i0, i1))
 		}
 		// The bound for cuts after chunk c−1's last, c·2^chunkShift.
 		first := float64(c<<chunkShift + 1)

@@ -214,36 +214,19 @@ func (bw *BlockWorker) cutGroupSkip(k, major0, minor0, dir, c0, c1 int, live uin
 // cutTops fills bw.cutL.top, for the chunks of 2^chunkShift cuts up to
 // lastAll of sector k, with the highest elevation (Model.zmax) of the
 // tiles that any lane's cuts after the chunk's start cross: cutSuffix's
-// tiles over the union of the block's lanes.
+// tiles over the union of the block's lanes (Model.cutChunkTop).
 func (bw *BlockWorker) cutTops(k, major0, minor0, dir, lastAll int) {
-	m := bw.m
-	cs := &m.cut[k]
 	st := &bw.cutL
 	chunks := lastAll>>chunkShift + 1
 	if cap(st.top) < chunks+1 {
 		st.top = make([]float32, chunks+1)
 	}
 	st.top = st.top[:chunks+1]
-	tl := min(chunkShift, len(m.zmax)-1)
-	minLen, majLen := m.t.Height, m.t.Width
-	if !m.secColMaj[k] {
-		minLen, majLen = m.t.Width, m.t.Height
-	}
 	zs := float32(math.Inf(-1))
 	for c := chunks - 1; c >= 0; c-- {
 		i0, i1 := max(c<<chunkShift+1, 2), min((c+1)<<chunkShift, lastAll)
 		if i0 <= i1 {
-			a0, a1 := major0+dir*i0, major0+BlockSide-1+dir*i1
-			if dir < 0 {
-				a0, a1 = major0-i1, major0+BlockSide-1-i0
-			}
-			a0, a1 = max(a0, 0), min(a1, majLen-1)
-			b0 := float64(minor0) + min(float64((float64(i0)+cs.sLo)*cs.rLo), float64((float64(i1)+cs.sLo)*cs.rLo)) - 1
-			b1 := float64(minor0+BlockSide-1) + max(float64((float64(i0)+cs.sHi)*cs.rHi), float64((float64(i1)+cs.sHi)*cs.rHi)) + 1
-			lo, hi := max(int(math.Floor(b0)), 0), min(int(math.Ceil(b1)), minLen-1)
-			if a0 <= a1 && lo <= hi {
-				zs = max(zs, m.cutTileTop(m.secColMaj[k], tl, a0, a1, lo, hi))
-			}
+			zs = max(zs, bw.m.cutChunkTop(k, major0, minor0, BlockSide-1, dir, i0, i1))
 		}
 		st.top[c] = zs
 	}
