@@ -82,10 +82,10 @@ type Params struct {
 	// honour it.
 	LOS LOS
 	// Version is the model's version to bake: 0, the model's default
-	// (LOS.Default), or another this build keeps (from LOS.Oldest to
-	// LOS.Version): an older one for comparisons, a newer one not yet the
-	// default (region version 4, cut.go). Stores record the version they
-	// were baked with (ModelVersion).
+	// (LOS.Default; region version 4, cut.go), or another this build
+	// keeps (from LOS.Oldest to LOS.Version): an older one for comparisons
+	// (region versions 2 and 3, the swept squares). Stores record the
+	// version they were baked with (ModelVersion).
 	Version int
 	// PVSCell is the side of a PVS cell in heightmap cells (0 or 1: the
 	// heightmap's own cells; > 1 only with LOSRegion, at most
