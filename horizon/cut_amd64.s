@@ -22,6 +22,23 @@
 	VMULPD Z28, D, D; \
 	VCVTPD2PS.RD_SAE D, YP
 
+// END sets ZV to an end of the lanes' intervals (K1), rows I on the
+// lanes' lines Z7: z[I], interpolated toward z[I+1] by the fractions F
+// in the lanes where F ≠ 0 (K3; that gather is empty where none is, and
+// the sum masked to them). ZT, Z8 and K2 are scratch, Z12 holds 1 and
+// Z5 zero.
+#define END(I, F, ZV, ZT) \
+	VPADDD I, Z7, Z8; \
+	KMOVW K1, K2; \
+	VGATHERDPS (SI)(Z8*4), K2, ZV; \
+	VCMPPS $4, Z5, F, K1, K3; \
+	VPADDD Z12, Z8, Z8; \
+	KMOVW K3, K2; \
+	VGATHERDPS (SI)(Z8*4), K2, ZT; \
+	VSUBPS ZV, ZT, ZT; \
+	VMULPS ZT, F, ZT; \
+	VADDPS ZT, ZV, K3, ZV
+
 // LOAD4 sets Z (X its low quarter) to the four lanes' samples of each of
 // the four lines at byte offset OFF from R10, the lines R8 bytes apart
 // (R9 = 3·R8), as the lanes order them: transposed (Z30) where BX ≠ 0.
@@ -107,20 +124,8 @@ TEXT ·cutAVX512(SB), NOSPLIT, $0-16
 	VPBROADCASTD AX, Z12 // 1
 
 	// The low end: z[a], interpolated toward z[a+1] where fa ≠ 0.
-	VPADDD Z1, Z7, Z8
-	KMOVW K1, K2
-	VGATHERDPS (SI)(Z8*4), K2, Z9
-	VCMPPS $4, Z5, Z3, K1, K3
-	KORTESTW K3, K3
-	JEQ lodone
-	VPADDD Z12, Z8, Z8
-	KMOVW K3, K2
-	VGATHERDPS (SI)(Z8*4), K2, Z10
-	VSUBPS Z9, Z10, Z10
-	VMULPS Z10, Z3, Z10
-	VADDPS Z10, Z9, K3, Z9
+	END(Z1, Z3, Z9, Z10)
 
-lodone:
 	// The samples between: rows a₀ + t, t = 1 … hiI − loI (a₀ before
 	// clipping), in the lanes where a < row ≤ e.
 	MOVL cutLanes_hiI(DI), CX
@@ -143,20 +148,7 @@ inner:
 
 hi:
 	// The high end: z[e], interpolated toward z[e+1] where fe ≠ 0.
-	VPADDD Z2, Z7, Z8
-	KMOVW K1, K2
-	VGATHERDPS (SI)(Z8*4), K2, Z10
-	VCMPPS $4, Z5, Z4, K1, K3
-	KORTESTW K3, K3
-	JEQ hidone
-	VPADDD Z12, Z8, Z8
-	KMOVW K3, K2
-	VGATHERDPS (SI)(Z8*4), K2, Z11
-	VSUBPS Z10, Z11, Z11
-	VMULPS Z11, Z4, Z11
-	VADDPS Z11, Z10, K3, Z10
-
-hidone:
+	END(Z2, Z4, Z10, Z11)
 	VMINPS Z10, Z9, K1, Z9
 
 slopes:
