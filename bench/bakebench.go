@@ -78,7 +78,7 @@ func runBakeBench(args []string, stdout, stderr io.Writer) error {
 	tmp := fs.String("tmp", filepath.Join(os.TempDir(), "pvs-bakebench"), "`folder` for the stores (deleted after each case)")
 	budgets := fs.String("budget", "0.1GiB,0.25GiB,0.5GiB,1GiB", "the `budgets` of every bake, in one pass")
 	peers2 := fs.String("peers", "../shared/peers", "`folder` of the peers' source (Total_Viewshed is built from it; \"\" to skip)")
-	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case (conservative, sector, region, region-v2, region-v3)")
+	models := fs.String("los", "conservative,sector", "visibility `models` every case is baked with, alternating within each case (conservative, sector, region, region-v2, region-v3, region-v4)")
 	tvModels := fs.String("tv-los", "region,region-v3,sector", "visibility `models` the Total_Viewshed crop is baked with, one worker each, the first also with two")
 	peerObs := fs.Int("peer-observers", 200, "`observers` timed with GDAL's viewshed and ours on each real window (0: skip)")
 	pvsbakeBin := fs.String("pvsbake", "", "a built pvsbake `binary` to time (\"\": build ./cmd/pvsbake, as make does)")

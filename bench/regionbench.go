@@ -31,9 +31,9 @@ import (
 // several sizes and a 2 km view distance, and on a
 // window of the 18 m scale map (scaleWarp) at PVS cells of 18 m beside the
 // conservative point model; both also with the region model's versions
-// named by --compare (region-v3, the swept squares, by default; on PVS
-// cells of more than one heightmap cell the default, version 4, bakes
-// version 3's bytes). Each store is baked by pvsbake
+// named by --compare (region-v3, the swept squares, by default; the
+// default, version 5, takes cuts across the wedge, on PVS cells too).
+// Each store is baked by pvsbake
 // (timed), opened
 // and queried (hierarchical growing, lossy merges, one thread), and its
 // frontier sets checked at positions inside their cells against exact

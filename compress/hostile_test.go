@@ -535,7 +535,12 @@ func TestVisibilityModels(t *testing.T) {
 			p.LOS = horizon.LOSConservative
 			h.Params = FromHorizon(p)
 		}, "", horizon.LOSConservative, 1},
-		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 4},
+		{"this build's region", func(h *Header) { p := horizon.DefaultParams(); p.LOS = horizon.LOSRegion; h.Params = FromHorizon(p) }, "", horizon.LOSRegion, 5},
+		{"the region model's version 4", func(h *Header) {
+			p := horizon.DefaultParams()
+			p.Version = 4
+			h.Params = FromHorizon(p)
+		}, "", horizon.LOSRegion, 4},
 		{"the region model's version 3", func(h *Header) {
 			p := horizon.DefaultParams()
 			p.Version = 3
@@ -555,7 +560,7 @@ func TestVisibilityModels(t *testing.T) {
 		{"region with the conservative flag", func(h *Header) { h.Params.LOS, h.Params.Conservative = "region", true }, `visibility model "region" version 1 is not one`, 0, 0},
 		{"unnamed sector", func(h *Header) { h.Params.LOS, h.Params.LOSVersion = "", 0 }, "", horizon.LOSSector, 0},
 		{"unnamed conservative", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "", 0, true }, "", horizon.LOSConservative, 0},
-		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 4)`, 0, 0},
+		{"unknown model", func(h *Header) { h.Params.LOS = "exact" }, `visibility model "exact" version 1 is not one this build knows (sector version 1, conservative version 1, region version 5)`, 0, 0},
 		{"newer version", func(h *Header) { h.Params.LOS, h.Params.LOSVersion, h.Params.Conservative = "conservative", 2, true },
 			`visibility model "conservative" version 2 is not one this build knows`, 0, 0},
 		{"name and flag disagree", func(h *Header) { h.Params.Conservative = true }, `visibility model "sector" version 1 is not one`, 0, 0},
@@ -636,7 +641,7 @@ func TestHorizonVersion(t *testing.T) {
 	if got := FromHorizon(p); got.LOSVersion != horizon.LOSRegion.Default() || got.Horizon() != p {
 		t.Errorf("default: %+v gives %+v", got, got.Horizon())
 	}
-	for _, v := range []int{2, 3} {
+	for _, v := range []int{2, 3, 4} {
 		p.Version = v
 		if got := FromHorizon(p); got.LOSVersion != v || got.Horizon() != p {
 			t.Errorf("region v%d: %+v gives %+v", v, got, got.Horizon())

@@ -140,7 +140,7 @@ type BlockWorker struct {
 	consJ    consJob      // scratch of the conservative walk: a step, its segments when computed,
 	consSegs []consSeg
 	consSuf  []float32 // and the band's suffix maxima
-	cutL     cutLanes  // the cut walk's lanes (region version 4)
+	cutL     cutLanes  // the cut walk's lanes (region versions 4 and 5)
 	bj       boundJob
 	cj       cellJob
 	// scratch of the vector kernels

@@ -38,7 +38,7 @@ type cutLanes struct {
 
 // cutWalk fills sector k's profile rows pos … pos+nmax of every lane with
 // the lane's cut profile, the bits Model.cutProfile gives the lane's
-// observer alone (region version 4, cut.go). The sixteen lanes take the
+// observer alone (region versions 4 and 5, cut.go). The sixteen lanes take the
 // cuts in step: the cut's interval is read once from the table for all
 // of them, and the screens bound the block as a whole (the union of the
 // lanes' intervals), each lane comparing the bound against its own eye

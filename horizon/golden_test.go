@@ -103,7 +103,8 @@ func readCrop(t testing.TB, name string) Terrain {
 // goldenParams are the parameter sets the golden test hashes: the thesis's
 // (sector model, 1,024 sectors), one with every option that enters the
 // arithmetic, the conservative model, and the region model with a view
-// distance, in the versions this build bakes. Keys name the model and its
+// distance, in the versions this build bakes, on heightmap cells and on
+// PVS cells of 3×3 heightmap cells. Keys name the model and its
 // version (Params.ModelVersion): a change of a model's bytes fails here and needs
 // a new version, so that stores, shards and checkpoints of the old bytes
 // are refused instead of mixed (-update then writes the new keys).
@@ -117,6 +118,8 @@ var goldenParams = []struct {
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 2}},
 	{"s256-2km", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, Version: 3}},
+	{"s256-2km-pvs3", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, PVSCell: 3}},
+	{"s256-2km-pvs3", Params{Sectors: 256, ObserverHeight: 1.8, TargetHeight: 1.8, MaxDistance: 2000, LOS: LOSRegion, PVSCell: 3, Version: 4}},
 }
 
 // TestGolden holds SHA-256 hashes of the visibility tables, of the
@@ -138,24 +141,25 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			g := m.Terrain() // the grid of PVS cells where PVSCell > 1
 			key := fmt.Sprintf("%s/%s/%s-v%d", c.Name, gp.name, gp.p.LOS, gp.p.ModelVersion())
 			got[key+"/tables"] = hashTables(m)
 			prof, bits, levels := sha256.New(), sha256.New(), sha256.New()
 			w := m.NewWorker()
 			var bm Bitmap
-			lv := NewLevels(ter.Width, ter.Height)
+			lv := NewLevels(g.Width, g.Height)
 			// Conservative steps walk chords and cost several times
 			// more: fewer observers keep the arm64 run (qemu) short.
 			stride, every := 37, 3
 			if gp.p.LOS != LOSSector {
 				stride, every = 149, 11
 			}
-			for i := 0; i < ter.Width*ter.Height; i += stride {
-				col, row := i%ter.Width, i/ter.Width
+			for i := 0; i < g.Width*g.Height; i += stride {
+				col, row := i%g.Width, i/g.Width
 				if err := w.Classify(col, row, lv, nil); err != nil {
 					t.Fatal(err)
 				}
-				hashLevels(levels, lv, ter.Width, ter.Height)
+				hashLevels(levels, lv, g.Width, g.Height)
 				for k := range w.n {
 					start := int(m.lineStart[k])
 					for j := 0; j <= m.steps(k, col, row); j++ {
@@ -177,8 +181,8 @@ func TestGolden(t *testing.T) {
 			bw := m.NewBlockWorker()
 			var blk Block
 			i := 0
-			for row := 0; row < ter.Height; row += BlockSide {
-				for col := 0; col < ter.Width; col += BlockSide {
+			for row := 0; row < g.Height; row += BlockSide {
+				for col := 0; col < g.Width; col += BlockSide {
 					if i++; i%every != 0 {
 						continue
 					}

@@ -82,10 +82,11 @@ type Params struct {
 	// honour it.
 	LOS LOS
 	// Version is the model's version to bake: 0, the model's default
-	// (LOS.Default; region version 4, cut.go), or another this build
+	// (LOS.Default; region version 5, cut.go), or another this build
 	// keeps (from LOS.Oldest to LOS.Version): an older one for comparisons
-	// (region versions 2 and 3, the swept squares). Stores record the
-	// version they were baked with (ModelVersion).
+	// (region versions 2 and 3, the swept squares; 4, the cuts on
+	// heightmap cells only). Stores record the version they were baked
+	// with (ModelVersion).
 	Version int
 	// PVSCell is the side of a PVS cell in heightmap cells (0 or 1: the
 	// heightmap's own cells; > 1 only with LOSRegion, at most
@@ -229,7 +230,7 @@ type Model struct {
 	consFirst   []int // per sector, the first step whose arc counts (LOSRegion; nil: 1)
 	// regionVersion is the region model's version that runs (region.go).
 	regionVersion int
-	// Region version 4 on heightmap cells (cut.go): per sector the cut
+	// Region versions 4 and 5, the cuts (cut.go): per sector the cut
 	// walk's constants, the surface transposed (occT[c*Height+r]) and
 	// the cuts' reciprocals.
 	cut      []cutSector

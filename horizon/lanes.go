@@ -65,7 +65,7 @@ type kernelSet struct {
 	// near, where not nil, is BlockWorker.cell: the lanes of act that see
 	// cell (c, r), a cell of the block's row or column band (quadCells).
 	near func(bw *BlockWorker, c, r int, act uint16) uint16
-	// cut, where not nil, is cutLanesGo (region version 4's cut for the
+	// cut, where not nil, is cutLanesGo (the region model's cut for the
 	// lanes st.ev, on z, occT or occ).
 	cut func(st *cutLanes, z []float32)
 }

@@ -15,7 +15,7 @@ import (
 //
 // The zero value is LOSSector, so that a Params literal keeps the thesis's
 // model; DefaultParams, the library's Bake and the command line default to
-// LOSConservative.
+// LOSRegion.
 type LOS uint8
 
 const (
@@ -47,16 +47,18 @@ const (
 // for comparisons. Region version 2 bounds each arc over every sample in
 // the swept square four times, once in each patch that shares it;
 // version 3 once, in the patch facing the observer (regionPoint); version
-// 4, the default, bounds the surface along cuts across the wedge instead
-// of over swept squares (cut.go): it hides more behind narrow ridges and
-// walls, and its block walk bakes in 0.7 of version 3's time.
+// 4 bounds the surface along cuts across the wedge instead of over swept
+// squares (cut.go) on heightmap cells, and keeps version 3's squares on
+// PVS cells of more than one heightmap cell (Params.PVSCell); version 5,
+// the default, takes the cuts on PVS cells too. The cuts hide more behind
+// narrow ridges and walls, and bake in 0.7 of the squares' time.
 var losInfo = [numLOS]struct {
 	name                  string
 	version, dflt, oldest int
 }{
 	LOSSector:       {"sector", 1, 1, 1},
 	LOSConservative: {"conservative", 1, 1, 1},
-	LOSRegion:       {"region", 4, 4, 2},
+	LOSRegion:       {"region", 5, 5, 2},
 }
 
 // String returns the model's name: "sector", "conservative" or "region".
@@ -137,7 +139,7 @@ func ParseModel(name string) (LOS, int, error) {
 
 // ModelNames lists the names ParseModel takes: each model's, then name-vN
 // for every other version than the default this build bakes, "sector or
-// conservative or region or region-v2 or region-v3".
+// conservative or region or region-v2 or region-v3 or region-v4".
 func ModelNames() string {
 	names := []string{LOSNames()}
 	for l := range numLOS {

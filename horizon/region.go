@@ -89,10 +89,13 @@ import (
 // million on the DSM). Version 2 stays selectable (Params.Version,
 // --los region-v2).
 //
-// Version 4, the default (LOS.Default; cut.go), bounds the ground along
-// cuts across the wedge instead of over the swept squares, on heightmap
-// cells; on PVS cells of more than one heightmap cell it bakes version 3's
-// bytes. Version 3 stays selectable (--los region-v3).
+// Version 4 (cut.go) bounds the ground along cuts across the wedge
+// instead of over the swept squares, on heightmap cells; on PVS cells of
+// more than one heightmap cell it bakes version 3's bytes. Version 5, the
+// default (LOS.Default), takes the cuts on PVS cells too, over
+// regionCoarse's lower surface (cut.go); on heightmap cells it bakes
+// version 4's bytes. Versions 3 and 4 stay selectable (--los region-v3,
+// region-v4).
 
 // regionExclusion returns e, the distance in metres from either centre
 // within which the region model ignores the surface: half the heightmap
@@ -130,14 +133,15 @@ func (regionLines) setup(m *Model) {
 		}
 		m.consFirst[k] = i
 	}
-	if m.regionVersion >= 4 && p.PVSCell <= 1 {
+	if m.regionVersion >= 5 || m.regionVersion == 4 && p.PVSCell <= 1 {
 		m.consPad = m.roundingPad()
 		m.cutTables()
 	}
 }
 
-// walk fills w's profiles by the cuts (cut.go) under version 4 on
-// heightmap cells, else by the swept squares (conservativeLines.walk).
+// walk fills w's profiles by the cuts (cut.go) under version 5, and
+// version 4 on heightmap cells, else by the swept squares
+// (conservativeLines.walk).
 func (regionLines) walk(w *Worker, col, row int) {
 	m := w.m
 	if m.cut == nil {
@@ -155,7 +159,7 @@ func (regionLines) walk(w *Worker, col, row int) {
 
 // walkBlock fills the block's rows of sector k with the lanes' cut
 // profiles (BlockWorker.cutWalk, the bits Worker.walk computes) under
-// version 4 on heightmap cells; under versions 2 and 3 or on PVS cells,
+// version 5, and version 4 on heightmap cells; else (the swept squares)
 // walkConservative.
 func (regionLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
 	if bw.m.cut == nil {
@@ -178,8 +182,8 @@ func (regionLines) walkBlock(bw *BlockWorker, k, pos, nmax, chunks int) int {
 const regionTableSegs = 3 << 20
 
 // tableBytes: the conservative model's tables with the larger segment
-// table, plus the tops and version 4's transposed surface (grids of
-// float32). Version 4 builds no patch or segment tables; its cut tables
+// table, plus the tops and the cuts' transposed surface (grids of
+// float32). The cuts build no patch or segment tables; their tables
 // (16 bytes per sector and step, a byte per cell for the screen) fit in
 // what they would take.
 func (regionLines) tableBytes(width, height, sectors int) int64 {

@@ -244,13 +244,14 @@ func TestConservativeBake(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	for _, tc := range []struct{ flags, want []string }{
-		{nil, []string{`"los": "region"`, `"los_version": 4`}},
+		{nil, []string{`"los": "region"`, `"los_version": 5`}},
 		{[]string{"--los", "conservative"}, []string{`"los": "conservative"`, `"los_version": 1`}},
 		{[]string{"--los", "sector"}, []string{`"los": "sector"`, `"los_version": 1`}},
-		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 4`}},
+		{[]string{"--los", "region"}, []string{`"los": "region"`, `"los_version": 5`}},
 		{[]string{"--los", "region-v3"}, []string{`"los": "region"`, `"los_version": 3`}},
 		{[]string{"--los", "region-v2"}, []string{`"los": "region"`, `"los_version": 2`}},
 		{[]string{"--los", "region-v4"}, []string{`"los": "region"`, `"los_version": 4`}},
+		{[]string{"--los", "region-v5"}, []string{`"los": "region"`, `"los_version": 5`}},
 	} {
 		store := filepath.Join(dir, "c.pvs")
 		if _, errOut, code := runCmd(append([]string{"bake", dem, "-o", store, "--nodes", "30", "--sectors", "64", "-q"}, tc.flags...)...); code != 0 {

@@ -483,7 +483,7 @@ func (v *VisFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&v.p.EarthCurvature, "curvature", false, "account for the Earth's curvature")
 	fs.Float64Var(&v.p.Refraction, "refraction", 0, "refraction `coefficient` used with --curvature (e.g. 0.13)")
 	fs.Float64Var(&v.p.Margin, "margin", d.Margin, "count a target hidden only when it lies this many `metres` below the line of sight (conservative for grazing lines)")
-	fs.StringVar(&v.los, "los", d.LOS.String(), "visibility `model`: conservative (hidden only when the exact line of sight between the sample points is blocked), region (hidden only when no position in the observer's cell sees any position in the target's: players anywhere) or sector (the thesis's midline profiles: faster, can hide targets whose line of sight passes beside a ridge); region-v3 and region-v2 bake the region model's previous versions (swept squares instead of cuts across the wedge: fewer cells hidden behind narrow ridges and walls, a slower bake), for comparisons")
+	fs.StringVar(&v.los, "los", d.LOS.String(), "visibility `model`: conservative (hidden only when the exact line of sight between the sample points is blocked), region (hidden only when no position in the observer's cell sees any position in the target's: players anywhere) or sector (the thesis's midline profiles: faster, can hide targets whose line of sight passes beside a ridge); region-v4, region-v3 and region-v2 bake the region model's previous versions, for comparisons (swept squares instead of cuts across the wedge: fewer cells hidden behind narrow ridges and walls, a slower bake; region-v4 keeps them only on PVS cells of more than one heightmap cell)")
 }
 
 // Params returns the parameters; their validation is horizon.New's.
