@@ -221,9 +221,9 @@ func TestRegionWall(t *testing.T) {
 // k) the model lives on the grid of PVS cells, and no position in an
 // observer PVS cell sees a position in a PVS cell it hides, against exact
 // line of sight on the heightmap's surface; Classify agrees with Viewshed,
-// and the block engine with Worker. So under the default version (5, the
-// cuts) and version 4 (the swept squares there); over the three crops the
-// cuts hide more.
+// and the block engine with Worker: under the default version (5, the
+// cuts) and under version 4 (the swept squares there). Over the three
+// crops the cuts hide more.
 func TestRegionCoarse(t *testing.T) {
 	observers, perObserver := 5, 120
 	if !testing.Short() {
