@@ -51,6 +51,17 @@
 	JEQ 2(PC); \
 	VPERMPS Z, Z30, Z
 
+// FRAC4 interpolates the loads of four (LOAD4) ZV towards the next
+// sample, by the fraction F (broadcast): where F ≠ 0, ZV + F·(next − ZV),
+// as cutAt computes it, ZT (XT its low quarter) scratch. The next sample
+// lies inside each lane's line on the loads-of-four path.
+#define FRAC4(F, ZV, ZT, XT) \
+	VCMPPS $4, Z5, F, K3; \
+	LOAD4(4, ZT, XT); \
+	VSUBPS ZV, ZT, ZT; \
+	VMULPS ZT, F, ZT; \
+	VADDPS ZT, ZV, K3, ZV
+
 // Lane b's place in the loads of a column-major sector: (b mod 4)·4 + b/4.
 DATA transpose16<>+0(SB)/8, $0x0000000400000000
 DATA transpose16<>+8(SB)/8, $0x0000000c00000008
@@ -198,15 +209,8 @@ fast:
 	SUBL cutLanes_loI(DI), CX
 	LOAD4(0, Z9, X9)
 	VBROADCASTSS cutLanes_loF(DI), Z3
-	VCMPPS $4, Z5, Z3, K3
-	KORTESTW K3, K3
-	JEQ flo
-	LOAD4(4, Z10, X10)
-	VSUBPS Z9, Z10, Z10
-	VMULPS Z10, Z3, Z10
-	VADDPS Z10, Z9, Z9
+	FRAC4(Z3, Z9, Z10, X10)
 
-flo:
 	// The samples between, V_1 … V_w (w = hiI − loI), then the high end
 	// from V_w and V_w+1.
 	MOVQ CX, DX
@@ -223,14 +227,6 @@ finner:
 fhi:
 	LOAD4(0, Z10, X10)
 	VBROADCASTSS cutLanes_hiF(DI), Z4
-	VCMPPS $4, Z5, Z4, K3
-	KORTESTW K3, K3
-	JEQ fhidone
-	LOAD4(4, Z11, X11)
-	VSUBPS Z10, Z11, Z11
-	VMULPS Z11, Z4, Z11
-	VADDPS Z11, Z10, Z10
-
-fhidone:
+	FRAC4(Z4, Z10, Z11, X11)
 	VMINPS Z10, Z9, Z9
 	JMP slopes
