@@ -17,7 +17,7 @@ import (
 // assembly reads the BlockWorker, Model and jobs through go_asm.h's
 // offsets, so a change of their layout reassembles it.
 var (
-	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2, near: nearAVX2, cut: cutLanesAsm}
+	avx2Kernels = kernelSet{name: "avx2", walk: walkLanesAVX2, bound: boundAVX2, cells: cellLanesAVX2, cons: consLanesAVX2, consRun: consRunAVX2, near: nearAVX2, cut: cutLanesAsm, cutRun: cutRunAsm}
 	asmKernels  = &avx2Kernels
 	asmCPU      = cpu.X86.HasAVX2
 )
@@ -198,4 +198,22 @@ func cutLanesAsm(st *cutLanes, z []float32) {
 		return
 	}
 	cutLanesGo(st, z)
+}
+
+// cutRunAVX512 is kernelSet.cutRun in 512-bit vectors (cut_amd64.s): the
+// loads-of-four path of cutAVX512 for cuts c0 … c1, the cut's interval
+// and reciprocals read from tab and recip, F in st and P kept in a
+// register between cuts, the rows written from it (cutLanes.cutRows).
+//
+//go:noescape
+func cutRunAVX512(st *cutLanes, z *float32, tab *cutStep, recip *float64, c0, c1, base0, stepX int)
+
+// cutRunAsm is kernelSet.cutRun in assembly: cutRunAVX512 where asm512;
+// elsewhere it runs nothing (the walk takes the cuts one at a time).
+func cutRunAsm(st *cutLanes, z []float32, tab []cutStep, recip []float64, c0, c1, base0, stepX int) bool {
+	if !asm512 || c0 < 1 || c1 < c0 || c1 >= len(tab) || c1 >= len(recip) || c1+1 >= len(st.rows) || int(st.jEnd)*Lanes > len(st.prof) {
+		return false
+	}
+	cutRunAVX512(st, &z[0], &tab[0], &recip[0], c0, c1, base0, stepX)
+	return true
 }

@@ -194,6 +194,20 @@ func (m *Model) cutTables() {
 			}
 		}
 	}
+	// Each sector's first row j whose cuts reach c (cutLast(j) ≥ c), for
+	// c = 0 … secMax[k]+1, at most secMax[k]+1: cutWalk writes the rows
+	// cutRow[c] … cutRow[c+1]−1 after cut c.
+	m.cutRow = make([]int32, m.cutOff[p.Sectors]+int32(p.Sectors))
+	for k := range p.Sectors {
+		rows := m.cutRow[m.cutOff[k]+int32(k) : m.cutOff[k+1]+int32(k)+1]
+		j, jMax := 1, int(m.secMax[k])+1
+		for c := range rows {
+			for j < jMax && cutLast(j, m.cut[k].q) < c {
+				j++
+			}
+			rows[c] = int32(j)
+		}
+	}
 	m.cutRecip = make([]float64, max(W, H)+2)
 	for c := range m.cutRecip {
 		m.cutRecip[c] = 1 / (float64(c) + 0.5)

@@ -51,6 +51,14 @@
 	JEQ 2(PC); \
 	VPERMPS Z, Z30, Z
 
+// RAW4 is LOAD4 without the transposition: the lines' order, which a
+// column-major sector's lanes take once the lane-wise work is done.
+#define RAW4(OFF, Z, X) \
+	VMOVUPS OFF(R10), X; \
+	VINSERTF32X4 $1, OFF(R10)(R8*1), Z, Z; \
+	VINSERTF32X4 $2, OFF(R10)(R8*2), Z, Z; \
+	VINSERTF32X4 $3, OFF(R10)(R9*1), Z, Z
+
 // FRAC4 interpolates the loads of four (LOAD4) ZV towards the next
 // sample, by the fraction F (broadcast): where F ≠ 0, ZV + F·(next − ZV),
 // as cutAt computes it, ZT (XT its low quarter) scratch. The next sample
@@ -230,3 +238,142 @@ fhi:
 	FRAC4(Z4, Z10, Z11, X11)
 	VMINPS Z10, Z9, Z9
 	JMP slopes
+
+// func cutRunAVX512(st *cutLanes, z *float32, tab *cutStep, recip *float64, c0, c1, base0, stepX int)
+//
+// cutRunAVX512 takes cuts c0 … c1 as cutAVX512's loads-of-four path would
+// one after the other (every cut's four lines and the sample after its
+// interval inside the grid: cutRun checks), for the lanes st.ev: cut c's
+// interval from tab[c], rp and rm from recip[c] and recip[c−1], its lines
+// from z[base0 + (c − c0)·stepX + loI]. P stays in Z18 between cuts and
+// is stored after each in the rows that end at it (cutLanes.cutRows); F
+// is read and written in st as cutAVX512 does.
+//
+// Registers: DI st, SI z, R11 tab, R12 recip, R13 c, R14 st.prof's data,
+// DX the cut's base; K1 and K4 the lanes (low and high eight), Z22 and
+// Z23 the eyes in float64, Z26 and Z27 aMin and aMax.
+TEXT ·cutRunAVX512(SB), NOSPLIT, $0-64
+	MOVQ st+0(FP), DI
+	MOVQ z+8(FP), SI
+	MOVQ tab+16(FP), R11
+	MOVQ recip+24(FP), R12
+	MOVQ c0+32(FP), R13
+	MOVQ base0+48(FP), DX
+	MOVWLZX cutLanes_ev(DI), AX
+	KMOVW AX, K1
+	KSHIFTRW $8, K1, K4
+	VPXORD Z5, Z5, Z5
+	MOVLQSX cutLanes_lim(DI), R8
+	INCQ R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVBLZX cutLanes_colMaj(DI), BX
+	VMOVDQU32 transpose16<>(SB), Z30
+	VBROADCASTSD cutLanes_aMin(DI), Z26
+	VBROADCASTSD cutLanes_aMax(DI), Z27
+	VCVTPS2PD cutLanes_ze(DI), Z22
+	VCVTPS2PD cutLanes_ze+32(DI), Z23
+	VMOVUPS cutLanes_P(DI), Z18
+	MOVQ cutLanes_prof(DI), R14
+
+rcut:
+	// Cut c's interval: R10 its lines' first sample, CX = w = hiI − loI.
+	MOVQ R13, AX
+	SHLQ $4, AX
+	ADDQ R11, AX
+	MOVLQSX 0(AX), R10
+	MOVL 4(AX), CX
+	SUBL R10, CX
+	ADDQ DX, R10
+	LEAQ (SI)(R10*4), R10
+	VBROADCASTSS 8(AX), Z3
+	VBROADCASTSS 12(AX), Z4
+	// The rows V_0 … V_w+1 are each loaded once, in the lines' order
+	// (RAW4); the lane-wise operations commute with the lanes' order,
+	// which the least value takes once at the end. The low end: V_0,
+	// interpolated toward V_1 where loF ≠ 0.
+	RAW4(0, Z8, X8)
+	RAW4(4, Z15, X15)
+	VCMPPS $4, Z5, Z3, K3
+	VSUBPS Z8, Z15, Z10
+	VMULPS Z10, Z3, Z10
+	VMOVAPS Z8, Z9
+	VADDPS Z10, Z8, K3, Z9
+	TESTL CX, CX
+	JGT rbetween
+	// w = 0: the high end is V_0 toward V_1.
+	VMOVAPS Z8, Z10
+	VMOVAPS Z15, Z11
+	JMP rhi
+
+rbetween:
+	// The samples between, V_1 … V_w, then V_w+1 after them.
+	VMINPS Z15, Z9, Z9
+	ADDQ $4, R10
+	DECL CX
+	JEQ rlast
+
+rinner:
+	ADDQ $4, R10
+	RAW4(0, Z15, X15)
+	VMINPS Z15, Z9, Z9
+	DECL CX
+	JNE rinner
+
+rlast:
+	VMOVAPS Z15, Z10
+	RAW4(4, Z11, X11)
+
+rhi:
+	// The high end: V_w (Z10) toward V_w+1 (Z11) where hiF ≠ 0.
+	VCMPPS $4, Z5, Z4, K3
+	VSUBPS Z10, Z11, Z11
+	VMULPS Z11, Z4, Z11
+	VADDPS Z11, Z10, K3, Z10
+	VMINPS Z10, Z9, Z9
+	TESTL BX, BX
+	JEQ 2(PC)
+	VPERMPS Z9, Z30, Z9
+
+	// The slopes, as cutAVX512's.
+	VBROADCASTSD (R12)(R13*8), Z24
+	VBROADCASTSD -8(R12)(R13*8), Z25
+	VCVTPS2PD Y9, Z20
+	VEXTRACTF64X4 $1, Z9, Y21
+	VCVTPS2PD Y21, Z21
+	VSUBPD Z22, Z20, Z20
+	VSUBPD Z23, Z21, Z21
+	HALF(Z20, K1, 0, Y16, K5)
+	HALF(Z21, K4, 64, Y17, K6)
+	VINSERTF64X4 $1, Y17, Z16, Z16
+	KSHIFTLW $8, K6, K6
+	KORW K5, K6, K5
+	VMOVAPS Z16, K5, Z18
+
+	// The rows that end at cut c: st.rows[c] … min(st.rows[c+1], jEnd) − 1.
+	MOVQ cutLanes_rows(DI), AX
+	MOVLQSX 4(AX)(R13*4), CX
+	MOVLQSX (AX)(R13*4), AX
+	MOVLQSX cutLanes_jEnd(DI), R10
+	CMPQ CX, R10
+	CMOVQGT R10, CX
+	CMPQ AX, CX
+	JGE rnext
+	SHLQ $6, AX
+	SHLQ $6, CX
+
+rrow:
+	VMOVUPS Z18, (R14)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, CX
+	JLT rrow
+
+rnext:
+	ADDQ stepX+56(FP), DX
+	INCQ R13
+	CMPQ R13, c1+40(FP)
+	JLE rcut
+
+	VMOVUPS Z18, cutLanes_P(DI)
+	VZEROUPPER
+	RET

@@ -34,18 +34,25 @@ type cutLanes struct {
 	fast, colMaj bool
 	base         int32
 	top          []float32 // per chunk of 2^chunkShift cuts: the highest tile any lane's later cuts cross
+	// The rows: sector k's Model.cutRow, its profile from row 0 (prof,
+	// Lanes floats a row) and jEnd = nmax + 1, the first row past it.
+	rows []int32
+	prof []float32
+	jEnd int32
 }
 
 // cutWalk fills sector k's profile rows pos … pos+nmax of every lane with
 // the lane's cut profile, the bits Model.cutProfile gives the lane's
 // observer alone (region versions 4 and 5, cut.go). The sixteen lanes take the
 // cuts in step: the cut's interval is read once from the table for all
-// of them, and the screens bound the block as a whole (the union of the
-// lanes' intervals), each lane comparing the bound against its own eye
-// and running maximum. Every screen only skips cuts that cannot raise a
-// lane's maximum, so the profiles are those of cutProfile, whatever
-// screens run. A lane stops at its own line's last cut and keeps its
-// maximum in later rows; lanes without data read −Inf.
+// of them, in runs of up to 2^chunkShift cuts (cutRun). The one screen,
+// the early stop after each chunk, bounds the block as a whole (the union
+// of the lanes' intervals), each lane comparing the bound against its own
+// running maximum; it only stops lanes that no later cut can raise, so
+// the profiles are those of cutProfile. (cutProfile also screens groups
+// of cutGroup cuts; in the block the cuts cost less than that screen.) A
+// lane stops at its own line's last cut and keeps its maximum in later
+// rows; lanes without data read −Inf.
 func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 	m := bw.m
 	cs := &m.cut[k]
@@ -99,116 +106,108 @@ func (bw *BlockWorker) cutWalk(k, pos, nmax int) {
 	if kern == nil {
 		kern = cutLanesGo
 	}
-	row := bw.prof[pos*Lanes : (pos+1)*Lanes]
-	for b := range row {
-		row[b] = float32(negInf)
+	lastRow := min(lastAll, cutLast(nmax, cs.q)) // the last cut any row holds
+	// Row j holds the lanes' P after the cuts up to cutLast(j): the rows
+	// m.cutRow gives cut c are written after it (cutRows), the rows before
+	// the first cut hold no cut, and those after the walk's last cut its P.
+	st.rows = m.cutRow[int(m.cutOff[k])+k : int(m.cutOff[k+1])+k+1]
+	st.prof, st.jEnd = bw.prof[pos*Lanes:(pos+nmax+1)*Lanes], int32(nmax+1)
+	first := nmax + 1
+	if len(st.rows) > 2 {
+		first = min(int(st.rows[2]), first)
+	}
+	for j := range first {
+		*(*[Lanes]float32)(st.prof[j*Lanes:]) = st.P
 	}
 	nextEnd := lastAll // the least last cut of a live lane
 	for l := live; l != 0; l &= l - 1 {
 		nextEnd = min(nextEnd, int(st.last[bits.TrailingZeros16(l)]))
 	}
-	recip := m.cutRecip
-	var gskip uint16 // lanes that skip the cuts up to gend (the group screen)
-	gend := 0
-	i := 1 // the last cut taken
-	j := 1
-	for ; j <= nmax && live != 0; j++ {
-		last := min(cutLast(j, cs.q), lastAll)
-		for ; i < last && live != 0; i++ {
-			c := i + 1
-			if c > nextEnd {
-				// Lanes whose line has no cut c leave.
-				nextEnd = lastAll
-				for l := live; l != 0; l &= l - 1 {
-					b := bits.TrailingZeros16(l)
-					if int(st.last[b]) < c {
-						live &^= 1 << b
-					} else {
-						nextEnd = min(nextEnd, int(st.last[b]))
-					}
+	// The cuts in runs with no decision between: a run ends at a chunk's
+	// end (its early stop after) or at a lane's last cut (the lane leaves).
+	c := 2
+	for c <= lastRow && live != 0 {
+		if c > nextEnd {
+			// Lanes whose line has no cut c leave.
+			nextEnd = lastAll
+			for l := live; l != 0; l &= l - 1 {
+				b := bits.TrailingZeros16(l)
+				if int(st.last[b]) < c {
+					live &^= 1 << b
+				} else {
+					nextEnd = min(nextEnd, int(st.last[b]))
 				}
 			}
-			if c&(cutGroup-1) == 0 {
-				gskip, gend = bw.cutGroupSkip(k, major0, minor0, dir, c, min(c+cutGroup-1, lastAll), live, tab), c+cutGroup-1
+			if live == 0 {
+				break
 			}
-			ev := live
-			if c <= gend {
-				ev &^= gskip
+		}
+		const chunk = 1<<chunkShift - 1
+		e := min(lastRow, nextEnd, (c+chunk)&^chunk)
+		bw.cutRun(st, z, tab, kern, c, e, live, major0, minor0, dir, minLen, majLen)
+		if e&chunk == 0 {
+			// Lanes that no later cut can raise stop: cutSuffix's bound
+			// over the block's tiles, from the lowest eye of the block
+			// and its last cut, which bounds every lane's.
+			d := float64(st.top[e>>chunkShift]) - float64(eyeMin)
+			var s float32
+			switch {
+			case math.IsInf(d, -1):
+				s = float32(negInf)
+			case d >= 0:
+				s = float32(d/(float64(e+1)+0.5)) * (1 + 1e-6)
+			default:
+				s = float32(d/(float64(lastAll)-0.5)) * (1 - 1e-6)
 			}
-			if ev != 0 {
-				s := tab[c]
-				st.ev, st.off, st.loI, st.hiI, st.loF, st.hiF = ev, int32(dir*c*minLen), s.loI, s.hiI, s.loF, s.hiF
-				st.rp, st.rm = recip[c], recip[c-1]
-				X := major0 + dir*c
-				st.fast = X >= 0 && X+BlockSide-1 < majLen && minor0+int(s.loI) >= 0 && minor0+BlockSide-1+int(s.hiI) < minLen-1
-				st.base = int32(X*minLen + minor0 + int(s.loI))
-				kern(st, z)
-			}
-			if c&(1<<chunkShift-1) == 0 {
-				// Lanes that no later cut can raise stop: cutSuffix's bound
-				// over the block's tiles, from the lowest eye of the block
-				// and its last cut, which bounds every lane's.
-				d := float64(st.top[c>>chunkShift]) - float64(eyeMin)
-				var s float32
-				switch {
-				case math.IsInf(d, -1):
-					s = float32(negInf)
-				case d >= 0:
-					s = float32(d/(float64(c+1)+0.5)) * (1 + 1e-6)
-				default:
-					s = float32(d/(float64(lastAll)-0.5)) * (1 - 1e-6)
-				}
-				for l := live; l != 0; l &= l - 1 {
-					if b := bits.TrailingZeros16(l); st.F[b] >= float64(s) {
-						live &^= 1 << b
-					}
+			for l := live; l != 0; l &= l - 1 {
+				if b := bits.TrailingZeros16(l); st.F[b] >= float64(s) {
+					live &^= 1 << b
 				}
 			}
 		}
-		*(*[Lanes]float32)(bw.prof[(pos+j)*Lanes:]) = st.P
+		c = e + 1
 	}
 	// Every lane's maximum is final: the rest of the rows repeat it.
-	for ; j <= nmax; j++ {
-		*(*[Lanes]float32)(bw.prof[(pos+j)*Lanes:]) = st.P
+	v := st.P
+	for j := max(int(st.rows[c]), first); j <= nmax; j++ {
+		*(*[Lanes]float32)(st.prof[j*Lanes:]) = v
 	}
 }
 
-// cutGroupSkip returns the lanes of live whose cuts c0 … c1 of sector k
-// cannot raise their maximum: cutGroupTop's bound over the union of the
-// block's intervals, the pyramid's quads of side cutGroup they touch.
-func (bw *BlockWorker) cutGroupSkip(k, major0, minor0, dir, c0, c1 int, live uint16, tab []cutStep) uint16 {
-	const l = 3 // log2(cutGroup)
+// cutRows writes st.P to the rows that hold cuts c0 … c1 as their last
+// (Model.cutRow, up to st.jEnd − 1).
+func (st *cutLanes) cutRows(c0, c1 int) {
+	v := st.P
+	for j := int(st.rows[c0]); j < min(int(st.rows[c1+1]), int(st.jEnd)); j++ {
+		*(*[Lanes]float32)(st.prof[j*Lanes:]) = v
+	}
+}
+
+// cutRun takes cuts c0 … c1 of the walk (cutWalk) for the lanes ev,
+// writing the rows that end at each (cutRows): in one call of the kernel
+// set's cutRun where every cut is on the loads-of-four path
+// (cutLanes.fast), else one cut at a time by cut.
+func (bw *BlockWorker) cutRun(st *cutLanes, z []float32, tab []cutStep, cut func(*cutLanes, []float32), c0, c1 int, ev uint16, major0, minor0, dir, minLen, majLen int) {
 	m := bw.m
-	if len(m.zmax) <= l || c1 < c0 {
-		return 0
+	st.ev = ev
+	// X, loI and hiI are monotone in c: the run's ends bound them.
+	x0, x1 := major0+dir*c0, major0+dir*c1
+	lo := minor0 + int(min(tab[c0].loI, tab[c1].loI))
+	hi := minor0 + BlockSide - 1 + int(max(tab[c0].hiI, tab[c1].hiI))
+	if run := bw.k.cutRun; run != nil && min(x0, x1) >= 0 && max(x0, x1)+BlockSide-1 < majLen && lo >= 0 && hi < minLen-1 &&
+		run(st, z, tab, m.cutRecip, c0, c1, x0*minLen+minor0, dir*minLen) {
+		return
 	}
-	st := &bw.cutL
-	minLen, majLen := m.t.Height, m.t.Width
-	if !m.secColMaj[k] {
-		minLen, majLen = m.t.Width, m.t.Height
+	for c := c0; c <= c1; c++ {
+		s := tab[c]
+		st.off, st.loI, st.hiI, st.loF, st.hiF = int32(dir*c*minLen), s.loI, s.hiI, s.loF, s.hiF
+		st.rp, st.rm = m.cutRecip[c], m.cutRecip[c-1]
+		X := major0 + dir*c
+		st.fast = X >= 0 && X+BlockSide-1 < majLen && minor0+int(s.loI) >= 0 && minor0+BlockSide-1+int(s.hiI) < minLen-1
+		st.base = int32(X*minLen + minor0 + int(s.loI))
+		cut(st, z)
+		st.cutRows(c, c)
 	}
-	a0, a1 := major0+dir*c0, major0+BlockSide-1+dir*c1
-	if dir < 0 {
-		a0, a1 = major0-c1, major0+BlockSide-1-c0
-	}
-	a0, a1 = max(a0, 0), min(a1, majLen-1)
-	b0 := minor0 + int(min(tab[c0].loI, tab[c1].loI))
-	b1 := minor0 + BlockSide - 1 + int(max(tab[c0].hiI, tab[c1].hiI)) + 1
-	b0, b1 = max(b0, 0), min(b1, minLen-1)
-	top := m.cutTileTop(m.secColMaj[k], l, a0, a1, b0, b1)
-	var skip uint16
-	for lv := live; lv != 0; lv &= lv - 1 {
-		b := bits.TrailingZeros16(lv)
-		d := float64(top) - float64(st.ze[b])
-		f := d * m.cutRecip[c0]
-		if d < 0 {
-			f = d * m.cutRecip[c1-1]
-		}
-		if f <= st.F[b] {
-			skip |= 1 << b
-		}
-	}
-	return skip
 }
 
 // cutTops fills bw.cutL.top, for the chunks of 2^chunkShift cuts up to

@@ -238,6 +238,7 @@ type Model struct {
 	cutRecip []float64 // 1/(c + ½) for c = 0 … max(Width, Height)+1
 	cutOff   []int32   // sector k's cuts: cutTab[cutOff[k] : cutOff[k+1]], by cut
 	cutTab   []cutStep
+	cutRow   []int32   // sector k's first row holding each cut: cutRow[cutOff[k]+k : cutOff[k+1]+k+1] (cutTables)
 	cutMaxT  []float32 // the screen's runs (cutMaxes) of occT's columns and occ's rows
 	cutMax   []float32
 

@@ -68,6 +68,13 @@ type kernelSet struct {
 	// cut, where not nil, is cutLanesGo (the region model's cut for the
 	// lanes st.ev, on z, occT or occ).
 	cut func(st *cutLanes, z []float32)
+	// cutRun, where not nil, takes cuts c0 … c1 (2 ≤ c0 ≤ c1 < len(tab))
+	// for the lanes st.ev as cut would one after the other, each on the
+	// loads-of-four path (cutLanes.fast; the caller checks), writing after
+	// each the rows that end at it (cutLanes.cutRows). Cut c's four lines
+	// start at base0 + (c − c0)·stepX in z (the observers' minor
+	// coordinate included, not loI); it reports false where it ran nothing.
+	cutRun func(st *cutLanes, z []float32, tab []cutStep, recip []float64, c0, c1, base0, stepX int) bool
 }
 
 var scalarKernels = kernelSet{name: "scalar", walk: walkLanes, bound: boundLanes, cells: cellLanes, cons: consLanes}
