@@ -318,8 +318,10 @@ func (m *Model) cutProfile(k, col, row int, eye float32, prof, suf []float32) []
 	return suf
 }
 
-// cutGroup is the number of cuts the walk screens at once, a power of 2
-// whose log2 is a level of the elevation pyramid (Model.zmax).
+// cutGroup is the number of cuts one observer's walk (cutProfile)
+// screens at once, a power of 2 whose log2 is a level of the elevation
+// pyramid (Model.zmax). The block's walk (BlockWorker.cutWalk) takes them
+// without this screen: its cuts cost less than the screen.
 const cutGroup = 8
 
 // cutGroupTop returns a bound on f of sector k's cuts c0 … c1 from the
