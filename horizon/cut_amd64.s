@@ -39,6 +39,16 @@
 	VMULPS ZT, F, ZT; \
 	VADDPS ZT, ZV, K3, ZV
 
+// STRIDES sets LOAD4's and RAW4's registers from st (DI): R8 the lines'
+// stride in bytes, R9 three of them, BX colMaj and Z30 the transposition.
+#define STRIDES \
+	MOVLQSX cutLanes_lim(DI), R8; \
+	INCQ R8; \
+	SHLQ $2, R8; \
+	LEAQ (R8)(R8*2), R9; \
+	MOVBLZX cutLanes_colMaj(DI), BX; \
+	VMOVDQU32 transpose16<>(SB), Z30
+
 // LOAD4 sets Z (X its low quarter) to the four lanes' samples of each of
 // the four lines at byte offset OFF from R10, the lines R8 bytes apart
 // (R9 = 3·R8), as the lanes order them: transposed (Z30) where BX ≠ 0.
@@ -207,12 +217,7 @@ fast:
 	// cut's own.
 	MOVLQSX cutLanes_base(DI), AX
 	LEAQ (SI)(AX*4), R10
-	MOVLQSX cutLanes_lim(DI), R8
-	INCQ R8
-	SHLQ $2, R8
-	LEAQ (R8)(R8*2), R9
-	MOVBLZX cutLanes_colMaj(DI), BX
-	VMOVDQU32 transpose16<>(SB), Z30
+	STRIDES
 	MOVL cutLanes_hiI(DI), CX
 	SUBL cutLanes_loI(DI), CX
 	LOAD4(0, Z9, X9)
@@ -263,12 +268,7 @@ TEXT ·cutRunAVX512(SB), NOSPLIT, $0-64
 	KMOVW AX, K1
 	KSHIFTRW $8, K1, K4
 	VPXORD Z5, Z5, Z5
-	MOVLQSX cutLanes_lim(DI), R8
-	INCQ R8
-	SHLQ $2, R8
-	LEAQ (R8)(R8*2), R9
-	MOVBLZX cutLanes_colMaj(DI), BX
-	VMOVDQU32 transpose16<>(SB), Z30
+	STRIDES
 	VBROADCASTSD cutLanes_aMin(DI), Z26
 	VBROADCASTSD cutLanes_aMax(DI), Z27
 	VCVTPS2PD cutLanes_ze(DI), Z22
