@@ -184,8 +184,8 @@ const regionTableSegs = 3 << 20
 // tableBytes: the conservative model's tables with the larger segment
 // table, plus the tops and the cuts' transposed surface (grids of
 // float32). The cuts build no patch or segment tables; their tables
-// (16 bytes per sector and step, a byte per cell for the screen) fit in
-// what they would take.
+// (20 bytes per sector and step: the interval and the first row holding
+// the cut; a byte per cell for the screen) fit in what they would take.
 func (regionLines) tableBytes(width, height, sectors int) int64 {
 	return conservativeLines{}.tableBytes(width, height, sectors) + 32*(regionTableSegs-consTableSegs) + 8*int64(width)*int64(height)
 }
